@@ -1,0 +1,78 @@
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { authPlugin } from './auth/auth-plugin';
+import { authRoutes } from './auth/auth-routes';
+import type { AuthService } from './auth/auth-service';
+import type { Database } from './db/database';
+import { healthRoutes } from './health/health-routes';
+import type { WorkerRuntimeCheck } from './health/worker-runtime';
+import type { JobQueue } from './jobs/job-queue';
+import { jobsRoutes } from './jobs/jobs-routes';
+import type { JobsService } from './jobs/jobs-service';
+import { errorHandler } from './platform/error-handler';
+
+export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
+
+export interface AppServices {
+  db: Database;
+  queue: JobQueue;
+  auth: AuthService;
+  jobs: JobsService;
+  runtime: WorkerRuntimeCheck;
+}
+
+/**
+ * The HTTP application, loaded in layers: external plugins (form bodies, OpenAPI), then the
+ * authentication plugin, then the API routes under /api, then the built single-page app.
+ */
+export async function buildApp(
+  services: AppServices,
+  options: { logger?: FastifyServerOptions['logger']; serveWebApp?: boolean } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Never log bearer tokens or form passwords.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    bodyLimit: 1024 * 1024,
+  });
+  app.setErrorHandler(errorHandler);
+  await app.register(formbody);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'QML Studio API', version: '0.1.0', description: 'Build and run quantum and classical ML applications' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(authPlugin, { auth: services.auth });
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes, { db: services.db, queue: services.queue, runtime: services.runtime });
+      await api.register(authRoutes, { auth: services.auth });
+      await api.register(jobsRoutes, { jobs: services.jobs });
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/api' },
+  );
+
+  const serveWebApp = options.serveWebApp ?? existsSync(path.join(DIST_DIR, 'index.html'));
+  if (serveWebApp) {
+    await app.register(fastifyStatic, { root: DIST_DIR, wildcard: false });
+    // Client-side routes: every other GET that is not an API call gets the app shell.
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.sendFile('index.html');
+      return reply.code(404).send({ success: false, message: 'Not found' });
+    });
+  } else {
+    app.setNotFoundHandler((_request, reply) => reply.code(404).send({ success: false, message: 'Not found' }));
+  }
+  return app;
+}

@@ -1,0 +1,73 @@
+import type { Database } from '../db/database';
+import type { AccessTokens } from './access-tokens';
+import { hashPassword, verifyPassword } from './passwords';
+import { SessionsRepository } from './sessions-repository';
+import { UsersRepository, type UserRecord } from './users-repository';
+
+export type LoginOutcome =
+  | { ok: true; accessToken: string; expiresIn: number; user: UserRecord }
+  | { ok: false; status: 401 | 403; detail: string; redirect?: string; email?: string };
+
+// A fixed hash to verify against when the e-mail is unknown, so both paths cost the same time.
+let dummyHash: Promise<string> | null = null;
+
+/** Sign-in and token checks. The gate order is the spec's: verified e-mail, approval, a role. */
+export class AuthService {
+  readonly users: UsersRepository;
+  readonly sessions: SessionsRepository;
+
+  constructor(
+    db: Database,
+    private readonly tokens: AccessTokens,
+  ) {
+    this.users = new UsersRepository(db);
+    this.sessions = new SessionsRepository(db);
+  }
+
+  async login(email: string, password: string): Promise<LoginOutcome> {
+    const user = await this.users.findByEmail(email);
+    dummyHash ??= hashPassword('not-a-real-password');
+    const passwordOk = user?.password_hash
+      ? await verifyPassword(user.password_hash, password)
+      : (await verifyPassword(await dummyHash, password), false);
+    if (!user || !passwordOk) return { ok: false, status: 401, detail: 'Incorrect email or password' };
+    if (!user.email_verified) {
+      return {
+        ok: false,
+        status: 403,
+        detail: 'Please verify your e-mail address before logging in.',
+        redirect: '/pending-verify',
+        email: user.email,
+      };
+    }
+    if (!user.is_approved) {
+      return {
+        ok: false,
+        status: 403,
+        detail: 'Your account is waiting for admin approval.',
+        redirect: '/waiting-admin-approval',
+        email: user.email,
+      };
+    }
+    if (user.roles.length === 0) {
+      return {
+        ok: false,
+        status: 403,
+        detail: 'No role has been assigned to your account yet. Please contact the admin.',
+        redirect: '/unauthorized',
+      };
+    }
+    const sessionId = await this.sessions.create(user.id, this.tokens.lifetimeSeconds);
+    const accessToken = await this.tokens.sign({ userId: user.id, sessionId });
+    return { ok: true, accessToken, expiresIn: this.tokens.lifetimeSeconds, user };
+  }
+
+  /** The signed-in user behind a bearer token, or null when the token is invalid, expired or revoked. */
+  async authenticate(token: string): Promise<{ user: UserRecord; sessionId: string } | null> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) return null;
+    if (!(await this.sessions.isActive(claims.sessionId, claims.userId))) return null;
+    const user = await this.users.findById(claims.userId);
+    return user ? { user, sessionId: claims.sessionId } : null;
+  }
+}

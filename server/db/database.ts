@@ -1,0 +1,110 @@
+import { PGlite } from '@electric-sql/pglite';
+import path from 'node:path';
+import pg from 'pg';
+
+/** The one database interface the repositories use; PGlite and PostgreSQL speak the same dialect. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn inside one transaction: everything or nothing is written. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement SQL script (migrations). */
+  exec(sql: string): Promise<void>;
+  /** A cheap round trip for the health check. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  constructor(private readonly db: PGlite) {}
+
+  async query<Row>(sql: string, params: unknown[] = []) {
+    const result = await this.db.query<Row>(sql, params);
+    return { rows: result.rows };
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) =>
+      fn({
+        query: async <Row>(sql: string, params: unknown[] = []) => ({
+          rows: (await tx.query<Row>(sql, params)).rows,
+        }),
+      }),
+    );
+  }
+
+  async exec(sql: string) {
+    await this.db.exec(sql);
+  }
+
+  async ping() {
+    await this.db.query('select 1');
+  }
+
+  async close() {
+    await this.db.close();
+  }
+}
+
+class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  constructor(private readonly pool: pg.Pool) {}
+
+  async query<Row>(sql: string, params: unknown[] = []) {
+    const result = await this.pool.query(sql, params);
+    return { rows: result.rows as Row[] };
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const result = await fn({
+        query: async <Row>(sql: string, params: unknown[] = []) => ({
+          rows: (await client.query(sql, params)).rows as Row[],
+        }),
+      });
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async exec(sql: string) {
+    await this.pool.query(sql);
+  }
+
+  async ping() {
+    await this.pool.query('select 1');
+  }
+
+  async close() {
+    await this.pool.end();
+  }
+}
+
+// bigint columns (ids, counts) come back as numbers: ids stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/** PostgreSQL when a URL is given, else the embedded PGlite database under dataDir/pglite. */
+export async function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    return new PostgresDatabase(pool);
+  }
+  const db = await PGlite.create(path.join(options.dataDir, 'pglite'));
+  return new PgliteDatabase(db);
+}
+
+/** An in-memory PGlite database, for tests. */
+export async function openMemoryDatabase(): Promise<Database> {
+  return new PgliteDatabase(await PGlite.create());
+}

@@ -1,0 +1,97 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+
+export type RunJob = (jobId: number) => Promise<void>;
+
+/** Hands job ids to a runner with a concurrency limit: in this process, or through BullMQ on Redis. */
+export interface JobQueue {
+  readonly mode: 'in-process' | 'bullmq';
+  enqueue(jobId: number): Promise<void>;
+  /** Starts taking jobs (a server with no local workers never calls it). */
+  startWorkers(run: RunJob): void;
+  health(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class InProcessJobQueue implements JobQueue {
+  readonly mode = 'in-process' as const;
+  private readonly waiting: number[] = [];
+  private active = 0;
+  private run: RunJob | null = null;
+  private closed = false;
+
+  constructor(private readonly concurrency: number) {}
+
+  async enqueue(jobId: number) {
+    this.waiting.push(jobId);
+    this.pump();
+  }
+
+  startWorkers(run: RunJob) {
+    this.run = run;
+    this.pump();
+  }
+
+  async health() {}
+
+  async close() {
+    this.closed = true;
+  }
+
+  private pump() {
+    while (this.run && !this.closed && this.active < this.concurrency && this.waiting.length > 0) {
+      const jobId = this.waiting.shift()!;
+      this.active++;
+      void this.run(jobId)
+        .catch(() => undefined)
+        .finally(() => {
+          this.active--;
+          this.pump();
+        });
+    }
+  }
+}
+
+export class BullMqJobQueue implements JobQueue {
+  readonly mode = 'bullmq' as const;
+  private readonly connection: Redis;
+  private readonly queue: Queue;
+  private worker: Worker | null = null;
+
+  constructor(
+    redisUrl: string,
+    private readonly concurrency: number,
+    private readonly queueName = 'qml-jobs',
+  ) {
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue(queueName, { connection: this.connection });
+  }
+
+  async enqueue(jobId: number) {
+    await this.queue.add(
+      'run',
+      { jobId },
+      { jobId: String(jobId), removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 },
+    );
+  }
+
+  startWorkers(run: RunJob) {
+    this.worker = new Worker(this.queueName, async (job) => run((job.data as { jobId: number }).jobId), {
+      connection: new Redis(this.connection.options),
+      concurrency: this.concurrency,
+      // A training job can run for hours; the lock is renewed while the process lives.
+      lockDuration: 60_000,
+    });
+    this.worker.on('error', () => undefined);
+  }
+
+  async health() {
+    await this.connection.ping();
+  }
+
+  async close() {
+    await this.worker?.close();
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}

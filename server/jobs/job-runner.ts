@@ -1,0 +1,135 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { JobEventBus } from './job-event-bus';
+import { JobStatus, type JobStatusValue } from './job-states';
+import type { JobRecord, JobsRepository } from './jobs-repository';
+import { parseWorkerLine } from './worker-protocol';
+import { startWorker, type WorkerExit, type WorkerHandle } from './worker-process';
+
+export interface JobRunnerOptions {
+  python: string;
+  timeoutSeconds: number;
+  /** Time a stopped worker gets between SIGTERM and SIGKILL. */
+  stopGraceMs?: number;
+}
+
+interface RunningJob {
+  handle: WorkerHandle;
+  stopRequested: boolean;
+  timedOut: boolean;
+}
+
+/**
+ * Runs one job in a Python worker process: records the status timeline and every protocol line,
+ * publishes them to subscribers, and ends the job Completed, Failed (with the reason) or Manual Stop.
+ */
+export class JobRunner {
+  private readonly running = new Map<number, RunningJob>();
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly bus: JobEventBus,
+    private readonly options: JobRunnerOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    bus.onStopRequest((jobId) => this.stopLocal(jobId));
+  }
+
+  get activeJobIds(): number[] {
+    return [...this.running.keys()];
+  }
+
+  /** Records a status change and tells subscribers. */
+  async recordStatus(jobId: number, status: JobStatusValue, reason?: string): Promise<void> {
+    const event = await this.jobs.appendEvent(jobId, 'status', reason ? { status, reason } : { status });
+    await this.bus.publish(jobId, event);
+  }
+
+  /**
+   * Stops a job wherever it is: a queued job ends at once; a running one is killed by the process
+   * that runs it (maybe another machine), which records Manual Stop.
+   */
+  async stop(job: JobRecord): Promise<void> {
+    if (await this.jobs.transition(job.id, [JobStatus.queued], JobStatus.manualStop)) {
+      await this.recordStatus(job.id, JobStatus.manualStop, 'Stopped before it started');
+      return;
+    }
+    await this.bus.requestStop(job.id);
+  }
+
+  async run(jobId: number): Promise<void> {
+    const job = await this.jobs.find(jobId);
+    if (!job) return;
+    if (!(await this.jobs.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
+    await this.recordStatus(jobId, JobStatus.running);
+
+    let result: Record<string, unknown> | null = null;
+    let reportedError: string | null = null;
+    const handle = startWorker({
+      python: this.options.python,
+      command: 'run',
+      input: { kind: job.kind, job_id: String(job.id), params: job.params },
+      onLine: async (text) => {
+        const line = parseWorkerLine(text);
+        if (!line) {
+          if (text.trim()) this.log.warn({ jobId, text: text.slice(0, 500) }, 'unparseable worker output');
+          return;
+        }
+        if (line.type === 'result') result = line.data;
+        if (line.type === 'error') reportedError = line.message;
+        const { type, ...payload } = line;
+        const event = await this.jobs.appendEvent(jobId, type, payload);
+        await this.bus.publish(jobId, event);
+      },
+    });
+    const entry: RunningJob = { handle, stopRequested: false, timedOut: false };
+    this.running.set(jobId, entry);
+    const timer = setTimeout(() => {
+      entry.timedOut = true;
+      handle.kill('SIGKILL');
+    }, this.options.timeoutSeconds * 1000);
+
+    let exit: WorkerExit;
+    try {
+      exit = await handle.done;
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(jobId);
+    }
+    const { status, reason } = this.outcome(entry, exit, result, reportedError);
+    const changed = await this.jobs.transition(jobId, [JobStatus.running], status, {
+      result,
+      error: status === JobStatus.completed ? null : reason,
+    });
+    if (changed) await this.recordStatus(jobId, status, status === JobStatus.completed ? undefined : reason);
+  }
+
+  private outcome(
+    entry: RunningJob,
+    exit: WorkerExit,
+    result: Record<string, unknown> | null,
+    reportedError: string | null,
+  ): { status: JobStatusValue; reason: string } {
+    if (entry.stopRequested) return { status: JobStatus.manualStop, reason: 'Stopped by the user' };
+    if (entry.timedOut) {
+      return {
+        status: JobStatus.failed,
+        reason: `The job exceeded its time limit of ${this.options.timeoutSeconds} s and was stopped`,
+      };
+    }
+    if (exit.code === 0 && result) return { status: JobStatus.completed, reason: '' };
+    if (reportedError) return { status: JobStatus.failed, reason: reportedError };
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' | ');
+    const reason =
+      exit.code === 0 ? 'The worker ended without a result' : `The worker ${how}${tail ? `: ${tail}` : ''}`;
+    return { status: JobStatus.failed, reason };
+  }
+
+  private stopLocal(jobId: number): void {
+    const entry = this.running.get(jobId);
+    if (!entry) return;
+    entry.stopRequested = true;
+    entry.handle.kill('SIGTERM');
+    setTimeout(() => entry.handle.kill('SIGKILL'), this.options.stopGraceMs ?? 3000).unref();
+  }
+}

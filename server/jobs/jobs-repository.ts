@@ -1,0 +1,112 @@
+import type { Queryable } from '../db/database';
+import type { JobStatusValue } from './job-states';
+
+export interface JobRecord {
+  id: number;
+  kind: string;
+  owner_id: number;
+  status: string;
+  params: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  execution_time: number | null;
+}
+
+export interface JobEventRecord {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+const JOB_COLUMNS = `id, kind, owner_id, status, params, result, error, created_at, started_at, finished_at,
+  execution_time`;
+
+export class JobsRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Inserts the job and its first timeline entry (queued). */
+  async create(tx: Queryable, input: { kind: string; ownerId: number; params: object }): Promise<JobRecord> {
+    const { rows } = await tx.query<JobRecord>(
+      `insert into jobs (kind, owner_id, params) values ($1, $2, $3) returning ${JOB_COLUMNS}`,
+      [input.kind, input.ownerId, JSON.stringify(input.params)],
+    );
+    const job = rows[0]!;
+    await tx.query(`insert into job_events (job_id, seq, type, payload) values ($1, 0, 'status', $2)`, [
+      job.id,
+      JSON.stringify({ status: job.status }),
+    ]);
+    return job;
+  }
+
+  async find(id: number): Promise<JobRecord | null> {
+    const { rows } = await this.db.query<JobRecord>(`select ${JOB_COLUMNS} from jobs where id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async listByOwner(ownerId: number, limit = 20): Promise<JobRecord[]> {
+    const { rows } = await this.db.query<JobRecord>(
+      `select ${JOB_COLUMNS} from jobs where owner_id = $1 order by id desc limit $2`,
+      [ownerId, limit],
+    );
+    return rows;
+  }
+
+  async listByStatus(statuses: string[]): Promise<JobRecord[]> {
+    const { rows } = await this.db.query<JobRecord>(
+      `select ${JOB_COLUMNS} from jobs where status = any($1::text[]) order by id`,
+      [statuses],
+    );
+    return rows;
+  }
+
+  /** Moves a job from one status to another; false when it was no longer in `from`. */
+  async transition(
+    id: number,
+    from: readonly string[],
+    to: JobStatusValue,
+    fields: { result?: object | null; error?: string | null } = {},
+  ): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `update jobs set status = $3,
+         started_at = case when $3 = 'running' then now() else started_at end,
+         finished_at = case when $3 in ('Completed', 'Failed', 'Manual Stop') then now() else finished_at end,
+         execution_time = case when $3 in ('Completed', 'Failed', 'Manual Stop') and started_at is not null
+           then extract(epoch from (now() - started_at)) else execution_time end,
+         result = coalesce($4::jsonb, result),
+         error = coalesce($5, error)
+       where id = $1 and status = any($2::text[]) returning id`,
+      [id, from, to, fields.result ? JSON.stringify(fields.result) : null, fields.error ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  /** Appends an event with the next sequence number; retries when another writer took that number. */
+  async appendEvent(jobId: number, type: string, payload: object): Promise<JobEventRecord> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { rows } = await this.db.query<JobEventRecord>(
+          `insert into job_events (job_id, seq, type, payload)
+           select $1, coalesce(max(seq), -1) + 1, $2, $3 from job_events where job_id = $1
+           returning seq, type, payload, created_at`,
+          [jobId, type, JSON.stringify(payload)],
+        );
+        return rows[0]!;
+      } catch (error) {
+        const duplicate = (error as { code?: string }).code === '23505';
+        if (!duplicate || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  async events(jobId: number, afterSeq = -1): Promise<JobEventRecord[]> {
+    const { rows } = await this.db.query<JobEventRecord>(
+      `select seq, type, payload, created_at from job_events where job_id = $1 and seq > $2 order by seq`,
+      [jobId, afterSeq],
+    );
+    return rows;
+  }
+}

@@ -1,0 +1,63 @@
+import type { Database } from '../db/database';
+import type { UserRecord } from '../auth/users-repository';
+import { isAdmin } from '../auth/auth-plugin';
+import { isFinal, JobStatus } from './job-states';
+import type { JobQueue } from './job-queue';
+import type { JobEventBus, JobEventListener } from './job-event-bus';
+import type { JobRunner } from './job-runner';
+import { JobsRepository, type JobRecord } from './jobs-repository';
+
+/** Creating, reading and stopping jobs, with ownership decided here: a stranger's job is "not found". */
+export class JobsService {
+  readonly repository: JobsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly queue: JobQueue,
+    readonly runner: JobRunner,
+    private readonly bus: JobEventBus,
+  ) {
+    this.repository = new JobsRepository(db);
+  }
+
+  async submit(owner: UserRecord, kind: string, params: object): Promise<JobRecord> {
+    const job = await this.db.transaction((tx) => this.repository.create(tx, { kind, ownerId: owner.id, params }));
+    await this.queue.enqueue(job.id);
+    return job;
+  }
+
+  async findVisible(user: UserRecord, jobId: number): Promise<JobRecord | null> {
+    const job = await this.repository.find(jobId);
+    if (!job || (job.owner_id !== user.id && !isAdmin(user))) return null;
+    return job;
+  }
+
+  subscribe(jobId: number, listener: JobEventListener): () => void {
+    return this.bus.subscribe(jobId, listener);
+  }
+
+  list(user: UserRecord): Promise<JobRecord[]> {
+    return this.repository.listByOwner(user.id);
+  }
+
+  async stop(user: UserRecord, jobId: number): Promise<JobRecord | null> {
+    const job = await this.findVisible(user, jobId);
+    if (!job) return null;
+    if (!isFinal(job.status)) await this.runner.stop(job);
+    return job;
+  }
+
+  /**
+   * After a restart of the embedded default, nothing runs any more: running jobs are marked Failed
+   * and queued ones are queued again.
+   */
+  async recoverAfterRestart(): Promise<void> {
+    for (const job of await this.repository.listByStatus([JobStatus.running])) {
+      const reason = 'The server restarted while the job was running';
+      if (await this.repository.transition(job.id, [JobStatus.running], JobStatus.failed, { error: reason })) {
+        await this.runner.recordStatus(job.id, JobStatus.failed, reason);
+      }
+    }
+    for (const job of await this.repository.listByStatus([JobStatus.queued])) await this.queue.enqueue(job.id);
+  }
+}

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const WORKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../worker');
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last few kilobytes the worker wrote on stderr, for the failure reason. */
+  stderrTail: string;
+}
+
+export interface WorkerHandle {
+  /** Resolves after the process has exited and every stdout line has been handed over. */
+  readonly done: Promise<WorkerExit>;
+  readonly pid: number | undefined;
+  kill(signal: NodeJS.Signals): void;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+
+/**
+ * Starts `python -m qmlstudio_worker <command>` with `input` as JSON on stdin and calls onLine for
+ * every stdout line, in order. onLine may be async: lines are handed over one at a time.
+ */
+export function startWorker(options: {
+  python: string;
+  command: 'run' | 'health';
+  input?: unknown;
+  onLine?: (line: string) => Promise<void> | void;
+}): WorkerHandle {
+  const child = spawn(options.python, ['-m', 'qmlstudio_worker', options.command], {
+    cwd: WORKER_DIR,
+    env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderrTail = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+  child.stdin.on('error', () => {
+    // The process may exit before reading its input; the exit code tells what happened.
+  });
+  child.stdin.end(options.input === undefined ? '' : JSON.stringify(options.input));
+
+  let chain: Promise<void> = Promise.resolve();
+  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    chain = chain.then(() => options.onLine?.(line)).catch(() => undefined);
+  });
+  const linesClosed = new Promise<void>((resolve) => lines.once('close', resolve));
+
+  const done = new Promise<WorkerExit>((resolve) => {
+    let spawnError: Error | null = null;
+    child.once('error', (error) => {
+      spawnError = error;
+    });
+    child.once('close', async (code, signal) => {
+      await linesClosed;
+      await chain;
+      if (spawnError) stderrTail = `${stderrTail}${spawnError.message}`;
+      resolve({ code: spawnError ? -1 : code, signal, stderrTail });
+    });
+  });
+
+  return {
+    done,
+    pid: child.pid,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import pino from 'pino';
+import { buildApp } from './app';
+import { bootstrapAdmin } from './auth/bootstrap-admin';
+import { ConfigError, loadConfig, prepareDataDir } from './config';
+import { openDatabase } from './db/database';
+import { migrate } from './db/migrate';
+import { createServices } from './platform/services';
+
+/** `make run`: validate the configuration, migrate, make sure an admin exists, serve app and API. */
+async function main() {
+  let config;
+  try {
+    config = prepareDataDir(loadConfig());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'body.password'],
+  });
+  const db = await openDatabase(config);
+  const applied = await migrate(db);
+  if (applied.length) logger.info({ applied }, 'database migrated');
+  const admin = await bootstrapAdmin(db, config);
+  if (admin.created) {
+    // Printed once, on the console only: the password is never logged or stored in clear.
+    console.log(`\nFirst admin account created: ${admin.email}`);
+    if (admin.generatedPassword) console.log(`Generated password (shown once): ${admin.generatedPassword}\n`);
+  }
+  const services = createServices(config, db, logger);
+  await services.jobs.recoverAfterRestart();
+  const app = await buildApp(services, { logger });
+  const shutdown = async () => {
+    await app.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await app.listen({ port: config.port, host: '0.0.0.0' });
+  console.log(
+    `QML Studio is up on ${config.publicUrl} (database: ${db.kind}, queue: ${services.queue.mode}); OpenAPI at ${config.publicUrl}/api/openapi.json`,
+  );
+}
+
+void main();

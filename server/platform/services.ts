@@ -1,0 +1,64 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AccessTokens } from '../auth/access-tokens';
+import { AuthService } from '../auth/auth-service';
+import type { Config } from '../config';
+import type { Database } from '../db/database';
+import { WorkerRuntimeCheck } from '../health/worker-runtime';
+import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
+import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
+import { JobRunner } from '../jobs/job-runner';
+import { JobsRepository } from '../jobs/jobs-repository';
+import { JobsService } from '../jobs/jobs-service';
+
+export interface Services {
+  config: Config;
+  db: Database;
+  queue: JobQueue;
+  bus: JobEventBus;
+  runner: JobRunner;
+  auth: AuthService;
+  jobs: JobsService;
+  runtime: WorkerRuntimeCheck;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the parts for one process: the embedded default (in-process queue and events) or the
+ * scale-out (BullMQ and Redis pub/sub) when REDIS_URL is set. `queuePrefix` isolates test runs.
+ */
+export function createServices(
+  config: Config,
+  db: Database,
+  log: FastifyBaseLogger,
+  options: { runWorkers?: boolean; queuePrefix?: string } = {},
+): Services {
+  const prefix = options.queuePrefix ?? 'qml';
+  const bus: JobEventBus = config.redisUrl ? new RedisJobEventBus(config.redisUrl, prefix) : new LocalJobEventBus();
+  const queue: JobQueue = config.redisUrl
+    ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
+    : new InProcessJobQueue(config.workerConcurrency);
+  const runner = new JobRunner(
+    new JobsRepository(db),
+    bus,
+    { python: config.workerPython, timeoutSeconds: config.workerTimeoutSeconds },
+    log,
+  );
+  const jobs = new JobsService(db, queue, runner, bus);
+  if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
+  const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds));
+  return {
+    config,
+    db,
+    queue,
+    bus,
+    runner,
+    auth,
+    jobs,
+    runtime: new WorkerRuntimeCheck(config.workerPython),
+    async close() {
+      await queue.close();
+      await bus.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import pino from 'pino';
+import { loadConfig, prepareDataDir } from './config';
+import { openDatabase } from './db/database';
+import { migrate } from './db/migrate';
+import { createServices } from './platform/services';
+
+/**
+ * `npm run worker`: a scale-out queue worker. It takes jobs from BullMQ (REDIS_URL) and records
+ * them in the shared PostgreSQL database (DATABASE_URL); run as many as there are machines.
+ */
+async function main() {
+  const config = prepareDataDir(loadConfig());
+  if (!config.redisUrl || !config.databaseUrl) {
+    console.error('npm run worker needs REDIS_URL and DATABASE_URL: it shares the queue and database with the server');
+    process.exit(2);
+  }
+  const logger = pino({ level: config.logLevel });
+  const db = await openDatabase(config);
+  await migrate(db);
+  const services = createServices(config, db, logger, { runWorkers: true });
+  logger.info({ concurrency: config.workerConcurrency }, 'queue worker started');
+  const shutdown = async () => {
+    await services.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+void main();
