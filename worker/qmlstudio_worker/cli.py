@@ -1,0 +1,94 @@
+"""Command line: ``python -m qmlstudio_worker {run,health,kinds}``.
+
+- ``run``:    read one JSON job envelope on stdin (until EOF), write protocol lines on stdout.
+- ``health``: import qiskit, qiskit_aer and torch; print one line {"ok": true, "versions": {...}}
+              (or {"ok": false, "error": "..."} and exit 1).
+- ``kinds``:  print one line {"kinds": {kind: {"description", "params_schema"}}} for the server.
+
+Stdout carries protocol JSON only: before anything else runs, the real stdout is moved to a private file
+descriptor and file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a library that prints,
+from Python or from native code, cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TextIO
+
+from qmlstudio_worker import __version__
+from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, Emitter, encode_line
+from qmlstudio_worker.runner import install_signal_handlers, run_job
+
+
+def claim_stdout() -> TextIO:
+    """Return a private text stream on the process's real stdout and send everything else to stderr."""
+    sys.stdout.flush()
+    private_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(private_fd, "w", encoding="utf-8", newline="\n")
+
+
+def _command_run(out: TextIO) -> int:
+    job_text = sys.stdin.read()
+    return run_job(job_text, Emitter(out))
+
+
+def _command_health(out: TextIO) -> int:
+    try:
+        import qiskit
+        import qiskit_aer
+        import torch
+
+        from qmlstudio_worker.versions import installed_versions
+
+        versions = installed_versions()
+        versions.update(
+            {"qiskit": qiskit.__version__, "qiskit_aer": qiskit_aer.__version__, "torch": torch.__version__}
+        )
+        report: dict[str, object] = {"ok": True, "versions": versions}
+        code = EXIT_OK
+    except Exception as exc:  # any import failure is the answer, not a crash
+        report = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        code = EXIT_RUNTIME_ERROR
+    out.write(encode_line(report))
+    out.flush()
+    return code
+
+
+def _command_kinds(out: TextIO) -> int:
+    from qmlstudio_worker.registry import JOB_KINDS
+
+    kinds = {
+        name: {"description": job_kind.description, "params_schema": job_kind.params_schema}
+        for name, job_kind in sorted(JOB_KINDS.items())
+    }
+    out.write(json.dumps({"kinds": kinds}, separators=(",", ":")) + "\n")
+    out.flush()
+    return EXIT_OK
+
+
+COMMANDS = {"run": _command_run, "health": _command_health, "kinds": _command_kinds}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m qmlstudio_worker", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"qmlstudio_worker {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="run one job read as JSON from stdin; protocol lines on stdout")
+    sub.add_parser("health", help="check that qiskit, qiskit_aer and torch import; one JSON line")
+    sub.add_parser("kinds", help="list the job kinds and their params schemas as one JSON line")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    install_signal_handlers()
+    out = claim_stdout()
+    try:
+        return COMMANDS[args.command](out)
+    finally:
+        out.close()

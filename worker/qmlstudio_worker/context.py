@@ -1,0 +1,22 @@
+"""What a handler gets besides its params."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from qmlstudio_worker.protocol import Emitter
+
+
+@dataclass
+class JobContext:
+    job_id: str
+    emitter: Emitter
+    output_dir: Path | None = None
+
+    def artifact_dir(self) -> Path | None:
+        """The job's output directory, created on first use; None when the job has none."""
+        if self.output_dir is None:
+            return None
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        return self.output_dir
