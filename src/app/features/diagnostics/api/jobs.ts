@@ -1,0 +1,65 @@
+import { apiFetch, authHeaders } from '../../../api/client';
+
+export interface Job {
+  id: number;
+  kind: string;
+  status: string;
+  params: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  execution_time: number | null;
+}
+
+export interface JobEvent {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export async function startSelfTest(shots: number): Promise<Job> {
+  return (await apiFetch<{ data: Job }>('/diagnostics/self-test', { method: 'POST', body: JSON.stringify({ shots }) })).data;
+}
+
+export async function getJob(id: number): Promise<{ job: Job; events: JobEvent[] }> {
+  return (await apiFetch<{ data: { job: Job; events: JobEvent[] } }>(`/jobs/${id}`)).data;
+}
+
+export async function stopJob(id: number): Promise<void> {
+  await apiFetch(`/jobs/${id}/stop`, { method: 'POST' });
+}
+
+/**
+ * Follows a job's server-sent events with the bearer token in a header (EventSource cannot send
+ * one, and a token in the URL would end up in logs). Resolves when the stream ends.
+ */
+export async function followJobEvents(
+  id: number,
+  afterSeq: number,
+  onEvent: (event: JobEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await fetch(`/api/jobs/${id}/events?after=${afterSeq}`, { headers: authHeaders(), signal });
+  if (!response.ok || !response.body) throw new Error(`HTTP error! Status: ${response.status}`);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
+      if (data) onEvent(JSON.parse(data) as JobEvent);
+    }
+  }
+}
