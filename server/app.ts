@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +33,10 @@ export interface AppServices {
  */
 export async function buildApp(
   services: AppServices,
-  options: { logger?: FastifyServerOptions['logger']; serveWebApp?: boolean } = {},
+  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
-    // Never log bearer tokens or form passwords.
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
     bodyLimit: 1024 * 1024,
   });
