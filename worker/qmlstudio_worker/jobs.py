@@ -108,4 +108,3 @@ def validate_job(document: Any, registry: dict[str, JobKind] | None = None) -> J
     params = apply_defaults(schema, document["params"])
     output_dir = Path(document["output_dir"]) if "output_dir" in document else None
     return Job(kind=job_kind, job_id=document["job_id"], params=params, output_dir=output_dir)
-

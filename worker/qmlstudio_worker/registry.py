@@ -24,7 +24,12 @@ Handler = Callable[[dict[str, Any], "JobContext"], dict[str, Any]]
 @cache
 def load_schema(file_name: str) -> dict[str, Any]:
     """A JSON schema shipped in ``qmlstudio_worker/schemas``."""
-    text = resources.files("qmlstudio_worker").joinpath("schemas").joinpath(file_name).read_text(encoding="utf-8")
+    text = (
+        resources.files("qmlstudio_worker")
+        .joinpath("schemas")
+        .joinpath(file_name)
+        .read_text(encoding="utf-8")
+    )
     return json.loads(text)
 
 
@@ -58,4 +63,3 @@ JOB_KINDS: dict[str, JobKind] = {
         ),
     )
 }
-

@@ -1,0 +1,50 @@
+"""Shared fixtures: the protocol schema from tests/contracts and a helper to validate emitted lines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft7Validator
+
+WORKER_DIR = Path(__file__).resolve().parents[1]
+REPO_ROOT = WORKER_DIR.parent
+CONTRACTS_DIR = REPO_ROOT / "tests" / "contracts"
+PROTOCOL_SCHEMA_PATH = CONTRACTS_DIR / "worker-protocol.schema.json"
+PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def protocol_schema() -> dict[str, Any]:
+    schema = load_json(PROTOCOL_SCHEMA_PATH)
+    Draft7Validator.check_schema(schema)
+    return schema
+
+
+@pytest.fixture(scope="session")
+def protocol_validator(protocol_schema: dict[str, Any]) -> Draft7Validator:
+    return Draft7Validator(protocol_schema)
+
+
+@pytest.fixture(scope="session")
+def parse_protocol_lines(protocol_validator: Draft7Validator) -> Callable[[str], list[dict[str, Any]]]:
+    """Split stdout text into protocol lines, asserting each is one JSON object valid against the schema."""
+
+    def parse(text: str) -> list[dict[str, Any]]:
+        assert text.endswith("\n"), f"stdout must end with a newline: {text[-200:]!r}"
+        lines = []
+        for raw in text.splitlines():
+            line = json.loads(raw)
+            errors = [e.message for e in protocol_validator.iter_errors(line)]
+            assert not errors, f"line {raw!r} breaks the protocol schema: {errors}"
+            lines.append(line)
+        return lines
+
+    return parse

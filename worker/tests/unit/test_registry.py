@@ -1,0 +1,28 @@
+"""Every registered job kind has an importable handler and a valid params schema with usable defaults."""
+
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft7Validator
+
+from qmlstudio_worker.jobs import ENVELOPE_SCHEMA_FILE, apply_defaults
+from qmlstudio_worker.registry import JOB_KINDS, load_schema
+
+
+def test_envelope_schema_is_a_valid_draft7_schema() -> None:
+    Draft7Validator.check_schema(load_schema(ENVELOPE_SCHEMA_FILE))
+
+
+@pytest.mark.parametrize("kind", sorted(JOB_KINDS))
+def test_job_kind_is_complete(kind: str) -> None:
+    job_kind = JOB_KINDS[kind]
+    assert job_kind.kind == kind
+    assert Draft7Validator(load_schema(ENVELOPE_SCHEMA_FILE)).is_valid(
+        {"kind": kind, "job_id": "1", "params": {}}
+    )
+    schema = job_kind.params_schema
+    Draft7Validator.check_schema(schema)
+    assert schema.get("type") == "object"
+    # The defaults alone must make a valid params object.
+    assert Draft7Validator(schema).is_valid(apply_defaults(schema, {}))
+    assert callable(job_kind.load_handler())
