@@ -71,7 +71,7 @@ export class BullMqJobQueue implements JobQueue {
     await this.queue.add(
       'run',
       { jobId },
-      { jobId: String(jobId), removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 },
+      { jobId: `job-${jobId}`, removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 },
     );
   }
 

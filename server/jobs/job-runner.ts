@@ -34,14 +34,21 @@ export class JobRunner {
     bus.onStopRequest((jobId) => this.stopLocal(jobId));
   }
 
-  get activeJobIds(): number[] {
-    return [...this.running.keys()];
+  /** The operating-system process id of a job running here (operations and crash tests). */
+  pidOf(jobId: number): number | undefined {
+    return this.running.get(jobId)?.handle.pid;
   }
 
-  /** Records a status change and tells subscribers. */
-  async recordStatus(jobId: number, status: JobStatusValue, reason?: string): Promise<void> {
-    const event = await this.jobs.appendEvent(jobId, 'status', reason ? { status, reason } : { status });
-    await this.bus.publish(jobId, event);
+  /** Moves a job to a new status (recorded on its timeline) and tells subscribers; false if it had moved on. */
+  async transition(
+    jobId: number,
+    from: readonly string[],
+    to: JobStatusValue,
+    fields: { result?: object | null; error?: string | null; reason?: string } = {},
+  ): Promise<boolean> {
+    const event = await this.jobs.transition(jobId, from, to, fields);
+    if (event) await this.bus.publish(jobId, event);
+    return event !== null;
   }
 
   /**
@@ -49,18 +56,15 @@ export class JobRunner {
    * that runs it (maybe another machine), which records Manual Stop.
    */
   async stop(job: JobRecord): Promise<void> {
-    if (await this.jobs.transition(job.id, [JobStatus.queued], JobStatus.manualStop)) {
-      await this.recordStatus(job.id, JobStatus.manualStop, 'Stopped before it started');
-      return;
-    }
+    const reason = 'Stopped before it started';
+    if (await this.transition(job.id, [JobStatus.queued], JobStatus.manualStop, { reason, error: reason })) return;
     await this.bus.requestStop(job.id);
   }
 
   async run(jobId: number): Promise<void> {
     const job = await this.jobs.find(jobId);
     if (!job) return;
-    if (!(await this.jobs.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
-    await this.recordStatus(jobId, JobStatus.running);
+    if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
 
     let result: Record<string, unknown> | null = null;
     let reportedError: string | null = null;
@@ -96,11 +100,11 @@ export class JobRunner {
       this.running.delete(jobId);
     }
     const { status, reason } = this.outcome(entry, exit, result, reportedError);
-    const changed = await this.jobs.transition(jobId, [JobStatus.running], status, {
+    const failedOrStopped = status !== JobStatus.completed;
+    await this.transition(jobId, [JobStatus.running], status, {
       result,
-      error: status === JobStatus.completed ? null : reason,
+      ...(failedOrStopped && { error: reason, reason }),
     });
-    if (changed) await this.recordStatus(jobId, status, status === JobStatus.completed ? undefined : reason);
   }
 
   private outcome(

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import type { JobStatusValue } from './job-states';
 
 export interface JobRecord {
@@ -26,7 +26,7 @@ const JOB_COLUMNS = `id, kind, owner_id, status, params, result, error, created_
   execution_time`;
 
 export class JobsRepository {
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Database) {}
 
   /** Inserts the job and its first timeline entry (queued). */
   async create(tx: Queryable, input: { kind: string; ownerId: number; params: object }): Promise<JobRecord> {
@@ -63,14 +63,30 @@ export class JobsRepository {
     return rows;
   }
 
-  /** Moves a job from one status to another; false when it was no longer in `from`. */
-  async transition(
+  /**
+   * Moves a job from one status to another and records the change on its timeline, atomically.
+   * Returns the timeline event, or null when the job was no longer in `from`.
+   */
+  transition(
     id: number,
     from: readonly string[],
     to: JobStatusValue,
-    fields: { result?: object | null; error?: string | null } = {},
+    fields: { result?: object | null; error?: string | null; reason?: string } = {},
+  ): Promise<JobEventRecord | null> {
+    return this.db.transaction(async (tx) => {
+      if (!(await this.updateStatus(tx, id, from, to, fields))) return null;
+      return this.appendEvent(id, 'status', fields.reason ? { status: to, reason: fields.reason } : { status: to }, tx);
+    });
+  }
+
+  private async updateStatus(
+    tx: Queryable,
+    id: number,
+    from: readonly string[],
+    to: JobStatusValue,
+    fields: { result?: object | null; error?: string | null },
   ): Promise<boolean> {
-    const { rows } = await this.db.query(
+    const { rows } = await tx.query(
       `update jobs set status = $3,
          started_at = case when $3 = 'running' then now() else started_at end,
          finished_at = case when $3 in ('Completed', 'Failed', 'Manual Stop') then now() else finished_at end,
@@ -85,10 +101,10 @@ export class JobsRepository {
   }
 
   /** Appends an event with the next sequence number; retries when another writer took that number. */
-  async appendEvent(jobId: number, type: string, payload: object): Promise<JobEventRecord> {
+  async appendEvent(jobId: number, type: string, payload: object, tx: Queryable = this.db): Promise<JobEventRecord> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const { rows } = await this.db.query<JobEventRecord>(
+        const { rows } = await tx.query<JobEventRecord>(
           `insert into job_events (job_id, seq, type, payload)
            select $1, coalesce(max(seq), -1) + 1, $2, $3 from job_events where job_id = $1
            returning seq, type, payload, created_at`,

@@ -47,7 +47,7 @@ const serialise = (job: JobRecord) => ({
 
 /** The quantum self-test diagnostic and the generic job endpoints (detail, live events, stop). */
 export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app, { jobs }) => {
-  app.post<{ Body: { shots?: number; seed?: number } }>(
+  app.post<{ Body: { shots?: number; seed?: number; delay_seconds?: number } | null }>(
     '/diagnostics/self-test',
     {
       preHandler: app.requireAdmin,
@@ -60,13 +60,24 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
           properties: {
             shots: { type: 'integer', minimum: 1, maximum: 100000, default: 1024 },
             seed: { type: 'integer', minimum: 0, maximum: 2147483647 },
+            delay_seconds: {
+              type: 'number',
+              minimum: 0,
+              maximum: 600,
+              description: 'Extra time the worker waits while reporting progress, to exercise stop and timeouts',
+            },
           },
         },
         response: { 201: { type: 'object', properties: { success: { type: 'boolean' }, data: jobSchema } } },
       },
     },
     async (request, reply) => {
-      const params = { shots: request.body?.shots ?? 1024, ...(request.body?.seed !== undefined && { seed: request.body.seed }) };
+      const body = request.body ?? {};
+      const params = {
+        shots: body.shots ?? 1024,
+        ...(body.seed !== undefined && { seed: body.seed }),
+        ...(body.delay_seconds !== undefined && { delay_seconds: body.delay_seconds }),
+      };
       const job = await jobs.submit(request.currentUser!, 'self-test', params);
       return reply.code(201).send({ success: true, data: serialise(job) });
     },

@@ -22,7 +22,13 @@ export class JobsService {
 
   async submit(owner: UserRecord, kind: string, params: object): Promise<JobRecord> {
     const job = await this.db.transaction((tx) => this.repository.create(tx, { kind, ownerId: owner.id, params }));
-    await this.queue.enqueue(job.id);
+    try {
+      await this.queue.enqueue(job.id);
+    } catch (error) {
+      const reason = `The job could not be queued: ${error instanceof Error ? error.message : String(error)}`;
+      await this.runner.transition(job.id, [JobStatus.queued], JobStatus.failed, { error: reason, reason });
+      throw error;
+    }
     return job;
   }
 
@@ -54,9 +60,7 @@ export class JobsService {
   async recoverAfterRestart(): Promise<void> {
     for (const job of await this.repository.listByStatus([JobStatus.running])) {
       const reason = 'The server restarted while the job was running';
-      if (await this.repository.transition(job.id, [JobStatus.running], JobStatus.failed, { error: reason })) {
-        await this.runner.recordStatus(job.id, JobStatus.failed, reason);
-      }
+      await this.runner.transition(job.id, [JobStatus.running], JobStatus.failed, { error: reason, reason });
     }
     for (const job of await this.repository.listByStatus([JobStatus.queued])) await this.queue.enqueue(job.id);
   }

@@ -1,0 +1,54 @@
+# QML Studio: `make run` installs everything and starts the product on its embedded default;
+# `make test` installs what the tests need and runs every suite. Installs are skipped while their
+# lockfiles are unchanged (stamps in .stamps/).
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+STAMPS := .stamps
+VENV := worker/.venv
+PYTHON ?= python3
+# This machine keeps the CPU build of torch in a local wheel directory; use it when present.
+PIP_FLAGS := --disable-pip-version-check $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
+WEB_SOURCES := $(shell find src schemas -type f 2>/dev/null) index.html vite.config.ts
+
+.PHONY: run dev test install build worker-venv chromium clean lint typecheck
+
+$(STAMPS)/node: package.json package-lock.json
+	@mkdir -p $(STAMPS)
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(STAMPS)/venv: worker/requirements.lock worker/pyproject.toml
+	@mkdir -p $(STAMPS)
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q $(PIP_FLAGS) -r worker/requirements.lock
+	$(VENV)/bin/python -m pip install -q $(PIP_FLAGS) --no-deps -e worker
+	@touch $@
+
+dist/index.html: $(STAMPS)/node $(WEB_SOURCES)
+	npx vite build --logLevel warn
+
+install: $(STAMPS)/node $(STAMPS)/venv
+
+build: dist/index.html
+
+run: install build
+	npx tsx server/main.ts
+
+dev: install
+	npx tsx watch server/main.ts & npx vite
+
+# Debian's Chromium drives the end-to-end tests (Playwright cannot download its own browser here).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: install build chromium
+	npx tsx tests/run-all.ts
+
+typecheck: $(STAMPS)/node
+	npx tsc -p tsconfig.json --noEmit
+
+lint: $(STAMPS)/node $(STAMPS)/venv
+	npx eslint . --max-warnings 0 && npx prettier --check . && $(VENV)/bin/ruff check worker && $(VENV)/bin/ruff format --check worker
+
+clean:
+	rm -rf $(STAMPS) dist node_modules $(VENV)

@@ -1,0 +1,165 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, MODES, startStack, waitForFinal, waitForRunning, type TestStack } from '../test-support/harness';
+
+type Event = { seq: number; type: string; payload: Record<string, unknown> };
+
+const start = async (stack: TestStack, body: object = {}) => {
+  const reply = await stack.app.inject({
+    method: 'POST',
+    url: '/api/diagnostics/self-test',
+    headers: bearer(stack.adminToken),
+    payload: body,
+  });
+  expect(reply.statusCode).toBe(201);
+  return (reply.json() as { data: { id: number; status: string } }).data;
+};
+
+const statuses = (events: Event[]) => events.filter((e) => e.type === 'status').map((e) => e.payload.status);
+
+describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    if (mode.available) stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '20' });
+  });
+  afterAll(async () => stack?.close());
+
+  it.skipIf(!mode.available)('runs the quantum self-test through the queue and a Python worker', async () => {
+    const submitted = await start(stack, { shots: 1024 });
+    expect(submitted.status).toBe('queued');
+    const { job, events } = (await waitForFinal(stack, submitted.id)) as unknown as {
+      job: { status: string; result: { counts: Record<string, number> }; execution_time: number };
+      events: Event[];
+    };
+    expect(job.status).toBe('Completed');
+    const counts = job.result.counts;
+    expect(Object.keys(counts).sort()).toEqual(['00', '11']);
+    expect(counts['00']! + counts['11']!).toBe(1024);
+    expect(counts['00']).toBeGreaterThan(400);
+    expect(counts['11']).toBeGreaterThan(400);
+    expect(statuses(events)).toEqual(['queued', 'running', 'Completed']);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.some((e) => e.type === 'progress' && e.payload.percent === 100)).toBe(true);
+    expect(events.some((e) => e.type === 'chart')).toBe(true);
+    expect(events.some((e) => e.type === 'log')).toBe(true);
+    expect(job.execution_time).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!mode.available)('streams the events live as server-sent events until the job ends', async () => {
+    const address = await stack.app.listen({ port: 0, host: '127.0.0.1' });
+    const submitted = await start(stack, { shots: 256, delay_seconds: 1 });
+    const text = await new Promise<string>((resolve, reject) => {
+      const url = new URL(`/api/jobs/${submitted.id}/events`, address);
+      http
+        .get(url, { headers: bearer(stack.adminToken) }, (res) => {
+          expect(res.headers['content-type']).toContain('text/event-stream');
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve(body));
+        })
+        .on('error', reject);
+    });
+    const events = text
+      .split('\n\n')
+      .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
+      .filter((line): line is string => Boolean(line))
+      .map((line) => JSON.parse(line.slice(6)) as Event);
+    expect(statuses(events)).toEqual(['queued', 'running', 'Completed']);
+    expect(events.filter((e) => e.type === 'progress').length).toBeGreaterThanOrEqual(3);
+    const result = events.find((e) => e.type === 'result')!;
+    const counts = (result.payload.data as { counts: Record<string, number> }).counts;
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(256);
+    expect((stack.app.server.address() as AddressInfo).port).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!mode.available)('stops a running job: the process is killed and Manual Stop recorded', async () => {
+    const submitted = await start(stack, { delay_seconds: 60 });
+    const pid = await waitForRunning(stack, submitted.id);
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${submitted.id}/stop`,
+      headers: bearer(stack.adminToken),
+    });
+    expect(reply.statusCode).toBe(202);
+    const { job, events } = await waitForFinal(stack, submitted.id, 15_000);
+    expect(job.status).toBe('Manual Stop');
+    expect(statuses(events as Event[])).toEqual(['queued', 'running', 'Manual Stop']);
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it.skipIf(!mode.available)('stops a queued job before it starts', async () => {
+    const running = await start(stack, { delay_seconds: 60 });
+    await waitForRunning(stack, running.id);
+    const queued = await start(stack, {});
+    await stack.app.inject({ method: 'POST', url: `/api/jobs/${queued.id}/stop`, headers: bearer(stack.adminToken) });
+    const { job, events } = await waitForFinal(stack, queued.id, 5_000);
+    expect(job.status).toBe('Manual Stop');
+    expect(statuses(events as Event[])).toEqual(['queued', 'Manual Stop']);
+    await stack.app.inject({ method: 'POST', url: `/api/jobs/${running.id}/stop`, headers: bearer(stack.adminToken) });
+    expect((await waitForFinal(stack, running.id, 15_000)).job.status).toBe('Manual Stop');
+  });
+
+  it.skipIf(!mode.available)('records Failed with the reason when the worker crashes', async () => {
+    const submitted = await start(stack, { delay_seconds: 60 });
+    const pid = await waitForRunning(stack, submitted.id);
+    process.kill(pid, 'SIGKILL'); // what the kernel's out-of-memory killer does
+    const { job, events } = (await waitForFinal(stack, submitted.id, 15_000)) as unknown as {
+      job: { status: string; error: string };
+      events: Event[];
+    };
+    expect(job.status).toBe('Failed');
+    expect(job.error).toContain('SIGKILL');
+    expect(events.at(-1)!.payload).toMatchObject({ status: 'Failed', reason: job.error });
+  });
+});
+
+describe.each(MODES.filter((m) => m.queue === 'in-process'))('job limits and ownership on $database', (mode) => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    if (mode.available) stack = await startStack(mode, { WORKER_TIMEOUT_SECONDS: '3' });
+  });
+  afterAll(async () => stack?.close());
+
+  it.skipIf(!mode.available)('records Failed when a job exceeds its time limit', async () => {
+    const submitted = await start(stack, { delay_seconds: 60 });
+    const { job } = (await waitForFinal(stack, submitted.id, 20_000)) as unknown as {
+      job: { status: string; error: string };
+    };
+    expect(job.status).toBe('Failed');
+    expect(job.error).toBe('The job exceeded its time limit of 3 s and was stopped');
+  });
+
+  it.skipIf(!mode.available)('hides a job from other users and refuses the self-test to non-admins', async () => {
+    const submitted = await start(stack, { shots: 16 });
+    const other = await stack.userToken('someone@example.com');
+    const seen = await stack.app.inject({ url: `/api/jobs/${submitted.id}`, headers: bearer(other) });
+    expect(seen.statusCode).toBe(404);
+    const stop = await stack.app.inject({ method: 'POST', url: `/api/jobs/${submitted.id}/stop`, headers: bearer(other) });
+    expect(stop.statusCode).toBe(404);
+    const refused = await stack.app.inject({
+      method: 'POST',
+      url: '/api/diagnostics/self-test',
+      headers: bearer(other),
+      payload: {},
+    });
+    expect(refused.statusCode).toBe(403);
+    const anonymous = await stack.app.inject({ url: `/api/jobs/${submitted.id}` });
+    expect(anonymous.statusCode).toBe(401);
+    await waitForFinal(stack, submitted.id);
+  });
+
+  it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: '/api/diagnostics/self-test',
+      headers: bearer(stack.adminToken),
+      payload: { shots: 0 },
+    });
+    expect(reply.statusCode).toBe(400);
+    expect(reply.json()).toMatchObject({ success: false, errors: [{ field: 'shots' }] });
+    const notANumber = await stack.app.inject({ url: '/api/jobs/abc', headers: bearer(stack.adminToken) });
+    expect(notANumber.statusCode).toBe(400);
+  });
+});

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { buildApp } from '../app';
+import { hashPassword } from '../auth/passwords';
+import { UsersRepository } from '../auth/users-repository';
+import { loadConfig, type Config } from '../config';
+import { openDatabase, openMemoryDatabase, type Database } from '../db/database';
+import { migrate } from '../db/migrate';
+import { createServices, type Services } from '../platform/services';
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function answers(fn: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await fn();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const postgresAvailable = await answers(async () => {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  await client.end();
+});
+
+export const redisAvailable = await answers(async () => {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 });
+  await redis.connect();
+  await redis.ping();
+  redis.disconnect();
+});
+
+if (!postgresAvailable) {
+  console.warn(`\n!!!!! PostgreSQL at ${POSTGRES_ADMIN_URL} does not answer: the PostgreSQL pass is SKIPPED !!!!!\n`);
+}
+if (!redisAvailable) {
+  console.warn(`\n!!!!! Redis at ${REDIS_URL} does not answer: the BullMQ pass is SKIPPED !!!!!\n`);
+}
+
+export type DatabaseMode = 'pglite' | 'postgres';
+export type QueueMode = 'in-process' | 'bullmq';
+
+export const MODES: { database: DatabaseMode; queue: QueueMode; available: boolean }[] = [
+  { database: 'pglite', queue: 'in-process', available: true },
+  { database: 'pglite', queue: 'bullmq', available: redisAvailable },
+  { database: 'postgres', queue: 'in-process', available: postgresAvailable },
+  { database: 'postgres', queue: 'bullmq', available: postgresAvailable && redisAvailable },
+];
+
+export interface TestStack {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  adminToken: string;
+  /** Creates an activated user with the role "user" and returns a token. */
+  userToken(email: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
+
+/** A fresh database (in-memory PGlite or a new PostgreSQL database) and an app on it. */
+export async function startStack(
+  mode: { database: DatabaseMode; queue: QueueMode },
+  env: Record<string, string> = {},
+): Promise<TestStack> {
+  const suffix = randomBytes(6).toString('hex');
+  let db: Database;
+  let dropDatabase = async () => {};
+  if (mode.database === 'postgres') {
+    const name = `qml_test_${suffix}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    };
+  } else {
+    db = await openMemoryDatabase();
+  }
+  await migrate(db);
+  const config: Config = {
+    ...loadConfig({ DATA_DIR: `/tmp/qml-test-${suffix}`, ...env }),
+    jwtSecret: randomBytes(32).toString('hex'),
+    redisUrl: mode.queue === 'bullmq' ? REDIS_URL : null,
+  };
+  const services = createServices(config, db, pino({ level: 'silent' }), { queuePrefix: `qml-test-${suffix}` });
+  const app = await buildApp(services, { serveWebApp: false });
+  const users = new UsersRepository(db);
+  const createUser = async (email: string, password: string, roles: string[]) => {
+    const passwordHash = await hashPassword(password);
+    await db.transaction((tx) => users.createActivated(tx, { name: email.split('@')[0]!, email, passwordHash, roles }));
+  };
+  const tokenFor = async (email: string, password: string) => {
+    const reply = await app.inject({ method: 'POST', url: '/api/login', payload: { username: email, password } });
+    return (reply.json() as { data: { access_token: string } }).data.access_token;
+  };
+  await createUser(ADMIN.email, ADMIN.password, ['admin', 'user']);
+  return {
+    app,
+    services,
+    config,
+    adminToken: await tokenFor(ADMIN.email, ADMIN.password),
+    async userToken(email: string) {
+      await createUser(email, 'a user password', ['user']);
+      return tokenFor(email, 'a user password');
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      await dropDatabase();
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Polls a job until it reaches a final status (or the deadline passes). */
+export async function waitForFinal(stack: TestStack, jobId: number, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await stack.app.inject({ url: `/api/jobs/${jobId}`, headers: bearer(stack.adminToken) });
+    const data = (reply.json() as { data: { job: { status: string }; events: { type: string; payload: Record<string, unknown> }[] } }).data;
+    if (['Completed', 'Failed', 'Manual Stop'].includes(data.job.status)) return data;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${data.job.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls until the job is running in a worker process here. */
+export async function waitForRunning(stack: TestStack, jobId: number, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!stack.services.runner.pidOf(jobId)) {
+    if (Date.now() > deadline) throw new Error(`job ${jobId} never started`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // Let the worker get past its imports so it is really working.
+  const pid = stack.services.runner.pidOf(jobId)!;
+  return pid;
+}
