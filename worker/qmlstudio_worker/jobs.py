@@ -58,7 +58,26 @@ def _describe(error: ValidationError, root: str) -> JobValidationError:
             allowed = ", ".join(sorted(known)) or "none"
             return JobValidationError(f"{field}: unknown field (allowed: {allowed})", field)
     where = path or root or "job"
-    return JobValidationError(f"{where}: {error.message}", path or root or None)
+    return JobValidationError(f"{where}: {_message(error)}", path or root or None)
+
+
+def _message(error: ValidationError) -> str:
+    """jsonschema's message, made specific for anyOf/oneOf (e.g. an integer-or-null field)."""
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        return error.message
+    direct = [e for e in error.context if not e.relative_path]
+    type_errors = [e for e in direct if e.validator == "type"]
+    other = [e for e in direct if e.validator != "type"]
+    if len(other) == 1:  # the value has the right type for one branch but breaks its constraint
+        return other[0].message
+    if direct and len(type_errors) == len(direct):
+        expected = ", ".join(
+            t
+            for e in type_errors
+            for t in ([e.validator_value] if isinstance(e.validator_value, str) else e.validator_value)
+        )
+        return f"{error.instance!r} is not of type {expected}"
+    return error.message
 
 
 def validate_against(schema: dict[str, Any], instance: Any, root: str = "") -> None:
