@@ -14,6 +14,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Redis URL; absent means the in-process queue. */
   redisUrl: string | null;
+  /** Prefix of the queue and channel names on Redis, so deployments can share one server. */
+  redisPrefix: string;
   /** SMTP URL; absent means the mail outbox table. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -37,6 +39,7 @@ export const CONFIG_VARIABLES = [
   'DATA_DIR',
   'DATABASE_URL',
   'REDIS_URL',
+  'REDIS_PREFIX',
   'SMTP_URL',
   'MAIL_FROM',
   'JWT_SECRET',
@@ -100,6 +103,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const publicUrl = url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']);
+  const redisPrefix = text('REDIS_PREFIX') ?? 'qml';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(redisPrefix)) {
+    problems.push('REDIS_PREFIX may hold only letters, digits, "-" and "_" (at most 64)');
+  }
   const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
   const mailFrom = text('MAIL_FROM') ?? 'QML Studio <no-reply@localhost>';
   const adminEmail = text('ADMIN_EMAIL');
@@ -126,6 +133,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir,
     databaseUrl,
     redisUrl,
+    redisPrefix,
     smtpUrl,
     mailFrom,
     jwtSecret: jwtSecretText ?? '',

@@ -32,7 +32,9 @@ async function main() {
     if (admin.generatedPassword) console.log(`Generated password (shown once): ${admin.generatedPassword}\n`);
   }
   const services = createServices(config, db, logger);
-  await services.jobs.recoverAfterRestart();
+  // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
+  // may be running on other machines, so they are left alone.
+  if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
   const app = await buildApp(services, { logger });
   const shutdown = async () => {
     await app.close();

@@ -68,11 +68,9 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async enqueue(jobId: number) {
-    await this.queue.add(
-      'run',
-      { jobId },
-      { jobId: `job-${jobId}`, removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 },
-    );
+    // No custom BullMQ id: ids from our database would collide with leftovers of another database
+    // sharing the Redis server, and BullMQ silently drops a job whose id it has already seen.
+    await this.queue.add('run', { jobId }, { removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 });
   }
 
   startWorkers(run: RunJob) {

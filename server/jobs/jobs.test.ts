@@ -150,6 +150,21 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('job limits and own
     await waitForFinal(stack, submitted.id);
   });
 
+  it.skipIf(!mode.available)('after a restart, fails the jobs that were running and queues the waiting ones again', async () => {
+    const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
+    const interrupted = await stack.services.db.transaction((tx) =>
+      stack.services.jobs.repository.create(tx, { kind: 'self-test', ownerId: admin.id, params: { shots: 8 } }),
+    );
+    await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [interrupted.id]);
+    const waiting = await stack.services.db.transaction((tx) =>
+      stack.services.jobs.repository.create(tx, { kind: 'self-test', ownerId: admin.id, params: { shots: 8 } }),
+    );
+    await stack.services.jobs.recoverAfterRestart();
+    const failed = await waitForFinal(stack, interrupted.id, 5_000);
+    expect(failed.job).toMatchObject({ status: 'Failed', error: 'The server restarted while the job was running' });
+    expect((await waitForFinal(stack, waiting.id)).job.status).toBe('Completed');
+  });
+
   it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
     const reply = await stack.app.inject({
       method: 'POST',

@@ -24,15 +24,15 @@ export interface Services {
 
 /**
  * Wires the parts for one process: the embedded default (in-process queue and events) or the
- * scale-out (BullMQ and Redis pub/sub) when REDIS_URL is set. `queuePrefix` isolates test runs.
+ * scale-out (BullMQ and Redis pub/sub) when REDIS_URL is set.
  */
 export function createServices(
   config: Config,
   db: Database,
   log: FastifyBaseLogger,
-  options: { runWorkers?: boolean; queuePrefix?: string } = {},
+  options: { runWorkers?: boolean } = {},
 ): Services {
-  const prefix = options.queuePrefix ?? 'qml';
+  const prefix = config.redisPrefix;
   const bus: JobEventBus = config.redisUrl ? new RedisJobEventBus(config.redisUrl, prefix) : new LocalJobEventBus();
   const queue: JobQueue = config.redisUrl
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)

@@ -93,11 +93,11 @@ export async function startStack(
   }
   await migrate(db);
   const config: Config = {
-    ...loadConfig({ DATA_DIR: `/tmp/qml-test-${suffix}`, ...env }),
+    ...loadConfig({ DATA_DIR: `/tmp/qml-test-${suffix}`, REDIS_PREFIX: `qml-test-${suffix}`, ...env }),
     jwtSecret: randomBytes(32).toString('hex'),
     redisUrl: mode.queue === 'bullmq' ? REDIS_URL : null,
   };
-  const services = createServices(config, db, pino({ level: 'silent' }), { queuePrefix: `qml-test-${suffix}` });
+  const services = createServices(config, db, pino({ level: 'silent' }));
   const app = await buildApp(services, { serveWebApp: false });
   const users = new UsersRepository(db);
   const createUser = async (email: string, password: string, roles: string[]) => {

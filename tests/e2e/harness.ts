@@ -55,6 +55,7 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       LOG_LEVEL: 'warn',
+      REDIS_PREFIX: `qml-e2e-${port}`,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

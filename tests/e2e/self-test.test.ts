@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, startProduct, type RunningProduct } from './harness';
 
-const MODES = [
+const MODES: { name: string; env: Record<string, string> }[] = [
   { name: 'embedded default (PGlite, in-process queue)', env: {} },
   { name: 'BullMQ on the local Redis', env: { REDIS_URL: 'redis://127.0.0.1:6379' } },
 ];
