@@ -1,0 +1,77 @@
+// QML Studio schema engine: pure, isomorphic TypeScript (no DOM, no file system). See README.md.
+
+export * from './types';
+export { getPointer, hasPointer, setPointer, removePointer, parsePointer, formatPointer } from './pointer';
+export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
+export {
+  createRegistry,
+  loadSchemas,
+  normalizeSources,
+  registryFromLoaded,
+  summarizeProblem,
+  SchemaError,
+  UnknownProblemError,
+  SCHEMA_FILES,
+  type Registry,
+  type SchemaSources,
+  type LoadedSchemas,
+  type ProblemSummary,
+  type CategoryWithProblems,
+} from './registry';
+export { buildAppDataSchema, buildValidationSchema, pascalCase } from './app-data-schema';
+export {
+  resolveFields,
+  declaredFieldNames,
+  testCondition,
+  pruneValue,
+  lookupField,
+  firstDeclaration,
+  hasFields,
+  type ResolvedField,
+} from './conditions';
+export {
+  validateAppData,
+  validateJobBody,
+  pruneAppData,
+  precompileProblem,
+  errorsUnder,
+  errorsByPath,
+} from './validate';
+export {
+  createDefaultAppData,
+  createExampleAppData,
+  fillDefaults,
+  fieldDefault,
+  setFieldValue,
+  setFieldValues,
+} from './defaults';
+export {
+  getTabSections,
+  formsOfTab,
+  visibleColumns,
+  fieldOptions,
+  widgetOf,
+  DEFAULT_WIDGETS,
+  type SectionView,
+  type FieldView,
+  type FieldOption,
+  type UiSchema,
+} from './forms';
+export { getTabStatuses, getPipelineStatus, type TabStatus, type PipelineStatus } from './tabs';
+export {
+  derivePipelineGraph,
+  type PipelineGraph,
+  type PipelineNode,
+  type PipelineEdge,
+  type PipelineNodeKind,
+} from './pipeline-graph';
+export { getFormState, type FormState } from './form-state';
+export {
+  mapJobBody,
+  mapJobRequest,
+  applyMapping,
+  TRANSFORMS,
+  TRANSFORM_NAMES,
+  type JobRequest,
+} from './mapping';
+export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';

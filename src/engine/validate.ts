@@ -1,0 +1,214 @@
+// Validation of app_data (with the spec's messages) and of job bodies.
+
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+
+import { createAppDataAjv, createPlainAjv, type AjvInstance } from './ajv';
+import { buildValidationSchema } from './app-data-schema';
+import { lookupField, pruneValue } from './conditions';
+import { isPlainObject } from './json';
+import { formatPointer, parsePointer } from './pointer';
+import type { AppData, EngineContext, FieldError, FormKey, Problem, ValidationResult } from './types';
+
+interface CompiledProblem {
+  appData: ValidateFunction;
+  jobBody: ValidateFunction;
+}
+
+let appDataAjv: AjvInstance | undefined;
+let plainAjv: AjvInstance | undefined;
+const compiled = new WeakMap<Problem, CompiledProblem>();
+
+function getCompiled(problem: Problem): CompiledProblem {
+  let entry = compiled.get(problem);
+  if (!entry) {
+    appDataAjv ??= createAppDataAjv();
+    plainAjv ??= createPlainAjv();
+    entry = {
+      appData: appDataAjv.compile(buildValidationSchema(problem)),
+      jobBody: plainAjv.compile(problem.job.bodySchema),
+    };
+    compiled.set(problem, entry);
+  }
+  return entry;
+}
+
+/** Compiles a problem's validators ahead of time (otherwise done on first use). */
+export function precompileProblem(problem: Problem): void {
+  getCompiled(problem);
+}
+
+/**
+ * Drops inactive and undeclared values (fields of conditions that do not apply, keys no form
+ * declares) from app_data. Save and mapping always work on pruned data.
+ */
+export function pruneAppData(problem: Problem, appData: AppData): AppData {
+  const out: AppData = {};
+  for (const key of problem.formKeys) {
+    const value = appData[key];
+    if (value !== undefined)
+      out[key] = pruneValue(problem.forms[key]!.schema, value) as Record<string, unknown>;
+  }
+  if (appData.outputs !== undefined) out.outputs = appData.outputs;
+  return out;
+}
+
+const KEYWORD_ORDER = [
+  'required',
+  'type',
+  'minLength',
+  'minItems',
+  'enum',
+  'const',
+  'multipleOf',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'x-minimum',
+];
+
+function keywordRank(keyword: string): number {
+  const i = KEYWORD_ORDER.indexOf(keyword);
+  return i === -1 ? KEYWORD_ORDER.length : i;
+}
+
+function stripPrefix(instancePath: string, prefix: string): string | undefined {
+  if (instancePath === prefix) return '';
+  if (instancePath.startsWith(prefix + '/')) return instancePath.slice(prefix.length);
+  return undefined;
+}
+
+function labelAt(problem: Problem, path: string, data: AppData): string | undefined {
+  const [formKey, ...rest] = parsePointer(path);
+  const form = problem.forms[formKey as FormKey];
+  if (!form || rest.length === 0) return undefined;
+  return lookupField(form.schema, rest, data[formKey as FormKey] ?? {})?.schema.title;
+}
+
+interface RawError {
+  path: string;
+  keyword: string;
+  message?: string;
+  ajvMessage?: string;
+}
+
+function flatten(errors: ErrorObject[], prefix: string): RawError[] {
+  const out: RawError[] = [];
+  for (const error of errors) {
+    const base = stripPrefix(error.instancePath, prefix);
+    if (base === undefined) continue;
+    if (error.keyword === 'if') continue;
+    if (error.keyword === 'errorMessage') {
+      const originals = (error.params as { errors?: ErrorObject[] }).errors ?? [];
+      const first = originals[0];
+      const keyword = first?.keyword ?? 'errorMessage';
+      const missing =
+        keyword === 'required' ? (first?.params as { missingProperty?: string }).missingProperty : undefined;
+      out.push({
+        path: missing ? base + formatPointer([missing]) : base,
+        keyword,
+        message: error.message ?? '',
+      });
+      continue;
+    }
+    if (error.keyword === 'required') {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      out.push({ path: base + formatPointer([missing]), keyword: 'required' });
+      continue;
+    }
+    if (error.keyword === 'additionalProperties') {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      out.push({ path: base + formatPointer([extra]), keyword: error.keyword, ajvMessage: 'is not allowed' });
+      continue;
+    }
+    out.push({ path: base, keyword: error.keyword, ajvMessage: error.message ?? 'is invalid' });
+  }
+  return out;
+}
+
+function finish(
+  raw: RawError[],
+  describe: (e: RawError) => { message: string; label?: string },
+): FieldError[] {
+  const groups = new Map<string, RawError[]>();
+  for (const e of raw) {
+    const list = groups.get(e.path) ?? [];
+    list.push(e);
+    groups.set(e.path, list);
+  }
+  const out: FieldError[] = [];
+  for (const [path, list] of groups) {
+    const seen = new Set<string>();
+    list.sort((a, b) => keywordRank(a.keyword) - keywordRank(b.keyword));
+    for (const e of list) {
+      const { message, label } = describe(e);
+      if (seen.has(message)) continue;
+      seen.add(message);
+      const segments = parsePointer(path);
+      out.push({
+        path,
+        field: segments[segments.length - 1] ?? '',
+        ...(label ? { label } : {}),
+        message,
+        keyword: e.keyword,
+      });
+    }
+  }
+  return out;
+}
+
+/** Fills in the form objects the problem declares, so their required fields are reported. */
+function withFormObjects(problem: Problem, appData: AppData): AppData {
+  const out: AppData = { ...appData };
+  for (const key of problem.formKeys) if (!isPlainObject(out[key])) out[key] = {};
+  return out;
+}
+
+/**
+ * Validates app_data against the problem's schema. Inactive values are pruned first (a hidden
+ * field never blocks saving). Errors carry the app_data path, the field name and the message
+ * word for word from the schema files; per path the most basic failure comes first.
+ */
+export function validateAppData(
+  problem: Problem,
+  appData: AppData,
+  context: EngineContext = {},
+): ValidationResult {
+  const data = withFormObjects(problem, pruneAppData(problem, appData ?? {}));
+  const validate = getCompiled(problem).appData;
+  const ctx: Record<string, unknown> = {};
+  if (typeof context.rowCount === 'number') ctx.rowCount = context.rowCount;
+  if (Array.isArray(context.columns)) ctx.columns = context.columns;
+  const valid = validate({ app_data: data, context: ctx }) as boolean;
+  if (valid) return { valid: true, errors: [] };
+  const required = problem.platform.messages.fieldRequired;
+  const errors = finish(flatten(validate.errors ?? [], '/app_data'), (e) => {
+    const label = labelAt(problem, e.path, data);
+    if (e.message !== undefined) return { message: e.message, label };
+    if (e.keyword === 'required') return { message: required, label };
+    return { message: `${label ?? parsePointer(e.path).pop() ?? 'Value'} ${e.ajvMessage}`, label };
+  });
+  return { valid: errors.length === 0, errors };
+}
+
+/** Validation errors under one form (e.g. "preprocess") or any JSON pointer prefix. */
+export function errorsUnder(errors: readonly FieldError[], pointer: string): FieldError[] {
+  return errors.filter((e) => e.path === pointer || e.path.startsWith(pointer + '/'));
+}
+
+/** First message per path, for display next to fields. */
+export function errorsByPath(errors: readonly FieldError[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of errors) if (!(e.path in out)) out[e.path] = e.message;
+  return out;
+}
+
+/** Validates a mapped job body against the problem's plain job-body schema (as the worker does). */
+export function validateJobBody(problem: Problem, body: unknown): ValidationResult {
+  const validate = getCompiled(problem).jobBody;
+  if (validate(body)) return { valid: true, errors: [] };
+  const errors = finish(flatten(validate.errors ?? [], ''), (e) => ({
+    message: e.keyword === 'required' ? 'is required' : (e.ajvMessage ?? 'is invalid'),
+  }));
+  return { valid: false, errors };
+}
