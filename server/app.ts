@@ -44,7 +44,11 @@ export async function buildApp(
   await app.register(formbody);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'QML Studio API', version: '0.1.0', description: 'Build and run quantum and classical ML applications' },
+      info: {
+        title: 'QML Studio API',
+        version: '0.1.0',
+        description: 'Build and run quantum and classical ML applications',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -71,7 +75,9 @@ export async function buildApp(
       return reply.code(404).send({ success: false, message: 'Not found' });
     });
   } else {
-    app.setNotFoundHandler((_request, reply) => reply.code(404).send({ success: false, message: 'Not found' }));
+    app.setNotFoundHandler((_request, reply) =>
+      reply.code(404).send({ success: false, message: 'Not found' }),
+    );
   }
   return app;
 }

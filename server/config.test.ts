@@ -21,7 +21,14 @@ describe('configuration', () => {
   it('names every bad variable in one error', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'not a url', WORKER_CONCURRENCY: '0', JWT_SECRET: 'short', GOOGLE_CLIENT_ID: 'id' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'not a url',
+        WORKER_CONCURRENCY: '0',
+        JWT_SECRET: 'short',
+        GOOGLE_CLIENT_ID: 'id',
+      });
     } catch (e) {
       error = e;
     }

@@ -90,7 +90,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     try {
       const parsed = new URL(raw);
       if (!protocols.includes(parsed.protocol)) {
-        problems.push(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//...")`);
+        problems.push(
+          `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//...")`,
+        );
       }
     } catch {
       problems.push(`${name} is not a valid URL`);
@@ -112,7 +114,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const adminEmail = text('ADMIN_EMAIL');
   if (adminEmail && !EMAIL_SHAPE.test(adminEmail)) problems.push('ADMIN_EMAIL is not a valid e-mail address');
   const adminPassword = text('ADMIN_PASSWORD');
-  if (adminPassword && adminPassword.length < 8) problems.push('ADMIN_PASSWORD must be at least 8 characters');
+  if (adminPassword && adminPassword.length < 8)
+    problems.push('ADMIN_PASSWORD must be at least 8 characters');
   const jwtSecretText = text('JWT_SECRET');
   if (jwtSecretText && jwtSecretText.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
   const pairs: [string, string][] = [
@@ -120,11 +123,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET'],
   ];
   for (const [id, secret] of pairs) {
-    if (Boolean(text(id)) !== Boolean(text(secret))) problems.push(`${id} and ${secret} must be set together`);
+    if (Boolean(text(id)) !== Boolean(text(secret)))
+      problems.push(`${id} and ${secret} must be set together`);
   }
   const logLevel = text('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`);
+    problems.push(
+      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`,
+    );
   }
 
   const config: Config = {

@@ -11,7 +11,9 @@ import { createServices } from './platform/services';
 async function main() {
   const config = prepareDataDir(loadConfig());
   if (!config.redisUrl || !config.databaseUrl) {
-    console.error('npm run worker needs REDIS_URL and DATABASE_URL: it shares the queue and database with the server');
+    console.error(
+      'npm run worker needs REDIS_URL and DATABASE_URL: it shares the queue and database with the server',
+    );
     process.exit(2);
   }
   const logger = pino({ level: config.logLevel });

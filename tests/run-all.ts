@@ -32,7 +32,9 @@ function timed(name: string, fn: () => Tally) {
 
 /** A static check counts as one test. */
 function check(name: string, command: string, args: string[]) {
-  timed(name, () => (run(command, args) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }));
+  timed(name, () =>
+    run(command, args) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 },
+  );
 }
 
 function vitest(project: string) {
@@ -40,16 +42,27 @@ function vitest(project: string) {
     const report = path.join(ARTIFACTS, `vitest-${project}.json`);
     rmSync(report, { force: true });
     const status = run('npx', [
-      'vitest', 'run', '--project', project, '--passWithNoTests',
-      '--reporter=default', '--reporter=json', `--outputFile.json=${report}`,
+      'vitest',
+      'run',
+      '--project',
+      project,
+      '--passWithNoTests',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
     ]);
     if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
-      numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number;
+      numPassedTests: number;
+      numFailedTests: number;
+      numPendingTests: number;
+      numTodoTests: number;
       numFailedTestSuites: number;
     };
     // A file that fails to load counts as a failure even when no test in it ran.
-    const failed = json.numFailedTests + (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
+    const failed =
+      json.numFailedTests +
+      (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
     return { passed: json.numPassedTests, failed, skipped: json.numPendingTests + json.numTodoTests };
   });
 }
@@ -58,14 +71,25 @@ function pytest() {
   timed('pytest worker', () => {
     const report = path.join(ARTIFACTS, 'pytest-worker.xml');
     rmSync(report, { force: true });
-    const status = run(path.join(VENV_BIN, 'python'), ['-m', 'pytest', 'worker/tests', '-q', `--junitxml=${report}`]);
+    const status = run(path.join(VENV_BIN, 'python'), [
+      '-m',
+      'pytest',
+      'worker/tests',
+      '-q',
+      `--junitxml=${report}`,
+    ]);
     if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
     const xml = readFileSync(report, 'utf8');
-    const attr = (name: string) => Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
+    const attr = (name: string) =>
+      Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
     const total = attr('tests');
     const failed = attr('failures') + attr('errors');
     const skipped = attr('skipped');
-    return { passed: total - failed - skipped, failed: failed || (status !== 0 && status !== 5 ? 1 : 0), skipped };
+    return {
+      passed: total - failed - skipped,
+      failed: failed || (status !== 0 && status !== 5 ? 1 : 0),
+      skipped,
+    };
   });
 }
 
@@ -76,23 +100,32 @@ check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']);
 check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']);
 check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']);
 check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']);
-if (existsSync(path.join(ROOT, 'codegen/generate-types.ts'))) check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
-if (existsSync(path.join(ROOT, 'codegen/check-schemas.ts'))) check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
+if (existsSync(path.join(ROOT, 'codegen/generate-types.ts')))
+  check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
+if (existsSync(path.join(ROOT, 'codegen/check-schemas.ts')))
+  check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
 vitest('unit');
 vitest('server');
 pytest();
 vitest('e2e');
 
-const total = rows.reduce((sum, row) => ({
-  passed: sum.passed + row.tally.passed,
-  failed: sum.failed + row.tally.failed,
-  skipped: sum.skipped + row.tally.skipped,
-}), { passed: 0, failed: 0, skipped: 0 });
+const total = rows.reduce(
+  (sum, row) => ({
+    passed: sum.passed + row.tally.passed,
+    failed: sum.failed + row.tally.failed,
+    skipped: sum.skipped + row.tally.skipped,
+  }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log('\n━━━ summary ━━━');
 for (const row of rows) {
   const { passed, failed, skipped } = row.tally;
-  console.log(`${failed ? '✗' : '✓'} ${row.name.padEnd(26)} ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}  (${row.seconds.toFixed(1)} s)`);
+  console.log(
+    `${failed ? '✗' : '✓'} ${row.name.padEnd(26)} ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}  (${row.seconds.toFixed(1)} s)`,
+  );
 }
 console.log(`total time ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+console.log(
+  `${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
+);
 process.exit(total.failed > 0 ? 1 : 0);

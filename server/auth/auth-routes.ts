@@ -87,7 +87,11 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService }> = async (app,
           data: outcome.redirect ? { redirect: outcome.redirect, email: outcome.email } : undefined,
         });
       }
-      const token = { access_token: outcome.accessToken, token_type: 'bearer', expires_in: outcome.expiresIn };
+      const token = {
+        access_token: outcome.accessToken,
+        token_type: 'bearer',
+        expires_in: outcome.expiresIn,
+      };
       return { success: true, ...token, data: { ...token, redirect: '/profile', email: outcome.user.email } };
     },
   );

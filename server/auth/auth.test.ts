@@ -19,35 +19,65 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('sign-in on $databa
     const reply = await stack.app.inject({
       method: 'POST',
       url: '/api/login',
-      ...form({ grant_type: 'password', username: ADMIN.email.toUpperCase(), password: ADMIN.password, scope: '', client_id: '', client_secret: '' }),
+      ...form({
+        grant_type: 'password',
+        username: ADMIN.email.toUpperCase(),
+        password: ADMIN.password,
+        scope: '',
+        client_id: '',
+        client_secret: '',
+      }),
     });
     expect(reply.statusCode).toBe(200);
-    const body = reply.json() as { data: { access_token: string; redirect: string; email: string }; token_type: string };
+    const body = reply.json() as {
+      data: { access_token: string; redirect: string; email: string };
+      token_type: string;
+    };
     expect(body.data.redirect).toBe('/profile');
     expect(body.data.email).toBe(ADMIN.email);
     expect(body.token_type).toBe('bearer');
     const me = await stack.app.inject({ url: '/api/users/me', headers: bearer(body.data.access_token) });
     expect(me.json()).toMatchObject({ data: { email: ADMIN.email, roles: ['admin', 'user'] } });
     expect(me.body).not.toContain('password');
-    const stored = await stack.services.db.query<{ password_hash: string }>('select password_hash from users where email = $1', [ADMIN.email]);
+    const stored = await stack.services.db.query<{ password_hash: string }>(
+      'select password_hash from users where email = $1',
+      [ADMIN.email],
+    );
     expect(stored.rows[0]!.password_hash).toMatch(/^\$argon2id\$/);
   });
 
   it.skipIf(!mode.available)('refuses a wrong password and a missing field with clear messages', async () => {
-    const wrong = await stack.app.inject({ method: 'POST', url: '/api/login', ...form({ username: ADMIN.email, password: 'nope' }) });
+    const wrong = await stack.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      ...form({ username: ADMIN.email, password: 'nope' }),
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toMatchObject({ detail: 'Incorrect email or password' });
-    const unknown = await stack.app.inject({ method: 'POST', url: '/api/login', ...form({ username: 'who@example.com', password: 'nope' }) });
+    const unknown = await stack.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      ...form({ username: 'who@example.com', password: 'nope' }),
+    });
     expect(unknown.statusCode).toBe(401);
-    const missing = await stack.app.inject({ method: 'POST', url: '/api/login', ...form({ username: ADMIN.email }) });
+    const missing = await stack.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      ...form({ username: ADMIN.email }),
+    });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toMatchObject({ message: 'password is required', errors: [{ field: 'password' }] });
+    expect(missing.json()).toMatchObject({
+      message: 'password is required',
+      errors: [{ field: 'password' }],
+    });
   });
 
   it.skipIf(!mode.available)('revokes the token on logout', async () => {
     const token = await stack.userToken('leaver@example.com');
     expect((await stack.app.inject({ url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(200);
-    expect((await stack.app.inject({ method: 'POST', url: '/api/logout', headers: bearer(token) })).statusCode).toBe(200);
+    expect(
+      (await stack.app.inject({ method: 'POST', url: '/api/logout', headers: bearer(token) })).statusCode,
+    ).toBe(200);
     const after = await stack.app.inject({ url: '/api/users/me', headers: bearer(token) });
     expect(after.statusCode).toBe(401);
     expect(after.json()).toMatchObject({ message: 'User not authenticated. Please log in.' });
@@ -56,22 +86,37 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('sign-in on $databa
   it.skipIf(!mode.available)('applies the gate: verified e-mail, then approval, then a role', async () => {
     const db = stack.services.db;
     const passwordHash = await hashPassword('pending password');
-    await db.query(`insert into users (name, email, password_hash) values ('new', 'new@example.com', $1)`, [passwordHash]);
+    await db.query(`insert into users (name, email, password_hash) values ('new', 'new@example.com', $1)`, [
+      passwordHash,
+    ]);
     const login = () =>
-      stack.app.inject({ method: 'POST', url: '/api/login', ...form({ username: 'new@example.com', password: 'pending password' }) });
-    expect((await login()).json()).toMatchObject({ data: { redirect: '/pending-verify', email: 'new@example.com' } });
+      stack.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        ...form({ username: 'new@example.com', password: 'pending password' }),
+      });
+    expect((await login()).json()).toMatchObject({
+      data: { redirect: '/pending-verify', email: 'new@example.com' },
+    });
     await db.query(`update users set email_verified = true where email = 'new@example.com'`);
     expect((await login()).json()).toMatchObject({ data: { redirect: '/waiting-admin-approval' } });
     await db.query(`update users set is_approved = true where email = 'new@example.com'`);
     const noRole = await login();
     expect(noRole.statusCode).toBe(403);
-    expect(noRole.json()).toMatchObject({ detail: 'No role has been assigned to your account yet. Please contact the admin.' });
+    expect(noRole.json()).toMatchObject({
+      detail: 'No role has been assigned to your account yet. Please contact the admin.',
+    });
   });
 
   it.skipIf(!mode.available)('rejects expired and forged tokens', async () => {
-    const me = (await stack.app.inject({ url: '/api/users/me', headers: bearer(stack.adminToken) })).json() as { data: { id: number } };
+    const me = (
+      await stack.app.inject({ url: '/api/users/me', headers: bearer(stack.adminToken) })
+    ).json() as { data: { id: number } };
     const sessionId = (await stack.services.auth.authenticate(stack.adminToken))!.sessionId;
-    const expired = await new AccessTokens(stack.config.jwtSecret, -10).sign({ userId: me.data.id, sessionId });
+    const expired = await new AccessTokens(stack.config.jwtSecret, -10).sign({
+      userId: me.data.id,
+      sessionId,
+    });
     expect((await stack.app.inject({ url: '/api/users/me', headers: bearer(expired) })).statusCode).toBe(401);
     const forged = await new AccessTokens('x'.repeat(48), 3600).sign({ userId: me.data.id, sessionId });
     expect((await stack.app.inject({ url: '/api/users/me', headers: bearer(forged) })).statusCode).toBe(401);

@@ -95,7 +95,10 @@ class PostgresDatabase implements Database {
 pg.types.setTypeParser(20, (value) => Number(value));
 
 /** PostgreSQL when a URL is given, else the embedded PGlite database under dataDir/pglite. */
-export async function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
+export async function openDatabase(options: {
+  databaseUrl: string | null;
+  dataDir: string;
+}): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     return new PostgresDatabase(pool);

@@ -14,7 +14,9 @@ export async function migrate(db: Database): Promise<string[]> {
     (await db.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name),
   );
   const applied: string[] = [];
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     if (done.has(file)) continue;
     const sql = readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
     await db.transaction(async (tx) => {

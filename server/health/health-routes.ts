@@ -28,10 +28,11 @@ async function probe(fn: () => Promise<unknown>): Promise<string> {
 }
 
 /** GET /health: database, queue and worker runtime, each "ok" or an error text; 200 only when all are ok. */
-export const healthRoutes: FastifyPluginAsync<{ db: Database; queue: JobQueue; runtime: WorkerRuntimeCheck }> = async (
-  app,
-  { db, queue, runtime },
-) => {
+export const healthRoutes: FastifyPluginAsync<{
+  db: Database;
+  queue: JobQueue;
+  runtime: WorkerRuntimeCheck;
+}> = async (app, { db, queue, runtime }) => {
   app.get(
     '/health',
     {
@@ -45,7 +46,9 @@ export const healthRoutes: FastifyPluginAsync<{ db: Database; queue: JobQueue; r
       const [database, queueState, worker] = await Promise.all([
         probe(() => db.ping()),
         probe(() => queue.health()),
-        runtime.check().then((r) => (r.ok ? { state: 'ok', versions: r.versions } : { state: r.error ?? 'error' })),
+        runtime
+          .check()
+          .then((r) => (r.ok ? { state: 'ok', versions: r.versions } : { state: r.error ?? 'error' })),
       ]);
       const allOk = database === 'ok' && queueState === 'ok' && worker.state === 'ok';
       return reply.code(allOk ? 200 : 503).send({

@@ -47,7 +47,10 @@ export class RedisJobEventBus implements JobEventBus {
   private readonly subscriber: Redis;
   private readonly ready: Promise<unknown>;
 
-  constructor(redisUrl: string, private readonly prefix = 'qml') {
+  constructor(
+    redisUrl: string,
+    private readonly prefix = 'qml',
+  ) {
     this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
     this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
     this.ready = this.subscriber.subscribe(`${prefix}:job-events`, `${prefix}:job-stop`);

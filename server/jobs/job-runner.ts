@@ -57,7 +57,8 @@ export class JobRunner {
    */
   async stop(job: JobRecord): Promise<void> {
     const reason = 'Stopped before it started';
-    if (await this.transition(job.id, [JobStatus.queued], JobStatus.manualStop, { reason, error: reason })) return;
+    if (await this.transition(job.id, [JobStatus.queued], JobStatus.manualStop, { reason, error: reason }))
+      return;
     await this.bus.requestStop(job.id);
   }
 

@@ -75,7 +75,12 @@ export class JobsRepository {
   ): Promise<JobEventRecord | null> {
     return this.db.transaction(async (tx) => {
       if (!(await this.updateStatus(tx, id, from, to, fields))) return null;
-      return this.appendEvent(id, 'status', fields.reason ? { status: to, reason: fields.reason } : { status: to }, tx);
+      return this.appendEvent(
+        id,
+        'status',
+        fields.reason ? { status: to, reason: fields.reason } : { status: to },
+        tx,
+      );
     });
   }
 
@@ -101,7 +106,12 @@ export class JobsRepository {
   }
 
   /** Appends an event with the next sequence number; retries when another writer took that number. */
-  async appendEvent(jobId: number, type: string, payload: object, tx: Queryable = this.db): Promise<JobEventRecord> {
+  async appendEvent(
+    jobId: number,
+    type: string,
+    payload: object,
+    tx: Queryable = this.db,
+  ): Promise<JobEventRecord> {
     for (let attempt = 0; ; attempt++) {
       try {
         const { rows } = await tx.query<JobEventRecord>(

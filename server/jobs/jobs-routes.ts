@@ -64,7 +64,8 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
               type: 'number',
               minimum: 0,
               maximum: 600,
-              description: 'Extra time the worker waits while reporting progress, to exercise stop and timeouts',
+              description:
+                'Extra time the worker waits while reporting progress, to exercise stop and timeouts',
             },
           },
         },
@@ -90,7 +91,12 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
       schema: {
         tags: ['jobs'],
         summary: 'The latest jobs of the signed-in user',
-        response: { 200: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'array', items: jobSchema } } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { success: { type: 'boolean' }, data: { type: 'array', items: jobSchema } },
+          },
+        },
       },
     },
     async (request) => ({ success: true, data: (await jobs.list(request.currentUser!)).map(serialise) }),
@@ -109,7 +115,10 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
             type: 'object',
             properties: {
               success: { type: 'boolean' },
-              data: { type: 'object', properties: { job: jobSchema, events: { type: 'array', items: eventSchema } } },
+              data: {
+                type: 'object',
+                properties: { job: jobSchema, events: { type: 'array', items: eventSchema } },
+              },
             },
           },
         },
@@ -127,7 +136,11 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
     '/jobs/:id/stop',
     {
       preHandler: app.requireUser,
-      schema: { tags: ['jobs'], summary: 'Stop a queued or running job (recorded as Manual Stop)', params: idParams },
+      schema: {
+        tags: ['jobs'],
+        summary: 'Stop a queued or running job (recorded as Manual Stop)',
+        params: idParams,
+      },
     },
     async (request, reply) => {
       const job = await jobs.stop(request.currentUser!, request.params.id);

@@ -21,7 +21,9 @@ export class JobsService {
   }
 
   async submit(owner: UserRecord, kind: string, params: object): Promise<JobRecord> {
-    const job = await this.db.transaction((tx) => this.repository.create(tx, { kind, ownerId: owner.id, params }));
+    const job = await this.db.transaction((tx) =>
+      this.repository.create(tx, { kind, ownerId: owner.id, params }),
+    );
     try {
       await this.queue.enqueue(job.id);
     } catch (error) {
@@ -62,6 +64,7 @@ export class JobsService {
       const reason = 'The server restarted while the job was running';
       await this.runner.transition(job.id, [JobStatus.running], JobStatus.failed, { error: reason, reason });
     }
-    for (const job of await this.repository.listByStatus([JobStatus.queued])) await this.queue.enqueue(job.id);
+    for (const job of await this.repository.listByStatus([JobStatus.queued]))
+      await this.queue.enqueue(job.id);
   }
 }

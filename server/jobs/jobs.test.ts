@@ -1,7 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, MODES, startStack, waitForFinal, waitForRunning, type TestStack } from '../test-support/harness';
+import {
+  bearer,
+  MODES,
+  startStack,
+  waitForFinal,
+  waitForRunning,
+  type TestStack,
+} from '../test-support/harness';
 
 type Event = { seq: number; type: string; payload: Record<string, unknown> };
 
@@ -21,7 +28,8 @@ const statuses = (events: Event[]) => events.filter((e) => e.type === 'status').
 describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   let stack: TestStack;
   beforeAll(async () => {
-    if (mode.available) stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '20' });
+    if (mode.available)
+      stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '20' });
   });
   afterAll(async () => stack?.close());
 
@@ -74,30 +82,41 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
     expect((stack.app.server.address() as AddressInfo).port).toBeGreaterThan(0);
   });
 
-  it.skipIf(!mode.available)('stops a running job: the process is killed and Manual Stop recorded', async () => {
-    const submitted = await start(stack, { delay_seconds: 60 });
-    const pid = await waitForRunning(stack, submitted.id);
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: `/api/jobs/${submitted.id}/stop`,
-      headers: bearer(stack.adminToken),
-    });
-    expect(reply.statusCode).toBe(202);
-    const { job, events } = await waitForFinal(stack, submitted.id, 15_000);
-    expect(job.status).toBe('Manual Stop');
-    expect(statuses(events as Event[])).toEqual(['queued', 'running', 'Manual Stop']);
-    expect(() => process.kill(pid, 0)).toThrow();
-  });
+  it.skipIf(!mode.available)(
+    'stops a running job: the process is killed and Manual Stop recorded',
+    async () => {
+      const submitted = await start(stack, { delay_seconds: 60 });
+      const pid = await waitForRunning(stack, submitted.id);
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: `/api/jobs/${submitted.id}/stop`,
+        headers: bearer(stack.adminToken),
+      });
+      expect(reply.statusCode).toBe(202);
+      const { job, events } = await waitForFinal(stack, submitted.id, 15_000);
+      expect(job.status).toBe('Manual Stop');
+      expect(statuses(events as Event[])).toEqual(['queued', 'running', 'Manual Stop']);
+      expect(() => process.kill(pid, 0)).toThrow();
+    },
+  );
 
   it.skipIf(!mode.available)('stops a queued job before it starts', async () => {
     const running = await start(stack, { delay_seconds: 60 });
     await waitForRunning(stack, running.id);
     const queued = await start(stack, {});
-    await stack.app.inject({ method: 'POST', url: `/api/jobs/${queued.id}/stop`, headers: bearer(stack.adminToken) });
+    await stack.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${queued.id}/stop`,
+      headers: bearer(stack.adminToken),
+    });
     const { job, events } = await waitForFinal(stack, queued.id, 5_000);
     expect(job.status).toBe('Manual Stop');
     expect(statuses(events as Event[])).toEqual(['queued', 'Manual Stop']);
-    await stack.app.inject({ method: 'POST', url: `/api/jobs/${running.id}/stop`, headers: bearer(stack.adminToken) });
+    await stack.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${running.id}/stop`,
+      headers: bearer(stack.adminToken),
+    });
     expect((await waitForFinal(stack, running.id, 15_000)).job.status).toBe('Manual Stop');
   });
 
@@ -115,66 +134,90 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   });
 });
 
-describe.each(MODES.filter((m) => m.queue === 'in-process'))('job limits and ownership on $database', (mode) => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    if (mode.available) stack = await startStack(mode, { WORKER_TIMEOUT_SECONDS: '3' });
-  });
-  afterAll(async () => stack?.close());
-
-  it.skipIf(!mode.available)('records Failed when a job exceeds its time limit', async () => {
-    const submitted = await start(stack, { delay_seconds: 60 });
-    const { job } = (await waitForFinal(stack, submitted.id, 20_000)) as unknown as {
-      job: { status: string; error: string };
-    };
-    expect(job.status).toBe('Failed');
-    expect(job.error).toBe('The job exceeded its time limit of 3 s and was stopped');
-  });
-
-  it.skipIf(!mode.available)('hides a job from other users and refuses the self-test to non-admins', async () => {
-    const submitted = await start(stack, { shots: 16 });
-    const other = await stack.userToken('someone@example.com');
-    const seen = await stack.app.inject({ url: `/api/jobs/${submitted.id}`, headers: bearer(other) });
-    expect(seen.statusCode).toBe(404);
-    const stop = await stack.app.inject({ method: 'POST', url: `/api/jobs/${submitted.id}/stop`, headers: bearer(other) });
-    expect(stop.statusCode).toBe(404);
-    const refused = await stack.app.inject({
-      method: 'POST',
-      url: '/api/diagnostics/self-test',
-      headers: bearer(other),
-      payload: {},
+describe.each(MODES.filter((m) => m.queue === 'in-process'))(
+  'job limits and ownership on $database',
+  (mode) => {
+    let stack: TestStack;
+    beforeAll(async () => {
+      if (mode.available) stack = await startStack(mode, { WORKER_TIMEOUT_SECONDS: '3' });
     });
-    expect(refused.statusCode).toBe(403);
-    const anonymous = await stack.app.inject({ url: `/api/jobs/${submitted.id}` });
-    expect(anonymous.statusCode).toBe(401);
-    await waitForFinal(stack, submitted.id);
-  });
+    afterAll(async () => stack?.close());
 
-  it.skipIf(!mode.available)('after a restart, fails the jobs that were running and queues the waiting ones again', async () => {
-    const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
-    const interrupted = await stack.services.db.transaction((tx) =>
-      stack.services.jobs.repository.create(tx, { kind: 'self-test', ownerId: admin.id, params: { shots: 8 } }),
-    );
-    await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [interrupted.id]);
-    const waiting = await stack.services.db.transaction((tx) =>
-      stack.services.jobs.repository.create(tx, { kind: 'self-test', ownerId: admin.id, params: { shots: 8 } }),
-    );
-    await stack.services.jobs.recoverAfterRestart();
-    const failed = await waitForFinal(stack, interrupted.id, 5_000);
-    expect(failed.job).toMatchObject({ status: 'Failed', error: 'The server restarted while the job was running' });
-    expect((await waitForFinal(stack, waiting.id)).job.status).toBe('Completed');
-  });
-
-  it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: '/api/diagnostics/self-test',
-      headers: bearer(stack.adminToken),
-      payload: { shots: 0 },
+    it.skipIf(!mode.available)('records Failed when a job exceeds its time limit', async () => {
+      const submitted = await start(stack, { delay_seconds: 60 });
+      const { job } = (await waitForFinal(stack, submitted.id, 20_000)) as unknown as {
+        job: { status: string; error: string };
+      };
+      expect(job.status).toBe('Failed');
+      expect(job.error).toBe('The job exceeded its time limit of 3 s and was stopped');
     });
-    expect(reply.statusCode).toBe(400);
-    expect(reply.json()).toMatchObject({ success: false, errors: [{ field: 'shots' }] });
-    const notANumber = await stack.app.inject({ url: '/api/jobs/abc', headers: bearer(stack.adminToken) });
-    expect(notANumber.statusCode).toBe(400);
-  });
-});
+
+    it.skipIf(!mode.available)(
+      'hides a job from other users and refuses the self-test to non-admins',
+      async () => {
+        const submitted = await start(stack, { shots: 16 });
+        const other = await stack.userToken('someone@example.com');
+        const seen = await stack.app.inject({ url: `/api/jobs/${submitted.id}`, headers: bearer(other) });
+        expect(seen.statusCode).toBe(404);
+        const stop = await stack.app.inject({
+          method: 'POST',
+          url: `/api/jobs/${submitted.id}/stop`,
+          headers: bearer(other),
+        });
+        expect(stop.statusCode).toBe(404);
+        const refused = await stack.app.inject({
+          method: 'POST',
+          url: '/api/diagnostics/self-test',
+          headers: bearer(other),
+          payload: {},
+        });
+        expect(refused.statusCode).toBe(403);
+        const anonymous = await stack.app.inject({ url: `/api/jobs/${submitted.id}` });
+        expect(anonymous.statusCode).toBe(401);
+        await waitForFinal(stack, submitted.id);
+      },
+    );
+
+    it.skipIf(!mode.available)(
+      'after a restart, fails the jobs that were running and queues the waiting ones again',
+      async () => {
+        const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
+        const interrupted = await stack.services.db.transaction((tx) =>
+          stack.services.jobs.repository.create(tx, {
+            kind: 'self-test',
+            ownerId: admin.id,
+            params: { shots: 8 },
+          }),
+        );
+        await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [interrupted.id]);
+        const waiting = await stack.services.db.transaction((tx) =>
+          stack.services.jobs.repository.create(tx, {
+            kind: 'self-test',
+            ownerId: admin.id,
+            params: { shots: 8 },
+          }),
+        );
+        await stack.services.jobs.recoverAfterRestart();
+        const failed = await waitForFinal(stack, interrupted.id, 5_000);
+        expect(failed.job).toMatchObject({
+          status: 'Failed',
+          error: 'The server restarted while the job was running',
+        });
+        expect((await waitForFinal(stack, waiting.id)).job.status).toBe('Completed');
+      },
+    );
+
+    it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: '/api/diagnostics/self-test',
+        headers: bearer(stack.adminToken),
+        payload: { shots: 0 },
+      });
+      expect(reply.statusCode).toBe(400);
+      expect(reply.json()).toMatchObject({ success: false, errors: [{ field: 'shots' }] });
+      const notANumber = await stack.app.inject({ url: '/api/jobs/abc', headers: bearer(stack.adminToken) });
+      expect(notANumber.statusCode).toBe(400);
+    });
+  },
+);

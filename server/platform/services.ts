@@ -33,7 +33,9 @@ export function createServices(
   options: { runWorkers?: boolean } = {},
 ): Services {
   const prefix = config.redisPrefix;
-  const bus: JobEventBus = config.redisUrl ? new RedisJobEventBus(config.redisUrl, prefix) : new LocalJobEventBus();
+  const bus: JobEventBus = config.redisUrl
+    ? new RedisJobEventBus(config.redisUrl, prefix)
+    : new LocalJobEventBus();
   const queue: JobQueue = config.redisUrl
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
     : new InProcessJobQueue(config.workerConcurrency);

@@ -11,7 +11,8 @@ import { openDatabase, openMemoryDatabase, type Database } from '../db/database'
 import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../platform/services';
 
-export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const POSTGRES_ADMIN_URL =
+  process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function answers(fn: () => Promise<unknown>): Promise<boolean> {
@@ -37,7 +38,9 @@ export const redisAvailable = await answers(async () => {
 });
 
 if (!postgresAvailable) {
-  console.warn(`\n!!!!! PostgreSQL at ${POSTGRES_ADMIN_URL} does not answer: the PostgreSQL pass is SKIPPED !!!!!\n`);
+  console.warn(
+    `\n!!!!! PostgreSQL at ${POSTGRES_ADMIN_URL} does not answer: the PostgreSQL pass is SKIPPED !!!!!\n`,
+  );
 }
 if (!redisAvailable) {
   console.warn(`\n!!!!! Redis at ${REDIS_URL} does not answer: the BullMQ pass is SKIPPED !!!!!\n`);
@@ -102,10 +105,16 @@ export async function startStack(
   const users = new UsersRepository(db);
   const createUser = async (email: string, password: string, roles: string[]) => {
     const passwordHash = await hashPassword(password);
-    await db.transaction((tx) => users.createActivated(tx, { name: email.split('@')[0]!, email, passwordHash, roles }));
+    await db.transaction((tx) =>
+      users.createActivated(tx, { name: email.split('@')[0]!, email, passwordHash, roles }),
+    );
   };
   const tokenFor = async (email: string, password: string) => {
-    const reply = await app.inject({ method: 'POST', url: '/api/login', payload: { username: email, password } });
+    const reply = await app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: email, password },
+    });
     return (reply.json() as { data: { access_token: string } }).data.access_token;
   };
   await createUser(ADMIN.email, ADMIN.password, ['admin', 'user']);
@@ -133,7 +142,11 @@ export async function waitForFinal(stack: TestStack, jobId: number, timeoutMs = 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await stack.app.inject({ url: `/api/jobs/${jobId}`, headers: bearer(stack.adminToken) });
-    const data = (reply.json() as { data: { job: { status: string }; events: { type: string; payload: Record<string, unknown> }[] } }).data;
+    const data = (
+      reply.json() as {
+        data: { job: { status: string }; events: { type: string; payload: Record<string, unknown> }[] };
+      }
+    ).data;
     if (['Completed', 'Failed', 'Manual Stop'].includes(data.job.status)) return data;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${data.job.status}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -32,11 +32,17 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
     const health = await fetch(`${product.url}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ database: 'ok', queue: 'ok', worker: 'ok' });
-    const openapi = (await (await fetch(`${product.url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/api/login', '/api/health', '/api/jobs/{id}']));
+    const openapi = (await (await fetch(`${product.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(['/api/login', '/api/health', '/api/jobs/{id}']),
+    );
     const page = await browser.newPage();
     await page.goto(`${product.url}/no/such/page`);
-    await expect(page.getByText('Looks like our services are currently offline').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Looks like our services are currently offline').isVisible()).resolves.toBe(
+      true,
+    );
     await page.close();
   });
 
@@ -78,8 +84,16 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
 
     // The counts the page shows are the stored ones: read them back through the API.
     const token = await page.evaluate(() => localStorage.getItem('ACCESS_TOKEN'));
-    const jobs = (await (await fetch(`${product.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
-      data: { id: number; status: string; result: { counts: Record<string, number> }; started_at: string; created_at: string }[];
+    const jobs = (await (
+      await fetch(`${product.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      data: {
+        id: number;
+        status: string;
+        result: { counts: Record<string, number> };
+        started_at: string;
+        created_at: string;
+      }[];
     };
     const job = jobs.data[0]!;
     expect(job.status).toBe('Completed');

@@ -14,7 +14,7 @@ const AuthContext = createContext<AuthState | null>(null);
 /** Loads the current user on first view; a failed lookup means signed out. */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<CurrentUser | null>(null);
-  const [loading, setLoading] = useState(true);
+  const [loading, setLoading] = useState(() => Boolean(getAccessToken()));
 
   const refresh = useCallback(async () => {
     if (!getAccessToken()) {
@@ -38,8 +38,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    void refresh();
-  }, [refresh]);
+    if (!getAccessToken()) return;
+    let cancelled = false;
+    getCurrentUser()
+      .then((found) => !cancelled && setUser(found))
+      .catch(() => {
+        setAccessToken(null);
+        if (!cancelled) setUser(null);
+      })
+      .finally(() => !cancelled && setLoading(false));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
 
   const value = useMemo(() => ({ user, loading, refresh, logout }), [user, loading, refresh, logout]);
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

@@ -56,7 +56,13 @@ export function LoginModal({ onClose, onSuccess }: { onClose: () => void; onSucc
         <h2 id="login-title">Login</h2>
         <label>
           E-mail
-          <input name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         {errors.email && <p className="field-error">{errors.email}</p>}
         <label>
@@ -70,7 +76,11 @@ export function LoginModal({ onClose, onSuccess }: { onClose: () => void; onSucc
           />
         </label>
         {errors.password && <p className="field-error">{errors.password}</p>}
-        {errors.form && <p className="form-error" role="alert">{errors.form}</p>}
+        {errors.form && (
+          <p className="form-error" role="alert">
+            {errors.form}
+          </p>
+        )}
         {success && <p className="form-success">{success}</p>}
         <div className="modal-actions">
           <button type="button" className="button secondary" onClick={onClose}>

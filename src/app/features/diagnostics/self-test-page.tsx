@@ -68,8 +68,8 @@ export function SelfTestPage() {
         <div>
           <h1>Quantum self-test</h1>
           <p className="muted">
-            Runs a 2-qubit Bell circuit on the Qiskit Aer simulator through the job queue and a Python worker. A healthy
-            stack measures only <code>00</code> and <code>11</code>, in roughly equal numbers.
+            Runs a 2-qubit Bell circuit on the Qiskit Aer simulator through the job queue and a Python worker.
+            A healthy stack measures only <code>00</code> and <code>11</code>, in roughly equal numbers.
           </p>
         </div>
       </header>
@@ -89,20 +89,39 @@ export function SelfTestPage() {
           Run self-test
         </button>
         {running && job && (
-          <button className="button danger" onClick={() => void stopJob(job.id).catch((e: Error) => setError(e.message))}>
+          <button
+            className="button danger"
+            onClick={() => void stopJob(job.id).catch((e: Error) => setError(e.message))}
+          >
             Stop
           </button>
         )}
         {job && <StatusBadge status={job.status} />}
         {job?.execution_time != null && <span className="muted">{job.execution_time.toFixed(2)} s</span>}
       </div>
-      {error && <p className="form-error" role="alert">{error}</p>}
-      {job?.error && <p className="form-error" data-testid="job-error">{job.error}</p>}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {job?.error && (
+        <p className="form-error" data-testid="job-error">
+          {job.error}
+        </p>
+      )}
       {job && (
         <div className="grid-2">
           <div className="card">
             <h2>Counts</h2>
-            {counts ? <CountsChart counts={counts} /> : <p className="muted">{progress ? `${String(progress.payload.stage ?? '')} — ${String(progress.payload.percent)}%` : 'Waiting for the worker…'}</p>}
+            {counts ? (
+              <CountsChart counts={counts} />
+            ) : (
+              <p className="muted">
+                {progress
+                  ? `${String(progress.payload.stage ?? '')} — ${String(progress.payload.percent)}%`
+                  : 'Waiting for the worker…'}
+              </p>
+            )}
             {progress && running && (
               <div className="progress" aria-label="progress">
                 <div style={{ width: `${Number(progress.payload.percent)}%` }} />
@@ -121,7 +140,9 @@ export function SelfTestPage() {
               ))}
             </ol>
             <h2>Logs</h2>
-            <pre className="logs">{logs.map((e) => `[${String(e.payload.level)}] ${String(e.payload.message)}`).join('\n') || '—'}</pre>
+            <pre className="logs">
+              {logs.map((e) => `[${String(e.payload.level)}] ${String(e.payload.message)}`).join('\n') || '—'}
+            </pre>
           </div>
         </div>
       )}

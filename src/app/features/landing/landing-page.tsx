@@ -19,8 +19,8 @@ export function LandingPage() {
       <div className="hero">
         <h1>Quantum and classical machine learning, without writing code</h1>
         <p className="lead">
-          Build, run and compare models for stock price prediction, portfolio optimization, fraud detection, demand
-          forecasting and brain tumor MRI classification — on real quantum simulators and devices.
+          Build, run and compare models for stock price prediction, portfolio optimization, fraud detection,
+          demand forecasting and brain tumor MRI classification — on real quantum simulators and devices.
         </p>
         {user?.roles.includes('admin') ? (
           <Link className="button primary large" to="/admin/diagnostics">

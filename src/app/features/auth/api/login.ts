@@ -15,7 +15,11 @@ export async function login(email: string, password: string): Promise<LoginReply
   });
   const body = (await response.json()) as LoginReply & { detail?: string; message?: string };
   if (!response.ok) {
-    throw new ApiError(body.detail ?? body.message ?? 'Login failed. Please try again.', response.status, body);
+    throw new ApiError(
+      body.detail ?? body.message ?? 'Login failed. Please try again.',
+      response.status,
+      body,
+    );
   }
   setAccessToken(body.data.access_token);
   return body;

@@ -21,7 +21,12 @@ export interface JobEvent {
 }
 
 export async function startSelfTest(shots: number): Promise<Job> {
-  return (await apiFetch<{ data: Job }>('/diagnostics/self-test', { method: 'POST', body: JSON.stringify({ shots }) })).data;
+  return (
+    await apiFetch<{ data: Job }>('/diagnostics/self-test', {
+      method: 'POST',
+      body: JSON.stringify({ shots }),
+    })
+  ).data;
 }
 
 export async function getJob(id: number): Promise<{ job: Job; events: JobEvent[] }> {
@@ -42,7 +47,10 @@ export async function followJobEvents(
   onEvent: (event: JobEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(`/api/jobs/${id}/events?after=${afterSeq}`, { headers: authHeaders(), signal });
+  const response = await fetch(`/api/jobs/${id}/events?after=${afterSeq}`, {
+    headers: authHeaders(),
+    signal,
+  });
   if (!response.ok || !response.body) throw new Error(`HTTP error! Status: ${response.status}`);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
