@@ -105,7 +105,7 @@ export function resolveFields(schema: ObjectSchema | FieldSchema, value: unknown
 
 /** The field's schema regardless of the value: the base, merged with the first branch that mentions it. */
 export function firstDeclaration(schema: ObjectSchema | FieldSchema, name: string): FieldSchema | undefined {
-  let merged = schema.properties?.[name];
+  const merged = schema.properties?.[name];
   for (const condition of conditionsOf(schema)) {
     for (const branch of [condition.then, condition.else]) {
       const override = branch?.properties?.[name];

@@ -1,0 +1,212 @@
+// npm run schemas:check: each kind of mistake a domain expert can make is reported with the file,
+// a JSON pointer into it and the reason.
+
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { checkSchemaSources, type SchemaIssue } from '../src/engine';
+import { DEFAULT_SCHEMAS_DIR, loadSchemaSources, REPO_ROOT } from './load-schemas';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are edited freely
+
+const STOCK = 'problems/stock-price-prediction.json';
+const BRAIN = 'problems/brain-tumor.json';
+
+function checkWith(file: string, edit: (json: Json) => void): SchemaIssue[] {
+  const sources = loadSchemaSources();
+  const copy = structuredClone(sources[file]) as Json;
+  edit(copy);
+  return checkSchemaSources({ ...sources, [file]: copy });
+}
+
+describe('schemas:check', () => {
+  it('the repository schemas pass', () => {
+    expect(checkSchemaSources(loadSchemaSources())).toEqual([]);
+  });
+
+  it.each<[string, string, (j: Json) => void, Partial<SchemaIssue>]>([
+    [
+      'meta-schema: an unknown field kind',
+      STOCK,
+      (j) =>
+        (j.forms.model_configurations.schema.properties.training_model_method['x-field'].kind = 'dropdown'),
+      {
+        pointer: '/forms/model_configurations/schema/properties/training_model_method/x-field/kind',
+        reason: expect.stringContaining('must be equal to one of the allowed values'),
+      },
+    ],
+    [
+      'meta-schema: an `if` without `required`',
+      STOCK,
+      (j) => delete j.forms.model_configurations.schema.allOf[0].if.required,
+      { pointer: '/forms/model_configurations/schema/allOf/0/if', reason: 'missing required key "required"' },
+    ],
+    [
+      'meta-schema: four use cases',
+      STOCK,
+      (j) => j.useCases.pop(),
+      { pointer: '/useCases', reason: 'must NOT have fewer than 5 items' },
+    ],
+    [
+      'unknown shared definition',
+      STOCK,
+      (j) => (j.forms.model_configurations.schema.properties.epochs = { $ref: 'defs.json#/$defs/epoch' }),
+      {
+        pointer: '/forms/model_configurations/schema/properties/epochs/$ref',
+        reason: 'unknown shared definition "epoch" (not in defs.json $defs)',
+      },
+    ],
+    [
+      'mapping pointer to an undeclared field',
+      STOCK,
+      (j) => (j.job.body[3].from = '/preprocess/training_feature'),
+      { pointer: '/job/body/3/from', reason: '/preprocess/training_feature is not a declared field' },
+    ],
+    [
+      'mapping target missing from the job-body schema',
+      STOCK,
+      (j) => j.job.body.push({ to: '/extra', const: 1 }),
+      { pointer: `/job/body/19/to`, reason: '/extra is not a property of the job-body schema' },
+    ],
+    [
+      'a required body key no entry sets',
+      STOCK,
+      (j) => j.job.body.splice(1, 1),
+      { pointer: '/job/bodySchema/required/1', reason: '"dataset" is required but no mapping entry sets it' },
+    ],
+    [
+      'a default that is not an option',
+      STOCK,
+      (j) => (j.forms.preprocess.schema.properties.train_test_split.default = 0.65),
+      {
+        pointer: '/forms/preprocess/schema/properties/train_test_split/default',
+        reason: 'default 0.65 is not one of the options [0.5,0.6,0.7,0.8]',
+      },
+    ],
+    [
+      'a branch default that is not one of the branch options',
+      STOCK,
+      (j) =>
+        (j.forms.model_configurations.schema.allOf[1].then.properties.training_model_method.default =
+          'Quantum'),
+      {
+        pointer: '/forms/model_configurations/schema/allOf/1/then/properties/training_model_method/default',
+        reason: 'default "Quantum" is not one of the options ["LSTM","GRU","RNN"]',
+      },
+    ],
+    [
+      'a condition testing a value that is not an option',
+      STOCK,
+      (j) => (j.forms.model_configurations.schema.allOf[0].if.properties.model_type.const = 'quantum'),
+      {
+        pointer: '/forms/model_configurations/schema/allOf/0/if/properties/model_type',
+        reason: '"quantum" is not an option of "model_type"',
+      },
+    ],
+    [
+      'a section naming an unknown field',
+      STOCK,
+      (j) => j.forms.preprocess.sections[0].fields.push('features'),
+      { pointer: '/forms/preprocess/sections/0/fields/4', reason: '"features" is not a field of preprocess' },
+    ],
+    [
+      'a field in no section',
+      STOCK,
+      (j) => j.forms.preprocess.sections[1].fields.pop(),
+      {
+        pointer: '/forms/preprocess/schema/properties/missing_values',
+        reason: 'field "missing_values" is in no section',
+      },
+    ],
+    [
+      'a message for a keyword the field does not use',
+      STOCK,
+      (j) => (j.forms.model_configurations.schema.errorMessage.required.qubits = 'Qubits is required'),
+      {
+        pointer: '/forms/model_configurations/schema/errorMessage/required/qubits',
+        reason: 'message for "qubits", which is not in "required" here',
+      },
+    ],
+    [
+      'an example that does not validate',
+      STOCK,
+      (j) => (j.example.appData.model_configurations.epochs = 500),
+      {
+        pointer: '/example/appData/model_configurations/epochs',
+        reason: 'example is invalid: Epochs must be less than or equal to 100',
+      },
+    ],
+    [
+      'an example holding values of inactive fields',
+      BRAIN,
+      (j) => (j.example.appData.model_configurations.numQubits = 4),
+      {
+        pointer: '/example/appData/model_configurations',
+        reason: 'example holds values of inactive or undeclared fields',
+      },
+    ],
+    [
+      'an example whose job body breaks the job-body schema',
+      BRAIN,
+      (j) => (j.job.bodySchema.properties.optimizer.enum = ['Adam']),
+      {
+        pointer: '/job/body',
+        reason: expect.stringContaining('/optimizer: must be equal to one of the allowed values'),
+      },
+    ],
+    [
+      'an unknown category and output',
+      STOCK,
+      (j) => {
+        j.category = 'finance';
+        j.outputs.push('roc_curve');
+      },
+      { pointer: '/category', reason: 'unknown category "finance" (see categories.json)' },
+    ],
+    [
+      'a problem id that does not match its file name',
+      STOCK,
+      (j) => (j.id = 'stock-prediction'),
+      { pointer: '/id', reason: 'id "stock-prediction" does not match the file name' },
+    ],
+  ])('%s', (_name, file, edit, expected) => {
+    expect(checkWith(file, edit)).toContainEqual({ file, ...expected });
+  });
+
+  it('the CLI prints file, pointer and reason and exits 1', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'qml-check-'));
+    try {
+      cpSync(DEFAULT_SCHEMAS_DIR, dir, { recursive: true });
+      const stock = loadSchemaSources(dir)[STOCK] as Json;
+      stock.forms.model_configurations.schema.properties.epochs.minimun = 3;
+      writeFileSync(path.join(dir, STOCK), JSON.stringify(stock));
+      let output = '';
+      let status = 0;
+      try {
+        execFileSync(
+          process.execPath,
+          ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/check-schemas.ts'), dir],
+          {
+            cwd: REPO_ROOT,
+            encoding: 'utf8',
+            stdio: 'pipe',
+          },
+        );
+      } catch (err) {
+        const e = err as { status: number; stderr: string };
+        status = e.status;
+        output = e.stderr;
+      }
+      expect(status).toBe(1);
+      expect(output).toContain(
+        'problems/stock-price-prediction.json /forms/model_configurations/schema/properties/epochs/minimun: unknown key "minimun" (not allowed here)',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
