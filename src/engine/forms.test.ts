@@ -158,3 +158,25 @@ describe('sections', () => {
     expect(validateAppData(stock, data, ex.context).errors).toHaveLength(1);
   });
 });
+
+describe('object fields', () => {
+  it('the device picker lists every sub-field, inactive ones with active: false and their options', () => {
+    const ex = createExampleAppData(stock);
+    const picker = getTabSections(stock, 'model', ex.appData).find((s) => s.id === 'quantum-device')!
+      .fields[0]!;
+    expect(picker.subfields?.map((f) => [f.name, f.active, f.required, f.widget])).toEqual([
+      ['use_quantum_sim', true, true, 'checkbox'],
+      ['check_custom_ibm_token', true, false, 'checkbox'],
+      ['sim_quantum_device', true, true, 'select'],
+      ['quantum_noise_model', true, false, 'select'],
+      ['act_quantum_device', false, false, 'select'],
+      ['custom_ibm_token', false, false, 'customIbmToken'],
+    ]);
+    expect(picker.subfields?.find((f) => f.name === 'act_quantum_device')!.options?.length).toBeGreaterThan(
+      0,
+    );
+    expect(
+      picker.subfields?.find((f) => f.name === 'sim_quantum_device')!.options?.map((o) => o.value),
+    ).toEqual(['aer_simulator_statevector', 'statevector_simulator', 'qasm_simulator']);
+  });
+});

@@ -37,6 +37,9 @@ export interface FieldView {
   kind: FieldKind;
   /** Widget (or, for object fields, rjsf field) name to render with. */
   widget: string;
+  /** Top-level section fields are always active; sub-fields may not be (e.g. the real-device
+   * select in simulator mode), so widgets can show them disabled with their options. */
+  active: boolean;
   required: boolean;
   placeholder?: string;
   helplink?: string;
@@ -46,6 +49,8 @@ export interface FieldView {
   value: unknown;
   /** Messages for this field and its sub-fields, most basic first. */
   errors: string[];
+  /** Object fields (splitter, device picker): every declared sub-field, active or not. */
+  subfields?: FieldView[];
 }
 
 export interface SectionView {
@@ -196,21 +201,21 @@ export function formsOfTab(problem: Problem, tab: TabId): FormKey[] {
 
 function fieldView(
   field: ResolvedField,
-  form: FormKey,
+  path: string,
   value: unknown,
   errors: readonly FieldError[],
   scope: RenderScope,
 ): FieldView {
   const xField = field.schema['x-field'];
-  const path = `/${form}/${field.name}`;
   const options = fieldOptions(field.schema, scope.context, scope.platform);
-  return {
+  const view: FieldView = {
     name: field.name,
     path,
     label: field.schema.title ?? field.name,
     ...(field.schema.description ? { description: field.schema.description } : {}),
     kind: xField?.kind ?? 'text',
     widget: widgetOf(xField),
+    active: field.active,
     required: field.required,
     ...(xField?.placeholder ? { placeholder: xField.placeholder } : {}),
     ...(xField?.helplink ? { helplink: xField.helplink } : {}),
@@ -220,6 +225,18 @@ function fieldView(
     value,
     errors: errors.filter((e) => e.path === path || e.path.startsWith(path + '/')).map((e) => e.message),
   };
+  if (hasFields(field.schema)) {
+    view.subfields = resolveFields(field.schema, value).map((sub) =>
+      fieldView(
+        sub,
+        `${path}/${sub.name}`,
+        isPlainObject(value) ? value[sub.name] : undefined,
+        errors,
+        scope,
+      ),
+    );
+  }
+  return view;
 }
 
 /**
@@ -260,7 +277,7 @@ export function getTabSections(
         tab,
         ...(section.wizardStep !== undefined ? { wizardStep: section.wizardStep } : {}),
         visible: active.length > 0,
-        fields: active.map((f) => fieldView(f, form, formValue[f.name], errors, scope)),
+        fields: active.map((f) => fieldView(f, `/${form}/${f.name}`, formValue[f.name], errors, scope)),
         schema: {
           type: 'object',
           title: section.heading,

@@ -393,3 +393,17 @@ describe('result shape', () => {
     );
   });
 });
+
+describe('error order', () => {
+  it('follows the forms: dataset, preprocess, model configuration, each in declaration order', () => {
+    const paths = validateAppData(stock, {}).errors.map((e) => e.path);
+    expect(paths.slice(0, 3)).toEqual([
+      '/dataset/url',
+      '/preprocess/training_features',
+      '/preprocess/prediction_features',
+    ]);
+    expect(paths.indexOf('/model_configurations/model_type')).toBeLessThan(
+      paths.indexOf('/model_configurations/training_model_method'),
+    );
+  });
+});

@@ -4,10 +4,18 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 
 import { createAppDataAjv, createPlainAjv, type AjvInstance } from './ajv';
 import { buildValidationSchema } from './app-data-schema';
-import { lookupField, pruneValue } from './conditions';
+import { declaredFieldNames, firstDeclaration, lookupField, pruneValue } from './conditions';
 import { isPlainObject } from './json';
 import { formatPointer, parsePointer } from './pointer';
-import type { AppData, EngineContext, FieldError, FormKey, Problem, ValidationResult } from './types';
+import type {
+  AppData,
+  EngineContext,
+  FieldError,
+  FieldSchema,
+  FormKey,
+  Problem,
+  ValidationResult,
+} from './types';
 
 interface CompiledProblem {
   appData: ValidateFunction;
@@ -129,9 +137,13 @@ function flatten(errors: ErrorObject[], prefix: string): RawError[] {
 function finish(
   raw: RawError[],
   describe: (e: RawError) => { message: string; label?: string },
+  rank: (path: string) => number[] = () => [],
 ): FieldError[] {
   const groups = new Map<string, RawError[]>();
-  for (const e of raw) {
+  const ranks = new Map<string, number[]>();
+  for (const path of new Set(raw.map((e) => e.path))) ranks.set(path, rank(path));
+  const ordered = [...raw].sort((a, b) => compareRanks(ranks.get(a.path)!, ranks.get(b.path)!));
+  for (const e of ordered) {
     const list = groups.get(e.path) ?? [];
     list.push(e);
     groups.set(e.path, list);
@@ -155,6 +167,30 @@ function finish(
     }
   }
   return out;
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** Position of a path in the forms: form order, then declaration order at each level. */
+function pathRank(problem: Problem, path: string): number[] {
+  const [formKey, ...rest] = parsePointer(path);
+  const rank = [problem.formKeys.indexOf(formKey as FormKey)];
+  let schema: FieldSchema | undefined = problem.forms[formKey as FormKey]?.schema as FieldSchema | undefined;
+  for (const segment of rest) {
+    if (!schema) break;
+    if (schema.items && /^\d+$/.test(segment)) {
+      rank.push(Number(segment));
+      schema = schema.items;
+      continue;
+    }
+    const names = declaredFieldNames(schema);
+    rank.push(names.indexOf(segment));
+    schema = firstDeclaration(schema, segment);
+  }
+  return rank;
 }
 
 /** Fills in the form objects the problem declares, so their required fields are reported. */
@@ -182,12 +218,16 @@ export function validateAppData(
   const valid = validate({ app_data: data, context: ctx }) as boolean;
   if (valid) return { valid: true, errors: [] };
   const required = problem.platform.messages.fieldRequired;
-  const errors = finish(flatten(validate.errors ?? [], '/app_data'), (e) => {
-    const label = labelAt(problem, e.path, data);
-    if (e.message !== undefined) return { message: e.message, label };
-    if (e.keyword === 'required') return { message: required, label };
-    return { message: `${label ?? parsePointer(e.path).pop() ?? 'Value'} ${e.ajvMessage}`, label };
-  });
+  const errors = finish(
+    flatten(validate.errors ?? [], '/app_data'),
+    (e) => {
+      const label = labelAt(problem, e.path, data);
+      if (e.message !== undefined) return { message: e.message, label };
+      if (e.keyword === 'required') return { message: required, label };
+      return { message: `${label ?? parsePointer(e.path).pop() ?? 'Value'} ${e.ajvMessage}`, label };
+    },
+    (path) => pathRank(problem, path),
+  );
   return { valid: errors.length === 0, errors };
 }
 
