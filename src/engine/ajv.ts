@@ -5,6 +5,7 @@
 // Job bodies and the schema files: plain ajv (draft 2020-12) without $data or custom keywords,
 // so what passes here also passes Python's jsonschema in the worker.
 
+import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { DataValidateFunction, DataValidationCxt } from 'ajv/dist/types';
 import ajvErrors from 'ajv-errors';
@@ -76,4 +77,15 @@ export function createPlainAjv(): AjvInstance {
   });
   addFormats(ajv);
   return ajv;
+}
+
+/** Draft-07 ajv: job-body schemas must also mean the same under draft-07 (the worker's validator). */
+export function createDraft07Ajv(): Ajv {
+  return new Ajv({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+  });
 }

@@ -2,7 +2,7 @@
 // cross-checks that a meta-schema cannot express. Every finding names the file, a JSON pointer
 // into it and the reason.
 
-import { createAppDataAjv } from './ajv';
+import { createAppDataAjv, createDraft07Ajv } from './ajv';
 import { buildValidationSchema } from './app-data-schema';
 import {
   conditionsOf,
@@ -328,6 +328,16 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
   } catch (err) {
     compiled = false;
     report('/job/bodySchema', `does not compile as plain JSON Schema: ${(err as Error).message}`);
+  }
+  try {
+    const { $schema: _draft, ...draft07 } = bodySchema;
+    createDraft07Ajv().compile(draft07);
+  } catch (err) {
+    compiled = false;
+    report(
+      '/job/bodySchema',
+      `is not valid draft-07 JSON Schema (the worker validates with draft-07): ${(err as Error).message}`,
+    );
   }
   try {
     createAppDataAjv().compile(buildValidationSchema(problem));
