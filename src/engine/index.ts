@@ -75,3 +75,4 @@ export {
   type JobRequest,
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
+export { checkFile, acceptAttribute, type FileCheck } from './files';

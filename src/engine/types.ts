@@ -137,6 +137,14 @@ export interface JobRequestDef {
   query?: MappingEntry[];
 }
 
+/** Which files an upload accepts, and its messages (type, size, missing, valid, ...). */
+export interface FileRule {
+  /** Lower-case extensions without the dot; "nii.gz" matches "scan.nii.gz". */
+  extensions: string[];
+  maxBytes?: number;
+  messages?: Record<string, string>;
+}
+
 export interface SampleDataset {
   id: string;
   label: string;
@@ -159,8 +167,9 @@ export interface ProblemFile {
   workspace: 'development' | 'developmentbio';
   description: string;
   useCases: string[];
-  dataset: { kinds: string[]; samples: SampleDataset[] };
-  predict?: { models: string[] };
+  dataset: { kinds: string[]; upload?: FileRule; samples: SampleDataset[] };
+  predict?: { models: string[]; image?: FileRule };
+  inference?: { file: FileRule; messages?: Record<string, string> };
   forms: { dataset: FormDef; preprocess?: FormDef; model_configurations: FormDef };
   job: { request: JobRequestDef; body: MappingEntry[]; bodySchema: JsonSchema };
   outputs: string[];
@@ -200,6 +209,7 @@ export interface PlatformConfig {
     pipelineBlocked: string;
     [key: string]: string;
   };
+  limits?: { previewRows?: number; csvSeparator?: string };
 }
 
 /**

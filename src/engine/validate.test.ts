@@ -407,3 +407,45 @@ describe('error order', () => {
     );
   });
 });
+
+describe('file rules', () => {
+  it("brain tumor prediction image: types, 5 MB, 'Please select an image before proceeding!'", async () => {
+    const { checkFile, acceptAttribute } = await import('./files');
+    const rule = brain.predict!.image!;
+    expect(checkFile(rule, { name: 'scan.txt', size: 10 })).toEqual({
+      ok: false,
+      reason: 'type',
+      message: 'File type not supported. Please upload a DICOM, NIfTI, PNG, or JPG file.',
+    });
+    expect(checkFile(rule, { name: 'scan.PNG', size: 6 * 1024 * 1024 }).message).toBe(
+      'File too large. Please upload an image smaller than 5MB.',
+    );
+    expect(checkFile(rule, null).message).toBe('Please select an image before proceeding!');
+    expect(checkFile(rule, { name: 'brain.nii.gz', size: 1024 })).toEqual({
+      ok: true,
+      message: 'File is valid and ready for prediction!',
+    });
+    expect(rule.messages).toMatchObject({
+      notMri: "This doesn't look like an MRI scan. Please check your file and try again.",
+      webcamNotMri: "This doesn't look like a valid MRI image.",
+    });
+    expect(acceptAttribute(rule)).toBe('.nii,.dicom,.nii.gz,.jpeg,.jpg,.png');
+  });
+  it("training dataset: 'Invalid file format. Please select a .mat file.' / 'Please upload a .mat file before proceeding!'", async () => {
+    const { checkFile } = await import('./files');
+    const rule = brain.dataset.upload!;
+    expect(checkFile(rule, { name: 'data.csv' }).message).toBe(
+      'Invalid file format. Please select a .mat file.',
+    );
+    expect(checkFile(rule, undefined).message).toBe('Please upload a .mat file before proceeding!');
+    expect(checkFile(rule, { name: 'data.mat' }).ok).toBe(true);
+  });
+  it("dataset and inference CSV: '.csv' only; 'Please upload a file first', 'Please upload a csv file', 'Please select a feature'", async () => {
+    const { checkFile } = await import('./files');
+    expect(checkFile(stock.dataset.upload!, undefined).message).toBe('Please upload a file first');
+    expect(checkFile(stock.dataset.upload!, { name: 'prices.CSV' }).ok).toBe(true);
+    expect(checkFile(stock.inference!.file, { name: 'x.xlsx' }).message).toBe('Please upload a csv file');
+    expect(checkFile(stock.inference!.file, null).message).toBe('Please upload a csv file');
+    expect(stock.inference!.messages).toEqual({ noFeature: 'Please select a feature' });
+  });
+});
