@@ -17,6 +17,7 @@ export {
   type LoadedSchemas,
   type ProblemSummary,
   type CategoryWithProblems,
+  type ExampleSummary,
 } from './registry';
 export { buildAppDataSchema, buildValidationSchema, pascalCase } from './app-data-schema';
 export {

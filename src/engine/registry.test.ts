@@ -84,6 +84,15 @@ describe('registry', () => {
     expect(JSON.stringify(fraud.forms)).not.toContain('$ref');
   });
 
+  it('example gallery: financial (stock, portfolio, fraud) and bioinformatics (brain tumor)', () => {
+    expect(registry.listExamples().map((e) => [e.categoryLabel, e.problemId, e.appName])).toEqual([
+      ['Financial Applications', 'stock-price-prediction', 'Stock Price Prediction Example'],
+      ['Financial Applications', 'portfolio-optimization', 'Portfolio Optimization Example'],
+      ['Financial Applications', 'fraud-detection', 'Fraud Detection Example'],
+      ['Bioinformatics Applications', 'brain-tumor', 'Brain Tumor Example'],
+    ]);
+  });
+
   it('unknown problem ids throw', () => {
     expect(() => registry.getProblem('nope')).toThrow(UnknownProblemError);
     expect(registry.findProblem('nope')).toBeUndefined();

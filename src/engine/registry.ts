@@ -278,6 +278,19 @@ export interface Registry {
   listCategories(options?: { includeUnlisted?: boolean; includeEmpty?: boolean }): CategoryWithProblems[];
   getProblem(id: string): Problem;
   findProblem(id: string): Problem | undefined;
+  /** Example gallery entries by category (listed problems whose example is in the gallery). */
+  listExamples(options?: { includeUnlisted?: boolean }): ExampleSummary[];
+}
+
+export interface ExampleSummary {
+  problemId: string;
+  problemName: string;
+  category: string;
+  categoryLabel: string;
+  appName: string;
+  workspace: Problem['workspace'];
+  description: string;
+  useCases: string[];
 }
 
 export function summarizeProblem(problem: Problem): ProblemSummary {
@@ -331,6 +344,25 @@ export function registryFromLoaded(loaded: LoadedSchemas): Registry {
     },
     findProblem(id) {
       return byId.get(id);
+    },
+    listExamples(options = {}) {
+      return loaded.categories.flatMap((c) =>
+        loaded.problems
+          .filter(
+            (p) =>
+              p.category === c.id && (options.includeUnlisted || p.listed) && p.example.gallery !== false,
+          )
+          .map((p) => ({
+            problemId: p.id,
+            problemName: p.name,
+            category: c.id,
+            categoryLabel: c.label,
+            appName: p.example.appName,
+            workspace: p.workspace,
+            description: p.description,
+            useCases: [...p.useCases],
+          })),
+      );
     },
   };
 }

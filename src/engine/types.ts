@@ -153,6 +153,8 @@ export interface SampleDataset {
 
 export interface ExampleDef {
   appName: string;
+  /** Shown in the example gallery (default true). */
+  gallery?: boolean;
   context?: EngineContext;
   appData: AppData;
 }
