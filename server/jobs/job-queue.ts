@@ -79,6 +79,8 @@ export class BullMqJobQueue implements JobQueue {
       concurrency: this.concurrency,
       // A training job can run for hours; the lock is renewed while the process lives.
       lockDuration: 60_000,
+      // A job whose worker died is handed out once more; the runner then records it Failed.
+      maxStalledCount: 1,
     });
     this.worker.on('error', () => undefined);
   }

@@ -65,6 +65,12 @@ export class JobRunner {
   async run(jobId: number): Promise<void> {
     const job = await this.jobs.find(jobId);
     if (!job) return;
+    if (job.status === JobStatus.running && !this.running.has(jobId)) {
+      // BullMQ hands a job out again when the worker that held it stopped renewing its lock.
+      const reason = 'The worker running this job was lost';
+      await this.transition(jobId, [JobStatus.running], JobStatus.failed, { error: reason, reason });
+      return;
+    }
     if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
 
     let result: Record<string, unknown> | null = null;

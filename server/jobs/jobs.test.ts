@@ -207,6 +207,21 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
       },
     );
 
+    it.skipIf(!mode.available)('fails a job handed out again after its worker was lost', async () => {
+      const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
+      const orphan = await stack.services.db.transaction((tx) =>
+        stack.services.jobs.repository.create(tx, {
+          kind: 'self-test',
+          ownerId: admin.id,
+          params: { shots: 8 },
+        }),
+      );
+      await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [orphan.id]);
+      await stack.services.runner.run(orphan.id);
+      const { job } = await waitForFinal(stack, orphan.id, 5_000);
+      expect(job).toMatchObject({ status: 'Failed', error: 'The worker running this job was lost' });
+    });
+
     it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
       const reply = await stack.app.inject({
         method: 'POST',
