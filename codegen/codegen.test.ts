@@ -65,6 +65,19 @@ describe('generated types', () => {
     expect(text).not.toContain('[k: string]: unknown');
   });
 
+  it('job-request fixtures: every body passes its job-body schema', async () => {
+    const { validateJobBody } = await import('../src/engine');
+    const files = await generateAll(registry);
+    for (const p of registry.problems) {
+      const fixture = JSON.parse(files.get(`fixtures/${p.id}.job-requests.json`)!) as {
+        requests: Array<{ name: string; body: unknown }>;
+      };
+      expect(fixture.requests.length).toBeGreaterThanOrEqual(3);
+      for (const r of fixture.requests)
+        expect([r.name, validateJobBody(p, r.body).errors]).toEqual([r.name, []]);
+    }
+  });
+
   it('src/generated is up to date with schemas/ (npm run codegen)', async () => {
     expect(staleFiles(await generateAll(registry))).toEqual([]);
   });
