@@ -16,6 +16,8 @@ import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
 import type { JobsService } from './jobs/jobs-service';
 import { errorHandler } from './platform/error-handler';
+import { problemsRoutes } from './problems/problems-routes';
+import type { Registry } from '../src/engine';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
 
@@ -25,6 +27,7 @@ export interface AppServices {
   auth: AuthService;
   jobs: JobsService;
   runtime: WorkerRuntimeCheck;
+  registry: Registry;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function buildApp(
       await api.register(healthRoutes, { db: services.db, queue: services.queue, runtime: services.runtime });
       await api.register(authRoutes, { auth: services.auth });
       await api.register(jobsRoutes, { jobs: services.jobs });
+      await api.register(problemsRoutes, { registry: services.registry });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },

@@ -16,7 +16,8 @@ declare module 'fastify' {
 
 export const isAdmin = (user: UserRecord): boolean => user.roles.includes('admin');
 
-/** Reads the bearer token on every request; routes opt in with requireUser / requireAdmin. */
+/** Reads the bearer token on every request; routes opt in with `onRequest: app.requireUser` (or
+ * requireAdmin), which runs before body validation, so strangers learn nothing about a route. */
 export const authPlugin = fp<{ auth: AuthService }>(async (app, { auth }) => {
   app.decorateRequest('currentUser', null);
   app.decorateRequest('sessionId', null);

@@ -98,7 +98,7 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService }> = async (app,
 
   app.post(
     '/logout',
-    { schema: { tags: ['auth'], summary: 'Revoke the current access token' }, preHandler: app.requireUser },
+    { schema: { tags: ['auth'], summary: 'Revoke the current access token' }, onRequest: app.requireUser },
     async (request) => {
       await auth.sessions.revoke(request.sessionId!);
       return { success: true };
@@ -113,7 +113,7 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService }> = async (app,
         summary: 'The signed-in user',
         response: { 200: { type: 'object', properties: { success: { type: 'boolean' }, data: userSchema } } },
       },
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
     },
     async (request) => {
       const { password_hash: _omit, ...user } = request.currentUser!;

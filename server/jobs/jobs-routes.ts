@@ -50,7 +50,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
   app.post<{ Body: { shots?: number; seed?: number; delay_seconds?: number } | null }>(
     '/diagnostics/self-test',
     {
-      preHandler: app.requireAdmin,
+      onRequest: app.requireAdmin,
       schema: {
         tags: ['diagnostics'],
         summary: 'Start the quantum self-test: a 2-qubit Bell circuit on Qiskit Aer',
@@ -87,7 +87,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
   app.get(
     '/jobs',
     {
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
         summary: 'The latest jobs of the signed-in user',
@@ -105,7 +105,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
   app.get<{ Params: { id: number } }>(
     '/jobs/:id',
     {
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
         summary: 'A job with its status timeline, logs, metrics, charts and result',
@@ -135,7 +135,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
   app.post<{ Params: { id: number } }>(
     '/jobs/:id/stop',
     {
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
         summary: 'Stop a queued or running job (recorded as Manual Stop)',
@@ -153,7 +153,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
   app.get<{ Params: { id: number }; Querystring: { after?: number } }>(
     '/jobs/:id/events',
     {
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
         summary: 'Live job events as text/event-stream',

@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { loadRegistry } from '../../codegen/load-schemas';
+import type { Registry } from '../../src/engine';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
 import type { Config } from '../config';
@@ -19,6 +21,8 @@ export interface Services {
   auth: AuthService;
   jobs: JobsService;
   runtime: WorkerRuntimeCheck;
+  /** The problem types from schemas/, checked against their meta-schemas at start. */
+  registry: Registry;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,7 @@ export function createServices(
     auth,
     jobs,
     runtime: new WorkerRuntimeCheck(config.workerPython),
+    registry: loadRegistry(),
     async close() {
       await queue.close();
       await bus.close();

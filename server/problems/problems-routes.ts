@@ -1,0 +1,128 @@
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  mapJobRequest,
+  validateAppData,
+  validateJobBody,
+  type AppData,
+  type EngineContext,
+  type Registry,
+} from '../../src/engine';
+import { isAdmin } from '../auth/auth-plugin';
+
+const summarySchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    category: { type: 'string' },
+    categoryName: { type: 'string' },
+    listed: { type: 'boolean' },
+    workspace: { type: 'string' },
+    description: { type: 'string' },
+    useCases: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+const fieldErrorSchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string' },
+    field: { type: 'string' },
+    label: { type: 'string' },
+    message: { type: 'string' },
+  },
+} as const;
+
+interface CheckBody {
+  app_data: AppData;
+  context?: { row_count?: number; columns?: string[]; application_id?: number };
+}
+
+/**
+ * The problem registry on the server: the same engine and schema files the browser uses, so the
+ * server refuses what the form refuses, with the same messages.
+ */
+export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async (app, { registry }) => {
+  app.get<{ Querystring: { include_unlisted?: boolean } }>(
+    '/problems',
+    {
+      schema: {
+        tags: ['problems'],
+        summary: 'The problem types; unlisted ones (vehicle routing) for admins on request',
+        querystring: { type: 'object', properties: { include_unlisted: { type: 'boolean' } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { success: { type: 'boolean' }, data: { type: 'array', items: summarySchema } },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const includeUnlisted =
+        Boolean(request.query.include_unlisted) &&
+        Boolean(request.currentUser && isAdmin(request.currentUser));
+      return { success: true, data: registry.listProblems({ includeUnlisted }) };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: CheckBody }>(
+    '/problems/:id/check',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: ['problems'],
+        summary: "Validate an application's app_data and preview the execute-job request it maps to",
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } },
+        body: {
+          type: 'object',
+          required: ['app_data'],
+          properties: {
+            app_data: { type: 'object', additionalProperties: true },
+            context: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                row_count: { type: 'integer', minimum: 0 },
+                columns: { type: 'array', items: { type: 'string' }, maxItems: 10000 },
+                application_id: { type: 'integer', minimum: 1 },
+              },
+            },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              success: { type: 'boolean' },
+              data: {
+                type: 'object',
+                properties: {
+                  valid: { type: 'boolean' },
+                  errors: { type: 'array', items: fieldErrorSchema },
+                  job_request: { type: 'object', additionalProperties: true },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const problem = registry.findProblem(request.params.id);
+      if (!problem) return reply.code(404).send({ success: false, message: 'Unknown problem' });
+      const { app_data: appData, context = {} } = request.body;
+      const engineContext: EngineContext = {
+        rowCount: context.row_count,
+        columns: context.columns,
+        applicationId: context.application_id ?? 0,
+        userId: request.currentUser!.id,
+      };
+      const validation = validateAppData(problem, appData, engineContext);
+      if (!validation.valid) return { success: true, data: { valid: false, errors: validation.errors } };
+      const jobRequest = mapJobRequest(problem, appData, engineContext);
+      const body = validateJobBody(problem, jobRequest.body);
+      return { success: true, data: { valid: body.valid, errors: body.errors, job_request: jobRequest } };
+    },
+  );
+};
