@@ -100,10 +100,8 @@ check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']);
 check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']);
 check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']);
 check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']);
-if (existsSync(path.join(ROOT, 'codegen/generate-types.ts')))
-  check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
-if (existsSync(path.join(ROOT, 'codegen/check-schemas.ts')))
-  check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
+check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
+check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
 vitest('unit');
 vitest('server');
 pytest();
