@@ -11,6 +11,7 @@ import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-qu
 import { JobRunner } from '../jobs/job-runner';
 import { JobsRepository } from '../jobs/jobs-repository';
 import { JobsService } from '../jobs/jobs-service';
+import { createMailer, type Mailer } from '../mail/mailer';
 
 export interface Services {
   config: Config;
@@ -23,6 +24,7 @@ export interface Services {
   runtime: WorkerRuntimeCheck;
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export function createServices(
   );
   const jobs = new JobsService(db, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
+  const mailer = createMailer(config, db);
   const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds));
   return {
     config,
@@ -62,7 +65,9 @@ export function createServices(
     jobs,
     runtime: new WorkerRuntimeCheck(config.workerPython),
     registry: loadRegistry(),
+    mailer,
     async close() {
+      mailer.close();
       await queue.close();
       await bus.close();
       await db.close();
