@@ -1,0 +1,47 @@
+// What every widget and field of a rendered section can reach through rjsf's `formContext`:
+// the problem, the dataset context, the engine's field views (with sub-fields that are not
+// active, such as the real-device select in simulator mode) and a setter for app_data paths.
+
+import type { EngineContext, FieldView, Problem } from '../engine';
+
+/** One value to set, by JSON pointer into app_data (`undefined` removes it). */
+export interface FieldChange {
+  path: string;
+  value: unknown;
+}
+
+export interface RendererFormContext {
+  problem: Problem;
+  context: EngineContext;
+  /** JSON pointer of the form object in app_data, e.g. "/preprocess". */
+  formPath: string;
+  /** Engine field views of the section by app_data path, sub-fields included. */
+  fields: Record<string, FieldView>;
+  /** The whole form object in app_data (hidden fields such as the dataset kind included). */
+  formValue: Record<string, unknown>;
+  /** Sets values by app_data path; branch defaults are applied by the engine. */
+  setValues: (changes: FieldChange[]) => void;
+  /** Uploads a dataset file and returns its url; without it a chosen file is recorded by name. */
+  uploadFile?: (file: File) => Promise<string>;
+}
+
+/** Indexes a section's field views (and their sub-fields) by app_data path. */
+export function indexFieldViews(views: readonly FieldView[]): Record<string, FieldView> {
+  const out: Record<string, FieldView> = {};
+  const visit = (view: FieldView) => {
+    out[view.path] = view;
+    view.subfields?.forEach(visit);
+  };
+  views.forEach(visit);
+  return out;
+}
+
+/** The app_data path of an rjsf field, from the form path and rjsf's field path segments. */
+export function appDataPath(formPath: string, segments: readonly (string | number)[]): string {
+  return formPath + segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
+
+/** Reads the renderer's context from rjsf's registry.formContext (never undefined in our forms). */
+export function rendererContext(formContext: unknown): RendererFormContext {
+  return formContext as RendererFormContext;
+}

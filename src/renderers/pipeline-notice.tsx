@@ -1,0 +1,26 @@
+import type { PipelineStatus } from '../engine';
+
+export interface PipelineValidityNoticeProps {
+  status: PipelineStatus;
+  /** Jump to the first incomplete tab (tabIndex 0 Dataset, 1 Model Configurations). */
+  onFillMissing?: (target: NonNullable<PipelineStatus['fillMissing']>) => void;
+}
+
+/**
+ * 'Please fill in the missing information to make the pipeline valid.' with the button
+ * 'Fill missing at {step}' (1 dataset, 2 model configuration), when the pipeline is not valid.
+ */
+export function PipelineValidityNotice({ status, onFillMissing }: PipelineValidityNoticeProps) {
+  if (status.valid || !status.message) return null;
+  const target = status.fillMissing;
+  return (
+    <div className="qs-pipeline-notice" role="alert">
+      <p>{status.message}</p>
+      {target && (
+        <button type="button" className="qs-button qs-button--danger" onClick={() => onFillMissing?.(target)}>
+          {target.label}
+        </button>
+      )}
+    </div>
+  );
+}
