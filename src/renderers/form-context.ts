@@ -17,7 +17,7 @@ export interface RendererFormContext {
   formPath: string;
   /** Engine field views of the section by app_data path, sub-fields included. */
   fields: Record<string, FieldView>;
-  /** The whole form object in app_data (hidden fields such as the dataset kind included). */
+  /** The section's values and the form's values no section draws (hidden ones such as the dataset kind). */
   formValue: Record<string, unknown>;
   /** Sets values by app_data path; branch defaults are applied by the engine. */
   setValues: (changes: FieldChange[]) => void;

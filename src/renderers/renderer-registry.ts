@@ -6,6 +6,7 @@ import type { RegistryFieldsType, RegistryWidgetsType } from '@rjsf/utils';
 
 import { QuantumDevicePickerField } from './fields/quantum-device-picker-field';
 import { SplitterField } from './fields/splitter-field';
+import { TypedNumberField } from './fields/typed-number-field';
 import { CheckboxWidget } from './widgets/checkbox-widget';
 import { ColumnChecklistWidget } from './widgets/column-checklist-widget';
 import { CustomIbmTokenWidget } from './widgets/custom-ibm-token-widget';
@@ -34,4 +35,6 @@ export const RENDERER_WIDGETS: RegistryWidgetsType = {
 export const RENDERER_FIELDS: RegistryFieldsType = {
   splitter: SplitterField,
   quantumDevicePicker: QuantumDevicePickerField,
+  // rjsf's own field for number and integer schemas, replaced (see typed-number-field.tsx)
+  NumberField: TypedNumberField,
 };

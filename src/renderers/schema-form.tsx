@@ -98,6 +98,20 @@ export function SchemaForm({
   const sections = state.sections[tab].filter(
     (s) => s.visible && (wizardStep === undefined || s.wizardStep === wizardStep),
   );
+  // Fields each form draws in some section of the tab: a section's widgets see only the other
+  // values of their form (hidden ones such as the dataset kind), so an edit in one section does not
+  // make the others draw again.
+  const drawn = new Map<string, Set<string>>();
+  for (const s of state.sections[tab]) {
+    const names = drawn.get(s.form) ?? new Set<string>();
+    s.fields.forEach((f) => names.add(f.name));
+    drawn.set(s.form, names);
+  }
+  const siblingsOf = (form: string, own: readonly string[]) => {
+    const value = (appData[form] ?? {}) as Record<string, unknown>;
+    const others = drawn.get(form) ?? new Set<string>();
+    return Object.fromEntries(Object.entries(value).filter(([k]) => own.includes(k) || !others.has(k)));
+  };
   const tabValid = state.pipeline.tabs.find((t) => t.id === tab)?.valid ?? state.valid;
   const messages = problem.platform.messages;
 
@@ -127,7 +141,10 @@ export function SchemaForm({
             <SectionForm
               problem={problem}
               section={section}
-              formValue={(appData[section.form] ?? {}) as Record<string, unknown>}
+              formValue={siblingsOf(
+                section.form,
+                section.fields.map((f) => f.name),
+              )}
               errors={state.errors}
               context={context}
               setValues={setValues}

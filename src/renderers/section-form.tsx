@@ -19,7 +19,7 @@ const NO_DEFAULTS = {
 export interface SectionFormProps {
   problem: Problem;
   section: SectionView;
-  /** The whole form object of app_data (e.g. app_data.preprocess). */
+  /** The section's values and the values of its form that no section draws (e.g. the dataset kind). */
   formValue: Record<string, unknown>;
   errors: readonly FieldError[];
   context: EngineContext;
