@@ -15,6 +15,8 @@ export interface RendererFormContext {
   context: EngineContext;
   /** JSON pointer of the form object in app_data, e.g. "/preprocess". */
   formPath: string;
+  /** The section drawn: its heading and how many fields it shows. */
+  section: { heading: string; size: number };
   /** Engine field views of the section by app_data path, sub-fields included. */
   fields: Record<string, FieldView>;
   /** The section's values and the form's values no section draws (hidden ones such as the dataset kind). */

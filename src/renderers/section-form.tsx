@@ -62,12 +62,23 @@ export const SectionForm = memo(function SectionForm({
       problem,
       context,
       formPath: section.path,
+      section: { heading: section.heading, size: section.fields.length },
       fields: fieldViews,
       formValue: stableFormValue,
       setValues,
       ...(uploadFile ? { uploadFile } : {}),
     }),
-    [problem, context, section.path, fieldViews, stableFormValue, setValues, uploadFile],
+    [
+      problem,
+      context,
+      section.path,
+      section.heading,
+      section.fields.length,
+      fieldViews,
+      stableFormValue,
+      setValues,
+      uploadFile,
+    ],
   );
 
   const onChange = useCallback(

@@ -32,6 +32,7 @@ export function TopBar() {
       <nav className="menu">
         <Link to="/">Home</Link>
         {user?.roles.includes('admin') && <Link to="/admin/diagnostics">Diagnostics</Link>}
+        {user?.roles.includes('admin') && <Link to="/schemas">Schemas</Link>}
       </nav>
       <div className="top-actions">
         {user ? (

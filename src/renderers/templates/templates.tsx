@@ -23,7 +23,18 @@ function uiOptions(uiSchema: unknown): Record<string, unknown> {
 }
 
 export function FieldTemplate(props: FieldTemplateProps) {
-  const { id, label, children, rawErrors, hidden, required, uiSchema, fieldPathId, rawDescription } = props;
+  const {
+    id,
+    label,
+    children,
+    rawErrors,
+    hidden,
+    required,
+    uiSchema,
+    fieldPathId,
+    rawDescription,
+    registry,
+  } = props;
   if (fieldPathId.path.length === 0) return children;
   if (hidden) return null;
   const options = uiOptions(uiSchema);
@@ -31,6 +42,10 @@ export function FieldTemplate(props: FieldTemplateProps) {
   const wide = WIDE_KINDS.has(kind) || (kind === 'radio' && options.columnSelector === true);
   const helplink = typeof options.helplink === 'string' ? options.helplink : undefined;
   const message = rawErrors?.[0];
+  // The only field of a section named like the section: its heading already says it.
+  const section = (registry.formContext as { section?: { heading: string; size: number } } | undefined)
+    ?.section;
+  const repeatsHeading = fieldPathId.path.length === 1 && section?.size === 1 && section.heading === label;
   const labelContent = (
     <>
       {label}
@@ -48,7 +63,7 @@ export function FieldTemplate(props: FieldTemplateProps) {
       data-field={fieldPathId.path.join('.')}
     >
       {kind !== 'toggle' && (
-        <div className="qs-label-row">
+        <div className={repeatsHeading ? 'qs-visually-hidden' : 'qs-label-row'}>
           {GROUP_KINDS.has(kind) ? (
             <span className="qs-label" id={`${id}__label`}>
               {labelContent}
@@ -71,8 +86,8 @@ export function FieldTemplate(props: FieldTemplateProps) {
           )}
         </div>
       )}
-      {rawDescription && kind !== 'toggle' && <p className="qs-hint qs-description">{rawDescription}</p>}
       {children}
+      {rawDescription && kind !== 'toggle' && <p className="qs-hint qs-description">{rawDescription}</p>}
       <FieldMessage id={id} message={message} />
     </div>
   );

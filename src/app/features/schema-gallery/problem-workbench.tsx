@@ -1,0 +1,207 @@
+import { useMemo, useRef, useState } from 'react';
+
+import {
+  createDefaultAppData,
+  createExampleAppData,
+  mapJobRequest,
+  validateJobBody,
+  visibleColumns,
+  type EngineContext,
+  type Problem,
+} from '../../../engine';
+import { PipelineFlow, PipelineValidityNotice, SchemaForm, useEngineForm } from '../../../renderers';
+
+/** Ids the job body carries; illustrative (1447 is the specification's fallback application id). */
+const ILLUSTRATIVE_IDS = { applicationId: 1447, userId: 1 } as const;
+
+/** One problem: its sample dataset, both forms, the pipeline and the job request, all live. */
+export function ProblemWorkbench({ problem }: { problem: Problem }) {
+  const example = useMemo(() => createExampleAppData(problem), [problem]);
+  const [rowCount, setRowCount] = useState<number | undefined>(example.context.rowCount);
+  const columns = example.context.columns;
+  const context = useMemo<EngineContext>(
+    () => ({
+      ...(rowCount !== undefined ? { rowCount } : {}),
+      ...(columns ? { columns } : {}),
+      ...ILLUSTRATIVE_IDS,
+    }),
+    [rowCount, columns],
+  );
+  const form = useEngineForm(problem, example.appData, context);
+  const [saved, setSaved] = useState<string | undefined>();
+  const datasetRef = useRef<HTMLDivElement>(null);
+  const modelRef = useRef<HTMLDivElement>(null);
+
+  const request = useMemo(
+    () => mapJobRequest(problem, form.appData, context),
+    [problem, form.appData, context],
+  );
+  const bodyCheck = useMemo(() => validateJobBody(problem, request.body), [problem, request.body]);
+  const shown = visibleColumns(columns, problem.platform);
+  const hidden = (columns ?? []).filter((c) => !shown.includes(c));
+  const query = new URLSearchParams(
+    Object.entries(request.query).map(([k, v]) => [k, String(v)] as [string, string]),
+  ).toString();
+
+  const jumpTo = (tabIndex: number) => {
+    const target = tabIndex === 0 ? datasetRef.current : modelRef.current;
+    target?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    target
+      ?.querySelector<HTMLElement>('[aria-invalid="true"], input, select')
+      ?.focus({ preventScroll: true });
+  };
+
+  const change = (next: typeof form.appData) => {
+    setSaved(undefined);
+    form.onChange(next);
+  };
+
+  return (
+    <div className="schema-workbench">
+      <div className="schema-intro card">
+        <div>
+          <h2>
+            {problem.name}
+            {!problem.listed && <span className="schema-badge">Unlisted</span>}
+          </h2>
+          <p className="muted">{problem.description}</p>
+          <p className="schema-source">
+            Defined in <code>schemas/{problem.source}</code> · workspace <code>/{problem.workspace}</code> ·
+            category {problem.categoryInfo.name}
+          </p>
+        </div>
+        <div className="schema-start">
+          <span className="muted">Start from</span>
+          <button type="button" className="button secondary" onClick={() => change(example.appData)}>
+            Example values
+          </button>
+          <button
+            type="button"
+            className="button secondary"
+            onClick={() => change(createDefaultAppData(problem, context))}
+          >
+            Defaults only
+          </button>
+        </div>
+      </div>
+
+      <div className="schema-sample card" aria-label="Illustrative sample dataset">
+        <h2>
+          Sample dataset <span className="schema-badge schema-badge--info">Illustrative</span>
+        </h2>
+        <p className="muted">
+          Not real data: a row count and column names from the problem&apos;s example, so that the splitter
+          limits and the column lists work here.
+        </p>
+        <div className="schema-sample-row">
+          <label className="schema-rows">
+            Rows
+            <input
+              type="number"
+              min={1}
+              value={rowCount ?? ''}
+              onChange={(e) =>
+                setRowCount(e.target.value === '' ? undefined : Math.max(1, Number(e.target.value)))
+              }
+            />
+          </label>
+          {columns && columns.length > 0 ? (
+            <div className="schema-columns">
+              <span className="muted">Columns</span>
+              {shown.map((c) => (
+                <span key={c} className="schema-column">
+                  {c}
+                </span>
+              ))}
+              {hidden.map((c) => (
+                <span key={c} className="schema-column is-hidden" title="Hidden from feature selection">
+                  {c}
+                </span>
+              ))}
+            </div>
+          ) : (
+            <span className="muted">No columns (this problem&apos;s dataset is not a table).</span>
+          )}
+        </div>
+      </div>
+
+      <div className="schema-columns-2">
+        <div className="schema-forms">
+          <div className="schema-card" ref={datasetRef} data-testid="dataset-card">
+            <h2 className="schema-card-title">Dataset</h2>
+            <SchemaForm
+              problem={problem}
+              tab="dataset"
+              appData={form.appData}
+              context={context}
+              state={form.state}
+              onChange={change}
+              idPrefix="gallery-dataset"
+            />
+          </div>
+          <div className="schema-card" ref={modelRef} data-testid="model-card">
+            <h2 className="schema-card-title">Model Configurations</h2>
+            <SchemaForm
+              problem={problem}
+              tab="model"
+              appData={form.appData}
+              context={context}
+              state={form.state}
+              onChange={change}
+              idPrefix="gallery-model"
+              submitLabel="Save Changes"
+              onSubmit={(pruned) => {
+                form.setAppData(pruned);
+                setSaved('Saved on this page. Values of hidden fields were left out.');
+              }}
+            />
+            {saved && (
+              <p className="form-success" role="status">
+                {saved}
+              </p>
+            )}
+          </div>
+        </div>
+
+        <aside className="schema-preview">
+          <div className="card" data-testid="job-card">
+            <h2>Job request</h2>
+            <p className="schema-request">
+              <code>
+                {request.method} {request.path}
+                {query ? `?${query}` : ''}
+              </code>
+            </p>
+            <p className={bodyCheck.valid ? 'form-success' : 'form-error'} role="status">
+              {bodyCheck.valid
+                ? 'The body matches the job-body schema.'
+                : 'The body does not match the job-body schema yet.'}
+            </p>
+            {!bodyCheck.valid && (
+              <ul className="schema-body-errors">
+                {bodyCheck.errors.slice(0, 6).map((e, i) => (
+                  <li key={i}>
+                    <code>{e.path || '/'}</code> {e.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <pre className="schema-json" data-testid="job-body">
+              {JSON.stringify(request.body, null, 2)}
+            </pre>
+            <p className="muted schema-note">
+              Mapped by <code>mapJobRequest</code> from the current values (application id{' '}
+              {ILLUSTRATIVE_IDS.applicationId}, user id {ILLUSTRATIVE_IDS.userId}).
+            </p>
+          </div>
+        </aside>
+      </div>
+
+      <div className="card schema-pipeline" data-testid="pipeline-card">
+        <h2>Pipeline</h2>
+        <PipelineValidityNotice status={form.state.pipeline} onFillMissing={(t) => jumpTo(t.tabIndex)} />
+        <PipelineFlow problem={problem} appData={form.appData} context={context} validation={form.state} />
+      </div>
+    </div>
+  );
+}
