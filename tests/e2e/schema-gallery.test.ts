@@ -163,6 +163,7 @@ describe('the schema gallery in a real browser', () => {
       expect(await page.getByText('Pipeline is Read Only').isVisible()).toBe(true);
       expect(await page.getByTestId('job-body').innerText()).toContain('"id": 1447');
       await shoot(card, `schema-${problem.id}-model`);
+      await shoot(page.getByTestId('dataset-card'), `schema-${problem.id}-dataset`);
     });
   }
 

@@ -6,13 +6,16 @@ import {
   mapJobRequest,
   validateJobBody,
   visibleColumns,
+  type AppData,
   type EngineContext,
   type Problem,
+  type TabId,
 } from '../../../engine';
 import { PipelineFlow, PipelineValidityNotice, SchemaForm, useEngineForm } from '../../../renderers';
 
 /** Ids the job body carries; illustrative (1447 is the specification's fallback application id). */
 const ILLUSTRATIVE_IDS = { applicationId: 1447, userId: 1 } as const;
+const SAVED = 'Saved on this page. Values of hidden fields were left out.';
 
 /** One problem: its sample dataset, both forms, the pipeline and the job request, all live. */
 export function ProblemWorkbench({ problem }: { problem: Problem }) {
@@ -28,7 +31,7 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
     [rowCount, columns],
   );
   const form = useEngineForm(problem, example.appData, context);
-  const [saved, setSaved] = useState<string | undefined>();
+  const [saved, setSaved] = useState<TabId | undefined>();
   const datasetRef = useRef<HTMLDivElement>(null);
   const modelRef = useRef<HTMLDivElement>(null);
 
@@ -51,9 +54,13 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
       ?.focus({ preventScroll: true });
   };
 
-  const change = (next: typeof form.appData) => {
+  const change = (next: AppData) => {
     setSaved(undefined);
     form.onChange(next);
+  };
+  const save = (pruned: AppData, tab: TabId) => {
+    form.setAppData(pruned);
+    setSaved(tab);
   };
 
   return (
@@ -137,7 +144,14 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
               state={form.state}
               onChange={change}
               idPrefix="gallery-dataset"
+              submitLabel="Save Changes"
+              onSubmit={(pruned) => save(pruned, 'dataset')}
             />
+            {saved === 'dataset' && (
+              <p className="form-success" role="status">
+                {SAVED}
+              </p>
+            )}
           </div>
           <div className="schema-card" ref={modelRef} data-testid="model-card">
             <h2 className="schema-card-title">Model Configurations</h2>
@@ -150,14 +164,11 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
               onChange={change}
               idPrefix="gallery-model"
               submitLabel="Save Changes"
-              onSubmit={(pruned) => {
-                form.setAppData(pruned);
-                setSaved('Saved on this page. Values of hidden fields were left out.');
-              }}
+              onSubmit={(pruned) => save(pruned, 'model')}
             />
-            {saved && (
+            {saved === 'model' && (
               <p className="form-success" role="status">
-                {saved}
+                {SAVED}
               </p>
             )}
           </div>
