@@ -4,13 +4,17 @@ import { ErrorBoundary } from './components/error-boundary';
 import { NotFoundPage } from './components/not-found-page';
 import { TopBar } from './components/top-bar';
 import { AuthProvider } from './features/auth/auth-context';
-import { SelfTestPage } from './features/diagnostics/self-test-page';
 import { LandingPage } from './features/landing/landing-page';
 
-// The schema gallery carries the engine, the form renderer and React Flow: loaded on demand.
+// Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
+// Flow; the self-test page carries ApexCharts.
 const SchemaGalleryPage = lazy(() =>
   import('./features/schema-gallery/schema-gallery-page').then((m) => ({ default: m.SchemaGalleryPage })),
 );
+const SelfTestPage = lazy(() =>
+  import('./features/diagnostics/self-test-page').then((m) => ({ default: m.SelfTestPage })),
+);
+const loading = <p className="muted">Loading…</p>;
 
 export function App() {
   return (
@@ -21,11 +25,18 @@ export function App() {
           <main className="main">
             <Routes>
               <Route path="/" element={<LandingPage />} />
-              <Route path="/admin/diagnostics" element={<SelfTestPage />} />
+              <Route
+                path="/admin/diagnostics"
+                element={
+                  <Suspense fallback={loading}>
+                    <SelfTestPage />
+                  </Suspense>
+                }
+              />
               <Route
                 path="/schemas"
                 element={
-                  <Suspense fallback={<p className="muted">Loading…</p>}>
+                  <Suspense fallback={loading}>
                     <SchemaGalleryPage />
                   </Suspense>
                 }
