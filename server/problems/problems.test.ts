@@ -87,4 +87,26 @@ describe('problems on the server (same engine as the browser)', () => {
       (await stack.app.inject({ method: 'POST', url: '/api/problems/fraud-detection/check' })).statusCode,
     ).toBe(401);
   });
+
+  it('answers malformed app_data with field errors, never a server error', async () => {
+    const shapes = [
+      { model_configurations: 'x' },
+      { dataset: 5, preprocess: [], model_configurations: null },
+      { model_configurations: { model_type: 'Quantum', quantum_device: 'y', qubits: 'many' } },
+      { preprocess: { splitter: 'a', training_features: 'Close\r' } },
+      { model_configurations: { modelType: ['quantum'] } },
+    ];
+    for (const problem of stack.services.registry.listProblems({ includeUnlisted: true })) {
+      for (const appData of shapes) {
+        const reply = await check(problem.id, { app_data: appData, context: { row_count: 5 } });
+        expect(reply.statusCode).toBe(200);
+        const data = (
+          reply.json() as { data: { valid: boolean; errors: { path: string; message: string }[] } }
+        ).data;
+        expect(data.valid).toBe(false);
+        expect(data.errors.length).toBeGreaterThan(0);
+        for (const error of data.errors) expect(error.message).toBeTruthy();
+      }
+    }
+  });
 });
