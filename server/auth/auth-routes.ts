@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AuthService } from './auth-service';
+import { LoginThrottle } from './login-throttle';
 
 const userSchema = {
   type: 'object',
@@ -24,7 +25,10 @@ const errorSchema = {
 } as const;
 
 /** POST /login (the spec's form-encoded password grant), POST /logout, GET /users/me. */
-export const authRoutes: FastifyPluginAsync<{ auth: AuthService }> = async (app, { auth }) => {
+export const authRoutes: FastifyPluginAsync<{ auth: AuthService; throttle?: LoginThrottle }> = async (
+  app,
+  { auth, throttle = new LoginThrottle() },
+) => {
   app.post<{
     Body: {
       grant_type?: string;
@@ -75,11 +79,25 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService }> = async (app,
           },
           401: errorSchema,
           403: errorSchema,
+          429: errorSchema,
         },
       },
     },
     async (request, reply) => {
-      const outcome = await auth.login(request.body.username.trim(), request.body.password);
+      const email = request.body.username.trim();
+      const wait = throttle.retryAfterSeconds(request.ip, email);
+      if (wait > 0) {
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send({
+            success: false,
+            detail: `Too many failed sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`,
+          });
+      }
+      const outcome = await auth.login(email, request.body.password);
+      if (outcome.ok) throttle.recordSuccess(request.ip, email);
+      else if (outcome.status === 401) throttle.recordFailure(request.ip, email);
       if (!outcome.ok) {
         return reply.code(outcome.status).send({
           success: false,

@@ -121,4 +121,24 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('sign-in on $databa
     const forged = await new AccessTokens('x'.repeat(48), 3600).sign({ userId: me.data.id, sessionId });
     expect((await stack.app.inject({ url: '/api/users/me', headers: bearer(forged) })).statusCode).toBe(401);
   });
+
+  it.skipIf(!mode.available)(
+    'refuses further attempts after ten wrong passwords, even the right one',
+    async () => {
+      await stack.userToken('guessed@example.com');
+      const attempt = (password: string) =>
+        stack.app.inject({
+          method: 'POST',
+          url: '/api/login',
+          ...form({ username: 'guessed@example.com', password }),
+        });
+      for (let i = 0; i < 10; i++) expect((await attempt(`guess ${i}`)).statusCode).toBe(401);
+      const refused = await attempt('a user password');
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json()).toMatchObject({
+        detail: expect.stringContaining('Too many failed sign-in attempts'),
+      });
+    },
+  );
 });
