@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.{ts,tsx}', 'codegen/**/*.test.ts', 'tests/contracts/**/*.test.ts'],
+          include: [
+            'src/**/*.test.{ts,tsx}',
+            'codegen/**/*.test.ts',
+            'tests/contracts/**/*.test.ts',
+            'tests/repo/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },
