@@ -17,7 +17,8 @@ export async function bootstrapAdmin(
 ): Promise<BootstrapResult> {
   const users = new UsersRepository(db);
   if ((await users.countAdmins()) > 0) return { created: false };
-  const email = options.adminEmail ?? 'admin@localhost';
+  // The sign-in form wants a dotted domain, so the default is not admin@localhost.
+  const email = options.adminEmail ?? 'admin@qmlstudio.local';
   const generatedPassword = options.adminPassword ? undefined : randomBytes(12).toString('base64url');
   const password = options.adminPassword ?? generatedPassword!;
   const existing = await users.findByEmail(email);
