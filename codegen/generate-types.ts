@@ -19,6 +19,7 @@ import {
   type Problem,
   type Registry,
 } from '../src/engine';
+import { generateApiTypes } from './generate-api-types';
 import { toCodegenSchema } from './codegen-schema';
 import { loadRegistry, REPO_ROOT } from './load-schemas';
 
@@ -127,6 +128,7 @@ export async function generateAll(registry: Registry): Promise<Map<string, strin
   for (const p of registry.problems)
     files.set(`fixtures/${p.id}.job-requests.json`, generateJobBodyFixture(p));
   files.set('index.ts', generateIndex(registry));
+  files.set('api.ts', await generateApiTypes());
   return files;
 }
 

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AuthService } from './auth-service';
 import { LoginThrottle } from './login-throttle';
+import { envelope } from '../platform/reply-schemas';
 
 const userSchema = {
   type: 'object',
+  required: ['id', 'name', 'email', 'email_verified', 'is_approved', 'roles'],
   properties: {
     id: { type: 'integer' },
     name: { type: 'string' },
@@ -129,7 +131,7 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService; throttle?: Logi
       schema: {
         tags: ['auth'],
         summary: 'The signed-in user',
-        response: { 200: { type: 'object', properties: { success: { type: 'boolean' }, data: userSchema } } },
+        response: { 200: envelope(userSchema) },
       },
       onRequest: app.requireUser,
     },

@@ -2,9 +2,23 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { JobEventRecord, JobRecord } from './jobs-repository';
 import { isFinal } from './job-states';
 import type { JobsService } from './jobs-service';
+import { envelope } from '../platform/reply-schemas';
 
 const jobSchema = {
   type: 'object',
+  required: [
+    'id',
+    'kind',
+    'owner_id',
+    'status',
+    'params',
+    'result',
+    'error',
+    'created_at',
+    'started_at',
+    'finished_at',
+    'execution_time',
+  ],
   properties: {
     id: { type: 'integer' },
     kind: { type: 'string' },
@@ -22,6 +36,7 @@ const jobSchema = {
 
 const eventSchema = {
   type: 'object',
+  required: ['seq', 'type', 'payload', 'created_at'],
   properties: {
     seq: { type: 'integer' },
     type: { type: 'string' },
@@ -69,7 +84,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
             },
           },
         },
-        response: { 201: { type: 'object', properties: { success: { type: 'boolean' }, data: jobSchema } } },
+        response: { 201: envelope(jobSchema) },
       },
     },
     async (request, reply) => {
@@ -92,10 +107,7 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
         tags: ['jobs'],
         summary: 'The latest jobs of the signed-in user',
         response: {
-          200: {
-            type: 'object',
-            properties: { success: { type: 'boolean' }, data: { type: 'array', items: jobSchema } },
-          },
+          200: envelope({ type: 'array', items: jobSchema }),
         },
       },
     },
@@ -111,16 +123,11 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
         summary: 'A job with its status timeline, logs, metrics, charts and result',
         params: idParams,
         response: {
-          200: {
+          200: envelope({
             type: 'object',
-            properties: {
-              success: { type: 'boolean' },
-              data: {
-                type: 'object',
-                properties: { job: jobSchema, events: { type: 'array', items: eventSchema } },
-              },
-            },
-          },
+            required: ['job', 'events'],
+            properties: { job: jobSchema, events: { type: 'array', items: eventSchema } },
+          }),
         },
       },
     },

@@ -8,6 +8,7 @@ import {
   type Registry,
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
+import { envelope } from '../platform/reply-schemas';
 
 const summarySchema = {
   type: 'object',
@@ -51,10 +52,7 @@ export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async 
         summary: 'The problem types; unlisted ones (vehicle routing) for admins on request',
         querystring: { type: 'object', properties: { include_unlisted: { type: 'boolean' } } },
         response: {
-          200: {
-            type: 'object',
-            properties: { success: { type: 'boolean' }, data: { type: 'array', items: summarySchema } },
-          },
+          200: envelope({ type: 'array', items: summarySchema }),
         },
       },
     },

@@ -1,13 +1,8 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch, setAccessToken } from '../../../api/client';
 
-export interface CurrentUser {
-  id: number;
-  name: string;
-  email: string;
-  email_verified: boolean;
-  is_approved: boolean;
-  roles: string[];
-}
+export type CurrentUser =
+  paths['/api/users/me']['get']['responses'][200]['content']['application/json']['data'];
 
 export async function getCurrentUser(): Promise<CurrentUser> {
   return (await apiFetch<{ data: CurrentUser }>('/users/me')).data;

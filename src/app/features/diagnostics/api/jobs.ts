@@ -1,24 +1,10 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch, authHeaders } from '../../../api/client';
 
-export interface Job {
-  id: number;
-  kind: string;
-  status: string;
-  params: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  execution_time: number | null;
-}
+type JobDetail = paths['/api/jobs/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
-export interface JobEvent {
-  seq: number;
-  type: string;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
+export type Job = JobDetail['job'];
+export type JobEvent = JobDetail['events'][number];
 
 export async function startSelfTest(shots: number): Promise<Job> {
   return (
