@@ -15,6 +15,8 @@ export default defineConfig({
             'tests/repo/**/*.test.ts',
           ],
           environment: 'node',
+          // Not a speed check (benchmarks measure speed): room for a busy 2-core CI machine.
+          testTimeout: 20_000,
         },
       },
       {

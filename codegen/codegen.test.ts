@@ -1,6 +1,6 @@
 // Codegen: the json-schema-to-typescript pitfalls are handled, and src/generated is fresh.
 
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { buildAppDataSchema } from '../src/engine';
 import { toCodegenSchema } from './codegen-schema';
@@ -56,6 +56,12 @@ describe('toCodegenSchema', () => {
 });
 
 describe('generated types', () => {
+  // Generating every file is CPU-bound (several seconds on a busy 2-core machine): do it once.
+  let files: Map<string, string>;
+  beforeAll(async () => {
+    files = await generateAll(registry);
+  }, 60_000);
+
   it('carry a do-not-edit header and both types per problem', async () => {
     const text = await generateProblemTypes(registry.getProblem('brain-tumor'));
     expect(text.split('\n')[0]).toContain('do not edit');
@@ -67,7 +73,6 @@ describe('generated types', () => {
 
   it('job-request fixtures: every body passes its job-body schema', async () => {
     const { validateJobBody } = await import('../src/engine');
-    const files = await generateAll(registry);
     for (const p of registry.problems) {
       const fixture = JSON.parse(files.get(`fixtures/${p.id}.job-requests.json`)!) as {
         requests: Array<{ name: string; body: unknown }>;
@@ -78,7 +83,7 @@ describe('generated types', () => {
     }
   });
 
-  it('src/generated is up to date with schemas/ (npm run codegen)', async () => {
-    expect(staleFiles(await generateAll(registry))).toEqual([]);
+  it('src/generated is up to date with schemas/ (npm run codegen)', () => {
+    expect(staleFiles(files)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -23,6 +23,16 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: CHROMIUM_ARGS,
   });
+}
+
+/** Signs the product's admin in through the top bar's Login dialog, as a user would. */
+export async function signIn(page: Page, product: RunningProduct): Promise<void> {
+  await page.goto(product.url);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await page.fill('input[name=email]', product.admin.email);
+  await page.fill('input[name=password]', product.admin.password);
+  await page.locator('form').getByRole('button', { name: 'Login' }).click();
+  await page.getByRole('button', { name: 'Account menu' }).waitFor();
 }
 
 async function freePort(): Promise<number> {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { launchBrowser, startProduct, type RunningProduct } from './harness';
+import { launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 
@@ -112,15 +112,6 @@ async function expectFieldsVisible(card: Locator, fields: string[]) {
 async function shoot(element: Locator, name: string) {
   await element.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 80));
   await element.screenshot({ path: `${ARTIFACTS}/${name}.png` });
-}
-
-async function signIn(page: Page, product: RunningProduct) {
-  await page.goto(product.url);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.fill('input[name=email]', product.admin.email);
-  await page.fill('input[name=password]', product.admin.password);
-  await page.locator('form').getByRole('button', { name: 'Login' }).click();
-  await page.getByRole('button', { name: 'Account menu' }).waitFor();
 }
 
 describe('the schema gallery in a real browser', () => {

@@ -1,20 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, startProduct, type RunningProduct } from './harness';
+import { launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
 
 const MODES: { name: string; env: Record<string, string> }[] = [
   { name: 'embedded default (PGlite, in-process queue)', env: {} },
   { name: 'BullMQ on the local Redis', env: { REDIS_URL: 'redis://127.0.0.1:6379' } },
 ];
-
-async function signIn(page: Page, product: RunningProduct) {
-  await page.goto(product.url);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.fill('input[name=email]', product.admin.email);
-  await page.fill('input[name=password]', product.admin.password);
-  await page.locator('form').getByRole('button', { name: 'Login' }).click();
-  await page.getByRole('button', { name: 'Account menu' }).waitFor();
-}
 
 describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env }) => {
   let product: RunningProduct;

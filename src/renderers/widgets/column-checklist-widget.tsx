@@ -3,6 +3,7 @@ import { useState } from 'react';
 
 import { errorId } from '../controls';
 import { FILTER_THRESHOLD, columnOptions } from './column-options';
+import { ColumnFilter, OptionList } from './option-list';
 
 /**
  * `columnChecklist` (checkbox kind): the dataset's visible columns (the engine removes id, date,
@@ -13,7 +14,7 @@ export function ColumnChecklistWidget(props: WidgetProps) {
   const selected: unknown[] = Array.isArray(value) ? value : [];
   const choices = columnOptions(options.enumOptions, selected);
   const [filter, setFilter] = useState('');
-  const locked = disabled || readonly;
+  const locked = Boolean(disabled || readonly);
   const shown = filter
     ? choices.filter((c) => c.label.toLowerCase().includes(filter.toLowerCase()))
     : choices;
@@ -49,49 +50,19 @@ export function ColumnChecklistWidget(props: WidgetProps) {
           </span>
         )}
       </div>
-      {choices.length > FILTER_THRESHOLD && (
-        <input
-          type="search"
-          className="qs-input qs-filter"
-          placeholder="Filter columns"
-          aria-label="Filter columns"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-        />
-      )}
-      {choices.length === 0 ? (
-        <p className="qs-hint">No columns yet. Upload a dataset to choose from its columns.</p>
-      ) : (
-        <div className="qs-option-grid">
-          {shown.map((choice) => {
-            const checked = selected.includes(choice.value);
-            const optionId = `${id}-${choice.key}`;
-            return (
-              <label
-                key={choice.key}
-                className={`qs-option${checked ? ' is-checked' : ''}`}
-                htmlFor={optionId}
-              >
-                <input
-                  id={optionId}
-                  type="checkbox"
-                  name={id}
-                  checked={checked}
-                  disabled={locked}
-                  onChange={(e) =>
-                    set(
-                      e.target.checked
-                        ? [...selected, choice.value]
-                        : selected.filter((v) => v !== choice.value),
-                    )
-                  }
-                />
-                <span>{choice.label}</span>
-              </label>
-            );
-          })}
-        </div>
-      )}
+      {choices.length > FILTER_THRESHOLD && <ColumnFilter value={filter} onChange={setFilter} />}
+      <OptionList
+        id={id}
+        type="checkbox"
+        choices={choices}
+        shown={shown}
+        isChecked={(choice) => selected.includes(choice.value)}
+        onToggle={(choice, checked) =>
+          set(checked ? [...selected, choice.value] : selected.filter((v) => v !== choice.value))
+        }
+        disabled={locked}
+        layout="grid"
+      />
     </div>
   );
 }

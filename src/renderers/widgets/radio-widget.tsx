@@ -3,6 +3,7 @@ import { useState } from 'react';
 
 import { errorId } from '../controls';
 import { FILTER_THRESHOLD, columnOptions } from './column-options';
+import { ColumnFilter, OptionList } from './option-list';
 
 function RadioGroup(props: WidgetProps & { columnSelector: boolean }) {
   const { id, value, onChange, options, disabled, readonly, rawErrors, columnSelector } = props;
@@ -23,42 +24,18 @@ function RadioGroup(props: WidgetProps & { columnSelector: boolean }) {
     >
       {columnSelector && selectorLabel && <span className="qs-hint">{selectorLabel}</span>}
       {columnSelector && choices.length > FILTER_THRESHOLD && (
-        <input
-          type="search"
-          className="qs-input qs-filter"
-          placeholder="Filter columns"
-          aria-label="Filter columns"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-        />
+        <ColumnFilter value={filter} onChange={setFilter} />
       )}
-      {choices.length === 0 ? (
-        <p className="qs-hint">No columns yet. Upload a dataset to choose from its columns.</p>
-      ) : (
-        <div className={columnSelector ? 'qs-option-grid' : 'qs-option-row'}>
-          {shown.map((choice) => {
-            const checked = choice.value === value;
-            const optionId = `${id}-${choice.key}`;
-            return (
-              <label
-                key={choice.key}
-                className={`qs-option${checked ? ' is-checked' : ''}`}
-                htmlFor={optionId}
-              >
-                <input
-                  id={optionId}
-                  type="radio"
-                  name={id}
-                  checked={checked}
-                  disabled={disabled || readonly}
-                  onChange={() => onChange(choice.value)}
-                />
-                <span>{choice.label}</span>
-              </label>
-            );
-          })}
-        </div>
-      )}
+      <OptionList
+        id={id}
+        type="radio"
+        choices={choices}
+        shown={shown}
+        isChecked={(choice) => choice.value === value}
+        onToggle={(choice) => onChange(choice.value)}
+        disabled={Boolean(disabled || readonly)}
+        layout={columnSelector ? 'grid' : 'row'}
+      />
     </div>
   );
 }

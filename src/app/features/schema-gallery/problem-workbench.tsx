@@ -16,6 +16,11 @@ import { PipelineFlow, PipelineValidityNotice, SchemaForm, useEngineForm } from 
 /** Ids the job body carries; illustrative (1447 is the specification's fallback application id). */
 const ILLUSTRATIVE_IDS = { applicationId: 1447, userId: 1 } as const;
 const SAVED = 'Saved on this page. Values of hidden fields were left out.';
+/** The two configuration tabs, each shown as a card with its own Save. */
+const TAB_CARDS: Array<{ tab: TabId; title: string; testId: string }> = [
+  { tab: 'dataset', title: 'Dataset', testId: 'dataset-card' },
+  { tab: 'model', title: 'Model Configurations', testId: 'model-card' },
+];
 
 /** One problem: its sample dataset, both forms, the pipeline and the job request, all live. */
 export function ProblemWorkbench({ problem }: { problem: Problem }) {
@@ -134,44 +139,32 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
 
       <div className="schema-columns-2">
         <div className="schema-forms">
-          <div className="schema-card" ref={datasetRef} data-testid="dataset-card">
-            <h2 className="schema-card-title">Dataset</h2>
-            <SchemaForm
-              problem={problem}
-              tab="dataset"
-              appData={form.appData}
-              context={context}
-              state={form.state}
-              onChange={change}
-              idPrefix="gallery-dataset"
-              submitLabel="Save Changes"
-              onSubmit={(pruned) => save(pruned, 'dataset')}
-            />
-            {saved === 'dataset' && (
-              <p className="form-success" role="status">
-                {SAVED}
-              </p>
-            )}
-          </div>
-          <div className="schema-card" ref={modelRef} data-testid="model-card">
-            <h2 className="schema-card-title">Model Configurations</h2>
-            <SchemaForm
-              problem={problem}
-              tab="model"
-              appData={form.appData}
-              context={context}
-              state={form.state}
-              onChange={change}
-              idPrefix="gallery-model"
-              submitLabel="Save Changes"
-              onSubmit={(pruned) => save(pruned, 'model')}
-            />
-            {saved === 'model' && (
-              <p className="form-success" role="status">
-                {SAVED}
-              </p>
-            )}
-          </div>
+          {TAB_CARDS.map(({ tab, title, testId }) => (
+            <div
+              key={tab}
+              className="schema-card"
+              ref={tab === 'dataset' ? datasetRef : modelRef}
+              data-testid={testId}
+            >
+              <h2 className="schema-card-title">{title}</h2>
+              <SchemaForm
+                problem={problem}
+                tab={tab}
+                appData={form.appData}
+                context={context}
+                state={form.state}
+                onChange={change}
+                idPrefix={`gallery-${tab}`}
+                submitLabel="Save Changes"
+                onSubmit={(pruned) => save(pruned, tab)}
+              />
+              {saved === tab && (
+                <p className="form-success" role="status">
+                  {SAVED}
+                </p>
+              )}
+            </div>
+          ))}
         </div>
 
         <aside className="schema-preview">
