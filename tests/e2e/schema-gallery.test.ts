@@ -186,6 +186,8 @@ describe('the schema gallery in a real browser', () => {
     await page.getByRole('button', { name: 'Fill missing at 2' }).waitFor();
     await shoot(page.getByTestId('pipeline-card'), 'schema-stock-price-prediction-pipeline-invalid');
     expect(await card.getByRole('button', { name: 'Save Changes' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Fill missing at 2' }).click();
+    await expect.poll(() => epochs.evaluate((el) => el === document.activeElement)).toBe(true);
     await epochs.fill('42');
     expect(await page.getByTestId('job-body').innerText()).toContain('"epochs": 42');
     expect(await page.getByRole('button', { name: /^Fill missing at/ }).count()).toBe(0);

@@ -37,8 +37,7 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
   );
   const form = useEngineForm(problem, example.appData, context);
   const [saved, setSaved] = useState<TabId | undefined>();
-  const datasetRef = useRef<HTMLDivElement>(null);
-  const modelRef = useRef<HTMLDivElement>(null);
+  const cards = useRef<Partial<Record<TabId, HTMLDivElement | null>>>({});
 
   const request = useMemo(
     () => mapJobRequest(problem, form.appData, context),
@@ -51,12 +50,14 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
     Object.entries(request.query).map(([k, v]) => [k, String(v)] as [string, string]),
   ).toString();
 
-  const jumpTo = (tabIndex: number) => {
-    const target = tabIndex === 0 ? datasetRef.current : modelRef.current;
+  const jumpTo = (tab: TabId) => {
+    const target = cards.current[tab];
     target?.scrollIntoView({ behavior: 'smooth', block: 'start' });
-    target
-      ?.querySelector<HTMLElement>('[aria-invalid="true"], input, select')
-      ?.focus({ preventScroll: true });
+    // The first invalid field, else the first field (one selector list would take whichever comes first).
+    const field =
+      target?.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+      target?.querySelector<HTMLElement>('input, select');
+    field?.focus({ preventScroll: true });
   };
 
   const change = (next: AppData) => {
@@ -143,7 +144,9 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
             <div
               key={tab}
               className="schema-card"
-              ref={tab === 'dataset' ? datasetRef : modelRef}
+              ref={(el) => {
+                cards.current[tab] = el;
+              }}
               data-testid={testId}
             >
               <h2 className="schema-card-title">{title}</h2>
@@ -203,7 +206,7 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
 
       <div className="card schema-pipeline" data-testid="pipeline-card">
         <h2>Pipeline</h2>
-        <PipelineValidityNotice status={form.state.pipeline} onFillMissing={(t) => jumpTo(t.tabIndex)} />
+        <PipelineValidityNotice status={form.state.pipeline} onFillMissing={(t) => jumpTo(t.tab)} />
         <PipelineFlow problem={problem} appData={form.appData} context={context} validation={form.state} />
       </div>
     </div>
