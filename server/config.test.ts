@@ -2,7 +2,16 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, prepareDataDir } from './config';
+import {
+  CONFIG_DOCS,
+  CONFIG_VARIABLES,
+  ConfigError,
+  envExampleComment,
+  loadConfig,
+  prepareDataDir,
+} from './config';
+
+const repoFile = (name: string) => readFileSync(path.resolve(import.meta.dirname, '..', name), 'utf8');
 
 describe('configuration', () => {
   it('starts with no variables at all on the embedded default', () => {
@@ -15,7 +24,56 @@ describe('configuration', () => {
       redisUrl: null,
       smtpUrl: null,
       workerConcurrency: 2,
+      host: '127.0.0.1',
+      trustProxy: false,
     });
+  });
+
+  it('reads HOST and TRUST_PROXY as an address list or a hop count, and refuses anything else', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1' })).toMatchObject({
+      host: '0.0.0.0',
+      trustProxy: ['10.0.0.1', '192.168.0.0/16', '::1'],
+    });
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must list IP addresses/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/bad: "10.0.0.0\/33"/);
+    expect(() => loadConfig({ HOST: 'not a host' })).toThrow(/HOST must be an IP address/);
+  });
+
+  it('reads every declared variable and only those', () => {
+    // Each variable set to a value that differs from its default must change the configuration.
+    const sample: Record<string, string> = {
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PUBLIC_URL: 'https://qml.example.com',
+      TRUST_PROXY: '1',
+      DATA_DIR: '/var/qml',
+      DATABASE_URL: 'postgres://db/qml',
+      REDIS_URL: 'redis://cache',
+      REDIS_PREFIX: 'other',
+      SMTP_URL: 'smtp://mail',
+      MAIL_FROM: 'x@example.com',
+      JWT_SECRET: 's'.repeat(32),
+      ACCESS_TOKEN_TTL_SECONDS: '120',
+      WORKER_CONCURRENCY: '3',
+      WORKER_TIMEOUT_SECONDS: '30',
+      WORKER_PYTHON: '/usr/bin/python3',
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'long enough',
+      GOOGLE_CLIENT_ID: 'g',
+      GOOGLE_CLIENT_SECRET: 'gs',
+      GITHUB_CLIENT_ID: 'h',
+      GITHUB_CLIENT_SECRET: 'hs',
+      LOG_LEVEL: 'debug',
+    };
+    expect(Object.keys(sample).sort()).toEqual([...CONFIG_VARIABLES].sort());
+    const defaults = loadConfig({}, '/srv/qml');
+    for (const [name, value] of Object.entries(sample)) {
+      expect(loadConfig({ ...pairedWith(name, sample), [name]: value }, '/srv/qml'), name).not.toEqual(
+        defaults,
+      );
+    }
+    expect(loadConfig({ SOMETHING_ELSE: '1' }, '/srv/qml')).toEqual(defaults);
   });
 
   it('names every bad variable in one error', () => {
@@ -51,9 +109,29 @@ describe('configuration', () => {
     expect(statSync(path.join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
   });
 
-  it('documents every variable it reads in .env.example', () => {
-    const example = readFileSync(path.resolve(import.meta.dirname, '../.env.example'), 'utf8');
+  it('documents exactly the declared variables in .env.example, each under its declared comment', () => {
+    const example = repoFile('.env.example');
     const documented = [...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
-    expect(documented.sort()).toEqual([...CONFIG_VARIABLES].sort());
+    expect(documented).toEqual([...CONFIG_VARIABLES]);
+    for (const variable of CONFIG_DOCS) {
+      expect(example, variable.env).toContain(`${envExampleComment(variable)}\n${variable.env}=`);
+    }
+  });
+
+  it("names exactly the declared variables in the README's configuration list", () => {
+    const readme = repoFile('README.md');
+    const section = readme.slice(
+      readme.indexOf('## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1),
+    );
+    const list = section.slice(section.indexOf('`'), section.indexOf('.\n', section.indexOf('`')));
+    const named = [...list.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]);
+    expect(named).toEqual([...CONFIG_VARIABLES]);
   });
 });
+
+/** Variables that must be set together: the sample sets the partner too. */
+function pairedWith(name: string, sample: Record<string, string>): Record<string, string> {
+  const partner = name.endsWith('_ID') ? name.replace(/_ID$/, '_SECRET') : name.replace(/_SECRET$/, '_ID');
+  return partner !== name && partner in sample ? { [partner]: sample[partner]! } : {};
+}

@@ -1,60 +1,281 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
- * Every environment variable the product reads, declared and validated once at start.
- * .env.example lists the same names; a test keeps the two in step.
+ * Every environment variable the product reads, declared once: its name, what it means (the line
+ * .env.example and the README repeat, checked by config.test.ts), its default and how it is parsed.
+ * loadConfig reads exactly these; the Config type and CONFIG_VARIABLES derive from them.
  */
-export interface Config {
-  port: number;
-  publicUrl: string;
-  dataDir: string;
-  /** PostgreSQL URL; absent means the embedded PGlite database under dataDir. */
-  databaseUrl: string | null;
-  /** Redis URL; absent means the in-process queue. */
-  redisUrl: string | null;
-  /** Prefix of the queue and channel names on Redis, so deployments can share one server. */
-  redisPrefix: string;
-  /** SMTP URL; absent means the mail outbox table. */
-  smtpUrl: string | null;
-  mailFrom: string;
-  jwtSecret: string;
-  accessTokenTtlSeconds: number;
-  workerConcurrency: number;
-  workerTimeoutSeconds: number;
-  workerPython: string;
-  adminEmail: string | null;
-  adminPassword: string | null;
-  googleClientId: string | null;
-  googleClientSecret: string | null;
-  githubClientId: string | null;
-  githubClientSecret: string | null;
-  logLevel: string;
+
+interface ReadContext {
+  cwd: string;
+  /** Records a problem with the variable; loadConfig throws one ConfigError naming them all. */
+  fail(problem: string): void;
 }
 
-export const CONFIG_VARIABLES = [
-  'PORT',
-  'PUBLIC_URL',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'REDIS_PREFIX',
-  'SMTP_URL',
-  'MAIL_FROM',
-  'JWT_SECRET',
-  'ACCESS_TOKEN_TTL_SECONDS',
-  'WORKER_CONCURRENCY',
-  'WORKER_TIMEOUT_SECONDS',
-  'WORKER_PYTHON',
-  'ADMIN_EMAIL',
-  'ADMIN_PASSWORD',
-  'GOOGLE_CLIENT_ID',
-  'GOOGLE_CLIENT_SECRET',
-  'GITHUB_CLIENT_ID',
-  'GITHUB_CLIENT_SECRET',
-  'LOG_LEVEL',
-] as const;
+interface Variable<T> {
+  readonly env: string;
+  readonly doc: string;
+  /** The default in words, for the docs ("none" when absent means "off"). */
+  readonly defaultText: string;
+  /** raw is the trimmed value, null when unset or empty. */
+  read(raw: string | null, ctx: ReadContext): T;
+}
+
+const variable = <T>(env: string, doc: string, defaultText: string, read: Variable<T>['read']) => ({
+  env,
+  doc,
+  defaultText,
+  read,
+});
+
+const text =
+  (fallback: string | null = null) =>
+  (raw: string | null): string | null =>
+    raw ?? fallback;
+
+const integer =
+  (fallback: number, min: number, max: number) =>
+  (raw: string | null, ctx: ReadContext, env: string): number => {
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      ctx.fail(`${env} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+
+const url =
+  (protocols: string[]) =>
+  (raw: string | null, ctx: ReadContext, env: string): string | null => {
+    if (raw === null) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        ctx.fail(
+          `${env} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//...")`,
+        );
+      }
+    } catch {
+      ctx.fail(`${env} is not a valid URL`);
+    }
+    return raw;
+  };
+
+/** `variable` with a parser that also needs the variable's own name for its messages. */
+const named = <T>(
+  env: string,
+  doc: string,
+  defaultText: string,
+  parse: (raw: string | null, ctx: ReadContext, env: string) => T,
+) => variable<T>(env, doc, defaultText, (raw, ctx) => parse(raw, ctx, env));
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** An address or CIDR range (IPv4 or IPv6). */
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits >= 0 && bits <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * What Fastify's trustProxy receives: false (the default, trust no proxy: the client address is the
+ * socket's), a hop count, or the proxies' addresses/CIDRs.
+ */
+export type TrustProxy = false | number | string[];
+
+const VARIABLES = {
+  host: variable(
+    'HOST',
+    'Address the server listens on: 127.0.0.1 is this machine only; use 0.0.0.0 in a container or behind a proxy on another host',
+    '127.0.0.1',
+    (raw, ctx) => {
+      const host = raw ?? '127.0.0.1';
+      if (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host))
+        ctx.fail(`HOST must be an IP address or a host name (got "${host}")`);
+      return host;
+    },
+  ),
+  port: named(
+    'PORT',
+    'HTTP port of the app, the API (/api) and the OpenAPI document (/api/openapi.json)',
+    '8080',
+    integer(8080, 1, 65535),
+  ),
+  publicUrl: named(
+    'PUBLIC_URL',
+    'The address users reach the product at (links in e-mails, OAuth redirects)',
+    'http://localhost:$PORT',
+    url(['http:', 'https:']),
+  ),
+  trustProxy: variable(
+    'TRUST_PROXY',
+    'Reverse proxies whose X-Forwarded-For is believed for the client address (sign-in throttle, logs): a comma-separated list of addresses/CIDRs, or a hop count',
+    'none (the connecting address is the client)',
+    (raw, ctx): TrustProxy => {
+      if (raw === null) return false;
+      if (/^\d+$/.test(raw)) {
+        const hops = Number(raw);
+        if (hops < 1 || hops > 10) ctx.fail(`TRUST_PROXY as a hop count must be from 1 to 10 (got "${raw}")`);
+        return hops;
+      }
+      const entries = raw.split(',').map((entry) => entry.trim());
+      const bad = entries.filter((entry) => !isAddressOrRange(entry));
+      if (bad.length > 0)
+        ctx.fail(
+          `TRUST_PROXY must list IP addresses or CIDR ranges, or be a hop count (bad: "${bad.join('", "')}")`,
+        );
+      return entries;
+    },
+  ),
+  dataDir: variable(
+    'DATA_DIR',
+    'Where the embedded database (PGlite), uploaded files and the generated JWT secret live',
+    './data',
+    (raw, ctx) => path.resolve(ctx.cwd, raw ?? 'data'),
+  ),
+  databaseUrl: named(
+    'DATABASE_URL',
+    'PostgreSQL instead of the embedded PGlite, e.g. postgres://user@127.0.0.1:5432/qmlstudio',
+    'none',
+    url(['postgres:', 'postgresql:']),
+  ),
+  redisUrl: named(
+    'REDIS_URL',
+    'BullMQ on Redis instead of the in-process queue, e.g. redis://127.0.0.1:6379 (then `npm run worker` scales out); also shares the sign-in throttle between servers',
+    'none',
+    url(['redis:', 'rediss:']),
+  ),
+  redisPrefix: variable(
+    'REDIS_PREFIX',
+    'Prefix of the queue, channel and throttle key names on Redis, so several deployments can share one server',
+    'qml',
+    (raw, ctx) => {
+      const prefix = raw ?? 'qml';
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+        ctx.fail('REDIS_PREFIX may hold only letters, digits, "-" and "_" (at most 64)');
+      return prefix;
+    },
+  ),
+  smtpUrl: named(
+    'SMTP_URL',
+    'SMTP server for e-mail, e.g. smtp://user:pass@mail.example.com:587; without it mail goes to the outbox table',
+    'none',
+    url(['smtp:', 'smtps:']),
+  ),
+  mailFrom: variable(
+    'MAIL_FROM',
+    "Sender of the product's e-mail",
+    'QML Studio <no-reply@localhost>',
+    (raw) => raw ?? 'QML Studio <no-reply@localhost>',
+  ),
+  jwtSecret: variable(
+    'JWT_SECRET',
+    'Secret that signs access tokens (at least 32 characters)',
+    'generated into $DATA_DIR/jwt-secret',
+    (raw, ctx) => {
+      if (raw && raw.length < 32) ctx.fail('JWT_SECRET must be at least 32 characters');
+      return raw ?? '';
+    },
+  ),
+  accessTokenTtlSeconds: named(
+    'ACCESS_TOKEN_TTL_SECONDS',
+    'Lifetime of an access token in seconds (60 to 2592000)',
+    '86400',
+    integer(60 * 60 * 24, 60, 60 * 60 * 24 * 30),
+  ),
+  workerConcurrency: named(
+    'WORKER_CONCURRENCY',
+    'How many worker processes run jobs at once on this machine (1 to 64)',
+    '2',
+    integer(2, 1, 64),
+  ),
+  workerTimeoutSeconds: named(
+    'WORKER_TIMEOUT_SECONDS',
+    'Time limit of one job in seconds; a job over it is killed and recorded Failed',
+    '21600',
+    integer(6 * 60 * 60, 1, 7 * 24 * 60 * 60),
+  ),
+  workerPython: variable(
+    'WORKER_PYTHON',
+    'The Python interpreter that runs the worker package',
+    'worker/.venv/bin/python',
+    (raw, ctx) => raw ?? path.resolve(ctx.cwd, 'worker/.venv/bin/python'),
+  ),
+  adminEmail: variable(
+    'ADMIN_EMAIL',
+    'The first admin account, created when no admin exists (its e-mail address)',
+    'none',
+    (raw, ctx) => {
+      if (raw && !EMAIL_SHAPE.test(raw)) ctx.fail('ADMIN_EMAIL is not a valid e-mail address');
+      return raw;
+    },
+  ),
+  adminPassword: variable(
+    'ADMIN_PASSWORD',
+    "The first admin's password (at least 8 characters)",
+    'generated and printed once',
+    (raw, ctx) => {
+      if (raw && raw.length < 8) ctx.fail('ADMIN_PASSWORD must be at least 8 characters');
+      return raw;
+    },
+  ),
+  googleClientId: variable('GOOGLE_CLIENT_ID', 'Google sign-in (with GOOGLE_CLIENT_SECRET)', 'none', text()),
+  googleClientSecret: variable(
+    'GOOGLE_CLIENT_SECRET',
+    'Google sign-in (with GOOGLE_CLIENT_ID)',
+    'none',
+    text(),
+  ),
+  githubClientId: variable('GITHUB_CLIENT_ID', 'GitHub sign-in (with GITHUB_CLIENT_SECRET)', 'none', text()),
+  githubClientSecret: variable(
+    'GITHUB_CLIENT_SECRET',
+    'GitHub sign-in (with GITHUB_CLIENT_ID)',
+    'none',
+    text(),
+  ),
+  logLevel: variable(
+    'LOG_LEVEL',
+    'fatal, error, warn, info, debug, trace or silent; one line per request is logged at debug',
+    'info',
+    (raw, ctx) => {
+      const level = raw ?? 'info';
+      if (!LOG_LEVELS.includes(level))
+        ctx.fail(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
+      return level;
+    },
+  ),
+} as const;
+
+type Declared = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]['read']> };
+
+/** The validated configuration; PUBLIC_URL's default depends on PORT, so it is filled in after reading. */
+export type Config = Omit<Declared, 'publicUrl'> & { publicUrl: string };
+
+/** Each variable's name, doc line and default, in declaration order (docs and their test). */
+export const CONFIG_DOCS: readonly { env: string; doc: string; defaultText: string }[] = Object.values(
+  VARIABLES,
+).map(({ env, doc, defaultText }) => ({ env, doc, defaultText }));
+
+export const CONFIG_VARIABLES: readonly string[] = CONFIG_DOCS.map((v) => v.env);
+
+/** The comment line .env.example carries above a variable. */
+export const envExampleComment = (v: { doc: string; defaultText: string }): string =>
+  `# ${v.doc}. Default: ${v.defaultText}`;
+
+/** Variables that only work together. */
+const PAIRS: [keyof Config, keyof Config][] = [
+  ['googleClientId', 'googleClientSecret'],
+  ['githubClientId', 'githubClientSecret'],
+];
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
@@ -65,98 +286,22 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
-  const text = (name: string): string | null => {
-    const value = env[name]?.trim();
-    return value ? value : null;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === null) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const url = (name: string, protocols: string[]): string | null => {
-    const raw = text(name);
-    if (raw === null) return null;
-    try {
-      const parsed = new URL(raw);
-      if (!protocols.includes(parsed.protocol)) {
-        problems.push(
-          `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//...")`,
-        );
-      }
-    } catch {
-      problems.push(`${name} is not a valid URL`);
-    }
-    return raw;
-  };
-
-  const port = integer('PORT', 8080, 1, 65535);
-  const dataDir = path.resolve(cwd, text('DATA_DIR') ?? 'data');
-  const publicUrl = url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
-  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
-  const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']);
-  const redisPrefix = text('REDIS_PREFIX') ?? 'qml';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(redisPrefix)) {
-    problems.push('REDIS_PREFIX may hold only letters, digits, "-" and "_" (at most 64)');
+  const ctx: ReadContext = { cwd, fail: (problem) => problems.push(problem) };
+  const declared: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(VARIABLES) as [string, Variable<unknown>][]) {
+    const raw = env[spec.env]?.trim();
+    declared[key] = spec.read(raw ? raw : null, ctx);
   }
-  const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
-  const mailFrom = text('MAIL_FROM') ?? 'QML Studio <no-reply@localhost>';
-  const adminEmail = text('ADMIN_EMAIL');
-  if (adminEmail && !EMAIL_SHAPE.test(adminEmail)) problems.push('ADMIN_EMAIL is not a valid e-mail address');
-  const adminPassword = text('ADMIN_PASSWORD');
-  if (adminPassword && adminPassword.length < 8)
-    problems.push('ADMIN_PASSWORD must be at least 8 characters');
-  const jwtSecretText = text('JWT_SECRET');
-  if (jwtSecretText && jwtSecretText.length < 32) problems.push('JWT_SECRET must be at least 32 characters');
-  const pairs: [string, string][] = [
-    ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
-    ['GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET'],
-  ];
-  for (const [id, secret] of pairs) {
-    if (Boolean(text(id)) !== Boolean(text(secret)))
-      problems.push(`${id} and ${secret} must be set together`);
+  const values = declared as Declared;
+  for (const [a, b] of PAIRS) {
+    if (Boolean(values[a]) !== Boolean(values[b]))
+      problems.push(`${VARIABLES[a].env} and ${VARIABLES[b].env} must be set together`);
   }
-  const logLevel = text('LOG_LEVEL') ?? 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    problems.push(
-      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`,
-    );
-  }
-
-  const config: Config = {
-    port,
-    publicUrl,
-    dataDir,
-    databaseUrl,
-    redisUrl,
-    redisPrefix,
-    smtpUrl,
-    mailFrom,
-    jwtSecret: jwtSecretText ?? '',
-    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 60 * 60 * 24, 60, 60 * 60 * 24 * 30),
-    workerConcurrency: integer('WORKER_CONCURRENCY', 2, 1, 64),
-    workerTimeoutSeconds: integer('WORKER_TIMEOUT_SECONDS', 6 * 60 * 60, 1, 7 * 24 * 60 * 60),
-    workerPython: text('WORKER_PYTHON') ?? path.resolve(cwd, 'worker/.venv/bin/python'),
-    adminEmail,
-    adminPassword,
-    googleClientId: text('GOOGLE_CLIENT_ID'),
-    googleClientSecret: text('GOOGLE_CLIENT_SECRET'),
-    githubClientId: text('GITHUB_CLIENT_ID'),
-    githubClientSecret: text('GITHUB_CLIENT_SECRET'),
-    logLevel,
-  };
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return { ...values, publicUrl: values.publicUrl ?? `http://localhost:${values.port}` };
 }
 
 /**

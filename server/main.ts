@@ -43,7 +43,7 @@ async function main() {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
-  await app.listen({ port: config.port, host: '0.0.0.0' });
+  await app.listen({ port: config.port, host: config.host });
   console.log(
     `QML Studio is up on ${config.publicUrl} (database: ${db.kind}, queue: ${services.queue.mode}); OpenAPI at ${config.publicUrl}/api/openapi.json`,
   );
