@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { AccessTokens } from './access-tokens';
 import { hashPassword, verifyPassword } from './passwords';
+import { SessionCache } from './session-cache';
 import { SessionsRepository } from './sessions-repository';
 import { UsersRepository, type UserRecord } from './users-repository';
 
@@ -15,13 +16,17 @@ let dummyHash: Promise<string> | null = null;
 export class AuthService {
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
+  /** Resolved sessions by "userId:sessionId", for a few seconds (see SessionCache). */
+  private readonly resolved: SessionCache<UserRecord | null>;
 
   constructor(
     db: Database,
     private readonly tokens: AccessTokens,
+    options: { sessionCacheMs?: number } = {},
   ) {
     this.users = new UsersRepository(db);
     this.sessions = new SessionsRepository(db);
+    this.resolved = new SessionCache(options.sessionCacheMs ?? 5_000);
   }
 
   async login(email: string, password: string): Promise<LoginOutcome> {
@@ -62,12 +67,28 @@ export class AuthService {
     return { ok: true, accessToken, expiresIn: this.tokens.lifetimeSeconds, user };
   }
 
-  /** The signed-in user behind a bearer token, or null when the token is invalid, expired or revoked. */
+  /**
+   * The signed-in user behind a bearer token, or null when the token is invalid, expired or revoked.
+   * One query resolves session and user; the answer is reused for a few seconds.
+   */
   async authenticate(token: string): Promise<{ user: UserRecord; sessionId: string } | null> {
     const claims = await this.tokens.verify(token);
     if (!claims) return null;
-    if (!(await this.sessions.isActive(claims.sessionId, claims.userId))) return null;
-    const user = await this.users.findById(claims.userId);
+    const user = await this.resolved.get(`${claims.userId}:${claims.sessionId}`, () =>
+      this.users.findBySession(claims.sessionId, claims.userId),
+    );
     return user ? { user, sessionId: claims.sessionId } : null;
+  }
+
+  /** Revokes a session; in this process it stops working at once, elsewhere within seconds. */
+  async logout(userId: number, sessionId: string): Promise<void> {
+    await this.sessions.revoke(sessionId);
+    const key = `${userId}:${sessionId}`;
+    this.resolved.evict((k) => k === key);
+  }
+
+  /** Forgets what is remembered about a user's sessions (after a password or role change). */
+  forgetUser(userId: number): void {
+    this.resolved.evict((key) => key.startsWith(`${userId}:`));
   }
 }

@@ -13,16 +13,6 @@ export class SessionsRepository {
     return id;
   }
 
-  /** True when the session exists, belongs to the user, is unexpired and not revoked. */
-  async isActive(sessionId: string, userId: number): Promise<boolean> {
-    const { rows } = await this.db.query(
-      `select 1 from sessions
-       where id = $1 and user_id = $2 and revoked_at is null and expires_at > now()`,
-      [sessionId, userId],
-    );
-    return rows.length > 0;
-  }
-
   async revoke(sessionId: string): Promise<void> {
     await this.db.query(`update sessions set revoked_at = now() where id = $1 and revoked_at is null`, [
       sessionId,

@@ -33,6 +33,21 @@ export class UsersRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * The user behind a session, in one query, when the session belongs to that user and is neither
+   * expired nor revoked (every authenticated request asks this).
+   */
+  async findBySession(sessionId: string, userId: number): Promise<UserRecord | null> {
+    const { rows } = await this.db.query<UserRecord>(
+      `${SELECT_USER}
+       join sessions s on s.user_id = u.id
+       where s.id = $1 and u.id = $2 and s.revoked_at is null and s.expires_at > now()
+       group by u.id`,
+      [sessionId, userId],
+    );
+    return rows[0] ?? null;
+  }
+
   async countAdmins(): Promise<number> {
     const { rows } = await this.db.query<{ count: number }>(
       `select count(*)::int as count from user_roles ur join roles r on r.id = ur.role_id where r.name = 'admin'`,
