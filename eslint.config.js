@@ -1,6 +1,51 @@
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+
 import js from '@eslint/js';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+
+// Rooms and doors: each zone names who may not import whom. Paths are resolved files (the import-x
+// resolver follows relative imports, directory indexes and .ts/.tsx extensions), so a zone holds
+// however the import is spelled. tests/repo/import-zones.test.ts proves each zone with an offending
+// snippet.
+const ROOT = import.meta.dirname;
+const at = (dir) => path.join(ROOT, dir);
+
+/** Imports of Node's built-in modules, with and without the `node:` prefix. */
+const NO_NODE = {
+  group: ['node:*', ...builtinModules.filter((name) => !name.startsWith('_'))],
+  message: 'Node APIs belong in src/engine/node/ (the engine also runs in the browser).',
+};
+const NO_REACT = {
+  group: ['react', 'react/*', 'react-dom', 'react-dom/*'],
+  message: 'The engine is UI-free.',
+};
+
+/** @type {{ target: string | string[], from: string | string[], except?: string[], message: string }[]} */
+export const IMPORT_ZONES = [
+  {
+    target: at('src/engine'),
+    from: [at('src/app'), at('src/renderers'), at('server'), at('codegen')],
+    message: 'The engine is pure: it imports nothing of the app, the renderers, the server or codegen.',
+  },
+  {
+    target: at('src/renderers'),
+    from: [at('src/app'), at('server'), at('codegen')],
+    message: 'Renderers draw what the engine says; they never import the app or the server.',
+  },
+  {
+    target: at('server'),
+    from: [at('src/app'), at('src/renderers')],
+    message: 'The server never imports the browser app or the renderers.',
+  },
+  {
+    target: [at('src'), at('server'), at('codegen')],
+    from: at('tests'),
+    message: 'Nothing outside tests/ imports tests/ (shared code belongs beside the code that uses it).',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', 'data', 'worker', 'src/generated', 'tests/artifacts'] },
@@ -16,23 +61,32 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // One-way imports: the engine is pure (no React, no app, no server); renderers never import the
-  // app; the server never imports the browser app or renderers.
   {
-    files: ['src/engine/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['react', 'react-dom', '**/renderers/**', '**/app/**', '**/server/**'] },
+    files: ['**/*.{ts,tsx,js}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json', '.css'] }),
       ],
     },
+    rules: {
+      // Unresolved relative imports would silently escape the zones and the cycle check below.
+      'import-x/no-unresolved': ['error', { ignore: ['^[^.]'] }],
+      'import-x/no-restricted-paths': ['error', { zones: IMPORT_ZONES }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  // Packages by name: the engine imports neither React nor Node outside its Node side
+  // (src/engine/node/, which reads schema files from disk). Its tests run in Node and may use it.
+  {
+    files: ['src/engine/**'],
+    ignores: ['src/engine/node/**', 'src/engine/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_REACT, NO_NODE] }] },
   },
   {
-    files: ['src/renderers/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/app/**', '**/server/**'] }] },
-  },
-  {
-    files: ['server/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/src/app/**', '**/src/renderers/**'] }] },
+    files: ['src/engine/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_REACT] }] },
   },
 );

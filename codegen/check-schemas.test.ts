@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { checkSchemaSources, type SchemaIssue } from '../src/engine';
-import { DEFAULT_SCHEMAS_DIR, loadSchemaSources, REPO_ROOT } from './load-schemas';
+import { DEFAULT_SCHEMAS_DIR, loadSchemaSources, REPO_ROOT } from '../src/engine/node/load-schemas';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are edited freely
 
@@ -21,6 +21,42 @@ function checkWith(file: string, edit: (json: Json) => void): SchemaIssue[] {
   const copy = structuredClone(sources[file]) as Json;
   edit(copy);
   return checkSchemaSources({ ...sources, [file]: copy });
+}
+
+/** Copies schemas/ to a temp dir, edits it and runs the CLI there, as a contributor would. */
+function runCheckerOnCopy(edit: (sources: Record<string, unknown>) => void): {
+  status: number;
+  output: string;
+} {
+  const dir = mkdtempSync(path.join(tmpdir(), 'qml-check-'));
+  try {
+    cpSync(DEFAULT_SCHEMAS_DIR, dir, { recursive: true });
+    const sources = loadSchemaSources(dir);
+    const before = JSON.stringify(sources);
+    edit(sources);
+    for (const [file, json] of Object.entries(sources)) {
+      if (JSON.stringify(json) !== JSON.stringify(JSON.parse(before)[file])) {
+        writeFileSync(path.join(dir, file), JSON.stringify(json));
+      }
+    }
+    try {
+      execFileSync(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/check-schemas.ts'), dir],
+        {
+          cwd: REPO_ROOT,
+          encoding: 'utf8',
+          stdio: 'pipe',
+        },
+      );
+      return { status: 0, output: '' };
+    } catch (err) {
+      const e = err as { status: number; stderr: string };
+      return { status: e.status, output: e.stderr };
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('schemas:check', () => {
@@ -173,8 +209,82 @@ describe('schemas:check', () => {
       (j) => (j.id = 'stock-prediction'),
       { pointer: '/id', reason: 'id "stock-prediction" does not match the file name' },
     ],
+    [
+      'a form branch offering an option the job body refuses',
+      STOCK,
+      (j) =>
+        j.forms.model_configurations.schema.allOf[1].then.properties.training_model_method.enum.push('TCN'),
+      {
+        pointer: '/job/body/6/from',
+        reason:
+          '/model_configurations/training_model_method offers "TCN", which the job body refuses (must be equal to one of the allowed values) (the job body\'s /training_model_method)',
+      },
+    ],
+    [
+      'a mapping default the job body refuses',
+      STOCK,
+      (j) => (j.job.bodySchema.properties.qubits = { $ref: 'defs.json#/$defs/qubits' }),
+      {
+        pointer: '/job/body/10/default',
+        reason: "default null is refused by the job body's /qubits: must be integer",
+      },
+    ],
+    [
+      'a job-body $ref to an unknown definition',
+      STOCK,
+      (j) => (j.job.bodySchema.properties.epochs = { $ref: 'defs.json#/$defs/epoch' }),
+      {
+        pointer: '/job/bodySchema/properties/epochs/$ref',
+        reason: 'unknown shared definition "epoch" (not in defs.json $defs)',
+      },
+    ],
+    [
+      'a job-body $ref with a rule beside it',
+      STOCK,
+      (j) => (j.job.bodySchema.properties.epochs.maximum = 50),
+      {
+        pointer: '/job/bodySchema/properties/epochs/maximum',
+        reason: expect.stringContaining('next to a $ref in a job-body schema would be a second rule'),
+      },
+    ],
   ])('%s', (_name, file, edit, expected) => {
     expect(checkWith(file, edit)).toContainEqual({ file, ...expected });
+  });
+
+  describe('job-body limits follow the form', () => {
+    it('refuses a form whose epochs reach 200 while the job body stops at 100 (CLI on a copy)', () => {
+      const { status, output } = runCheckerOnCopy((sources) => {
+        const stock = sources[STOCK] as Json;
+        stock.forms.model_configurations.schema.properties.epochs.maximum = 200;
+      });
+      expect(status).toBe(1);
+      expect(output).toContain(
+        "problems/stock-price-prediction.json /job/body/7/from: /model_configurations/epochs admits numbers <= 200, the job body requires <= 100 (the job body's /epochs)",
+      );
+    });
+
+    it('refuses a shared option list widened for the form only', () => {
+      const issues = checkWith(STOCK, (j) => {
+        j.forms.model_configurations.schema.properties.model_type = {
+          $ref: 'defs.json#/$defs/modelType',
+          enum: ['Classical', 'Quantum', 'Hybrid'],
+        };
+        j.job.bodySchema.properties.training_model_type = { type: 'string', enum: ['Classical', 'Quantum'] };
+      });
+      expect(issues).toContainEqual({
+        file: STOCK,
+        pointer: '/job/body/5/from',
+        reason:
+          '/model_configurations/model_type offers "Hybrid", which the job body refuses (must be equal to one of the allowed values) (the job body\'s /training_model_type)',
+      });
+    });
+
+    it('accepts a body property that refers to the rule the form uses', () => {
+      const issues = checkWith(STOCK, (j) => {
+        j.job.bodySchema.properties.epochs = { $ref: 'defs.json#/$defs/epochs' };
+      });
+      expect(issues).toEqual([]);
+    });
   });
 
   it('the CLI prints file, pointer and reason and exits 1', () => {

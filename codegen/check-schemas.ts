@@ -6,7 +6,11 @@
 import path from 'node:path';
 
 import { checkSchemaSources, formatIssues } from '../src/engine';
-import { DEFAULT_SCHEMAS_DIR, loadSchemaSources, SchemaFileParseError } from './load-schemas';
+import {
+  DEFAULT_SCHEMAS_DIR,
+  loadSchemaSources,
+  SchemaFileParseError,
+} from '../src/engine/node/load-schemas';
 
 function main(): number {
   const dir = process.argv[2] ? path.resolve(process.argv[2]) : DEFAULT_SCHEMAS_DIR;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAppDataSchema } from '../src/engine';
 import { toCodegenSchema } from './codegen-schema';
 import { generateAll, generateProblemTypes, staleFiles } from './generate-types';
-import { loadRegistry } from './load-schemas';
+import { loadRegistry } from '../src/engine/node/load-schemas';
 
 const registry = loadRegistry();
 

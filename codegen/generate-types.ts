@@ -21,7 +21,7 @@ import {
 } from '../src/engine';
 import { generateApiTypes } from './generate-api-types';
 import { toCodegenSchema } from './codegen-schema';
-import { loadRegistry, REPO_ROOT } from './load-schemas';
+import { loadRegistry, REPO_ROOT } from '../src/engine/node/load-schemas';
 
 export const GENERATED_DIR = path.join(REPO_ROOT, 'src', 'generated');
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { loadRegistry } from '../../codegen/load-schemas';
+import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';

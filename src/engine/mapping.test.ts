@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { loadRegistry } from '../../codegen/load-schemas';
+import { loadRegistry } from './node/load-schemas';
 import {
   applyMapping,
   createExampleAppData,
@@ -300,7 +300,7 @@ describe('payload rules and transforms', () => {
   });
 
   it('the transform names in the meta-schema are exactly the engine transforms', async () => {
-    const { loadSchemaSources } = await import('../../codegen/load-schemas');
+    const { loadSchemaSources } = await import('./node/load-schemas');
     const meta = loadSchemaSources()['meta/problem.schema.json'] as {
       $defs: { mappingEntry: { properties: { transform: { enum: string[] } } } };
     };

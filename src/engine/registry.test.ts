@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { DEFAULT_SCHEMAS_DIR, loadRegistry, loadSchemaSources } from '../../codegen/load-schemas';
+import { DEFAULT_SCHEMAS_DIR, loadRegistry, loadSchemaSources } from './node/load-schemas';
 import {
   checkSchemaSources,
   createExampleAppData,

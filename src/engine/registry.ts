@@ -1,6 +1,6 @@
 // The registry: loads every schema file (already parsed, no file system here), checks each
 // against its meta-schema, inlines the shared definitions and hands out resolved problems.
-// Node reads the files with codegen/load-schemas.ts; the browser passes
+// Node reads the files with src/engine/node/load-schemas.ts; the browser passes
 // import.meta.glob('/schemas/**/*.json', { eager: true, import: 'default' }).
 
 import type { ValidateFunction } from 'ajv/dist/2020';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { loadRegistry } from '../../codegen/load-schemas';
+import { loadRegistry } from './node/load-schemas';
 import {
   createExampleAppData,
   setFieldValue,

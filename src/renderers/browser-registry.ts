@@ -1,5 +1,5 @@
 // The schema registry in the browser: Vite bundles every file of schemas/ (import.meta.glob) and
-// the engine checks and indexes them once. Node code uses codegen/load-schemas.ts instead.
+// the engine checks and indexes them once. Node code uses src/engine/node/load-schemas.ts instead.
 
 import { createRegistry, type Registry } from '../engine';
 

@@ -4,7 +4,7 @@
 
 import { performance } from 'node:perf_hooks';
 
-import { loadRegistry } from '../../codegen/load-schemas';
+import { loadRegistry } from '../../src/engine/node/load-schemas';
 import {
   createExampleAppData,
   declaredFieldNames,

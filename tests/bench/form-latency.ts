@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const { createRoot } = await import('react-dom/client');
   const { flushSync } = await import('react-dom');
   const { fireEvent } = await import('@testing-library/dom');
-  const { loadRegistry } = await import('../../codegen/load-schemas');
+  const { loadRegistry } = await import('../../src/engine/node/load-schemas');
   const engine = await import('../../src/engine');
   const { SchemaForm } = await import('../../src/renderers/schema-form');
   const { useEngineForm } = await import('../../src/renderers/use-engine-form');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { DEFAULT_SCHEMAS_DIR, loadRegistry } from '../../../codegen/load-schemas';
+import { DEFAULT_SCHEMAS_DIR, loadRegistry } from '../../engine/node/load-schemas';
 import type { Problem } from '../../engine';
 import { Harness, fieldOf, installFlowPolyfills, messagesIn } from './support';
 

@@ -3,7 +3,7 @@
 
 import { useState } from 'react';
 
-import { loadRegistry } from '../../../codegen/load-schemas';
+import { loadRegistry } from '../../engine/node/load-schemas';
 import {
   createExampleAppData,
   type AppData,

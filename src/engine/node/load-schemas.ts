@@ -1,14 +1,16 @@
-// Node-only loader: reads every .json file under a schemas directory into the plain objects the
-// engine takes (keys relative to the directory, e.g. "problems/brain-tumor.json"). Used by the
-// server, codegen, the schema checker and tests; the browser uses import.meta.glob instead.
+// The engine's Node side: reads every .json file under a schemas directory into the plain objects
+// the engine takes (keys relative to the directory, e.g. "problems/brain-tumor.json"). Used by the
+// server, codegen, the schema checker and tests; the browser uses import.meta.glob instead. Only
+// src/engine/node/ may import `node:*` (an import-zone lint rule), so the rest of the engine stays
+// browser-safe.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { createRegistry, type Registry, type SchemaSources } from '../src/engine';
+import { createRegistry, type Registry, type SchemaSources } from '../index';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const DEFAULT_SCHEMAS_DIR = path.join(REPO_ROOT, 'schemas');
 
 export class SchemaFileParseError extends Error {

@@ -1,0 +1,68 @@
+// The layering rules in eslint.config.js, proved: each zone gets one offending snippet, linted in
+// memory under a path inside the zone, and must be refused by the rule that guards it. A snippet
+// that is allowed (the engine's Node side reading files) must pass, so the rules are not simply
+// refusing everything.
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let eslint: ESLint;
+
+beforeAll(async () => {
+  eslint = new ESLint({ cwd: ROOT });
+  // The first lint loads the parsers and plugins (seconds on a busy machine): not part of any test.
+  await eslint.lintText('export {};\n', { filePath: path.join(ROOT, 'src/engine/zone-probe.ts') });
+}, 120_000);
+
+/** Rule ids ESLint reports for `source` as if it were the file `file` (relative to the root). */
+async function rulesFor(file: string, source: string): Promise<string[]> {
+  const [result] = await eslint.lintText(source, { filePath: path.join(ROOT, file) });
+  return result!.messages.map((message) => message.ruleId ?? message.message);
+}
+
+const importing = (specifier: string) =>
+  `import * as imported from '${specifier}';\nexport const used = imported;\n`;
+
+describe('import zones', () => {
+  it.each([
+    ['src/engine/zone-probe.ts', '../app/main', 'engine imports the app'],
+    ['src/engine/zone-probe.ts', '../renderers', 'engine imports the renderers'],
+    ['src/engine/zone-probe.ts', '../../server/app', 'engine imports the server'],
+    ['src/engine/zone-probe.ts', '../../codegen/check-schemas', 'engine imports codegen'],
+    ['src/renderers/zone-probe.ts', '../app/main', 'renderers import the app'],
+    ['src/renderers/zone-probe.ts', '../../server/app', 'renderers import the server'],
+    ['server/zone-probe.ts', '../src/renderers', 'server imports the renderers'],
+    ['server/zone-probe.ts', '../src/app/main', 'server imports the app'],
+    ['server/zone-probe.ts', '../tests/bench/form-latency', 'server imports tests/'],
+    ['src/engine/zone-probe.ts', '../../tests/bench/form-latency', 'engine imports tests/'],
+    ['codegen/zone-probe.ts', '../tests/bench/form-latency', 'codegen imports tests/'],
+  ])('%s importing %s is refused (%s)', async (file, specifier) => {
+    expect(await rulesFor(file, importing(specifier))).toContain('import-x/no-restricted-paths');
+  });
+
+  it.each(['react', 'react-dom/client', 'node:fs', 'fs', 'path'])(
+    'the engine outside src/engine/node/ may not import %s',
+    async (specifier) => {
+      expect(await rulesFor('src/engine/zone-probe.ts', importing(specifier))).toContain(
+        'no-restricted-imports',
+      );
+    },
+  );
+
+  it("the engine's Node side may read files, and the server may use the engine", async () => {
+    expect(await rulesFor('src/engine/node/zone-probe.ts', importing('node:fs'))).toEqual([]);
+    expect(await rulesFor('server/zone-probe.ts', importing('../src/engine/node/load-schemas'))).toEqual([]);
+  });
+
+  it('an import cycle is refused', async () => {
+    // pointer.ts is re-exported by the engine's index; importing the index back closes a cycle.
+    expect(await rulesFor('src/engine/pointer.ts', importing('./index'))).toContain('import-x/no-cycle');
+  });
+
+  it('an import the resolver cannot follow is refused (so no zone is escaped by a typo)', async () => {
+    expect(await rulesFor('src/engine/zone-probe.ts', importing('./no-such-module'))).toContain(
+      'import-x/no-unresolved',
+    );
+  });
+});
