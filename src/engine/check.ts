@@ -4,6 +4,7 @@
 
 import { createAppDataAjv, createDraft07Ajv } from './ajv';
 import { buildValidationSchema } from './app-data-schema';
+import { checkBodyContract } from './check-body-contract';
 import {
   conditionsOf,
   declaredFieldNames,
@@ -346,6 +347,7 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
     report('/forms', `the app_data schema does not compile: ${(err as Error).message}`);
   }
   if (!compiled) return issues;
+  checkBodyContract(problem, report);
 
   // The example: it must validate, hold no inactive values, and map to a valid job body.
   const example = problem.example;

@@ -8,6 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020';
 import { createPlainAjv } from './ajv';
 import { deepClone, isPlainObject } from './json';
 import { formatPointer } from './pointer';
+import { resolveBodySchema } from './body-schema';
 import { inlineRefs } from './refs';
 import {
   FORM_KEYS,
@@ -237,8 +238,12 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     const outputDefinitions = raw.outputs
       .map((name) => outputs[name])
       .filter((o): o is OutputDefinition => o !== undefined);
+    const bodySchema = resolveBodySchema(raw.job.bodySchema, defs, (pointer, reason) =>
+      issues.push({ file, pointer: `/job/bodySchema${pointer}`, reason }),
+    );
     problems.push({
       ...deepClone(raw),
+      job: { ...deepClone(raw.job), bodySchema },
       forms: forms as ProblemFile['forms'],
       source: file,
       categoryInfo,

@@ -135,7 +135,7 @@ export interface FraudDetectionJobBody {
   actual_quantum_device_token: string | null;
   pqc: 'RealAmplitudes' | 'EfficientSU2' | 'TwoLocal' | null;
   device: 'CPU' | 'GPU';
-  optimizer_alg: 'COBYLA' | 'SPSA' | 'ADAM' | null;
+  optimizer_alg: ('COBYLA' | 'SPSA' | 'ADAM') | null;
   optimizer_alg_maxiter: number | null;
   circuit_repetition: number | null;
   pretrained_path: null;

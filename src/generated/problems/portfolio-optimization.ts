@@ -121,7 +121,7 @@ export interface PortfolioOptimizationJobBody {
   actual_quantum_device_token: string | null;
   model: 'Classical' | 'VQE' | 'QAOA';
   device: 'CPU' | 'GPU';
-  optimizer_alg: 'COBYLA' | 'SPSA' | 'ADAM' | null;
+  optimizer_alg: ('COBYLA' | 'SPSA' | 'ADAM') | null;
   optimizer_alg_maxiter: number | null;
   ansatz: null;
   circuit_repetition: number | null;

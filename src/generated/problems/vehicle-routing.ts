@@ -133,7 +133,7 @@ export interface VehicleRoutingJobBody {
   actual_quantum_device_token: string | null;
   model: 'Classical' | 'VQE' | 'QAOA';
   device: 'CPU' | 'GPU';
-  optimizer_alg: 'COBYLA' | 'SPSA' | 'ADAM' | null;
+  optimizer_alg: ('COBYLA' | 'SPSA' | 'ADAM') | null;
   optimizer_alg_maxiter: number | null;
   circuit_repetition: number | null;
 }
