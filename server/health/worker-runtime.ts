@@ -1,4 +1,4 @@
-import { startWorker } from '../jobs/worker-process';
+import { startWorker, type WorkerHandle } from '../jobs/worker-process';
 
 export interface RuntimeCheck {
   ok: boolean;
@@ -6,25 +6,85 @@ export interface RuntimeCheck {
   error?: string;
 }
 
-const CHECK_TIMEOUT_MS = 60_000;
-const CACHE_OK_MS = 60_000;
+/** The last finished check and when it finished; null before the first one has ended. */
+export interface RuntimeSnapshot {
+  result: RuntimeCheck;
+  checkedAt: Date;
+}
+
+export interface RuntimeCheckOptions {
+  /** How often the runtime is checked again in the background. */
+  intervalMs?: number;
+  /** How soon a failed check is tried again (a broken runtime may be repaired). */
+  retryMs?: number;
+  /** A check that takes longer is killed and counts as failed. */
+  timeoutMs?: number;
+}
 
 /**
- * Checks that the worker's Python starts and imports qiskit, qiskit_aer and torch
- * (`python -m qmlstudio_worker health`). A success is remembered for a minute: the imports take seconds.
+ * Knows whether the worker's Python starts and imports qiskit, qiskit_aer and torch
+ * (`python -m qmlstudio_worker health`, 3 to 6 s and several CPU-seconds). The check runs at start
+ * and then in the background on an interval; readers get the last result at once and never wait on
+ * Python. A reader that finds the result stale starts a background refresh.
  */
 export class WorkerRuntimeCheck {
-  private lastOk: { at: number; check: RuntimeCheck } | null = null;
+  private last: RuntimeSnapshot | null = null;
   private inFlight: Promise<RuntimeCheck> | null = null;
+  private running: WorkerHandle | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly intervalMs: number;
+  private readonly retryMs: number;
+  private readonly timeoutMs: number;
 
-  constructor(private readonly python: string) {}
+  constructor(
+    private readonly python: string,
+    options: RuntimeCheckOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 5 * 60_000;
+    this.retryMs = options.retryMs ?? 30_000;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
 
-  check(): Promise<RuntimeCheck> {
-    if (this.lastOk && Date.now() - this.lastOk.at < CACHE_OK_MS) return Promise.resolve(this.lastOk.check);
+  /** Runs the first check (resolving with its result) and keeps checking on the interval. */
+  start(): Promise<RuntimeCheck> {
+    this.stopped = false;
+    return this.refresh();
+  }
+
+  /** The last result without waiting; starts a background refresh when there is none or it is stale. */
+  snapshot(now = Date.now()): RuntimeSnapshot | null {
+    const stale = !this.last || now - this.last.checkedAt.getTime() >= this.dueAfterMs();
+    if (stale && !this.stopped) void this.refresh();
+    return this.last;
+  }
+
+  /** Checks now (joining a check already under way). */
+  refresh(): Promise<RuntimeCheck> {
     this.inFlight ??= this.runCheck().finally(() => {
       this.inFlight = null;
     });
     return this.inFlight;
+  }
+
+  /** Stops the schedule and kills a check under way (shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running?.kill('SIGKILL');
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  private dueAfterMs() {
+    return this.last?.result.ok === false ? this.retryMs : this.intervalMs;
+  }
+
+  private schedule() {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.refresh(), this.dueAfterMs());
+    this.timer.unref(); // the schedule alone never keeps the process alive
   }
 
   private async runCheck(): Promise<RuntimeCheck> {
@@ -40,19 +100,23 @@ export class WorkerRuntimeCheck {
         }
       },
     });
-    const timer = setTimeout(() => handle.kill('SIGKILL'), CHECK_TIMEOUT_MS);
+    this.running = handle;
+    const timer = setTimeout(() => handle.kill('SIGKILL'), this.timeoutMs);
     const exit = await handle.done;
     clearTimeout(timer);
+    this.running = null;
+    const answered = reply as RuntimeCheck | null;
     const result: RuntimeCheck =
-      exit.code === 0 && reply !== null && (reply as RuntimeCheck).ok
-        ? reply
+      exit.code === 0 && answered?.ok
+        ? answered
         : {
             ok: false,
             error:
-              (reply as RuntimeCheck | null)?.error ??
+              answered?.error ??
               `worker runtime ${exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`}: ${exit.stderrTail.trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
           };
-    if (result.ok) this.lastOk = { at: Date.now(), check: result };
+    this.last = { result, checkedAt: new Date() };
+    this.schedule();
     return result;
   }
 }
