@@ -48,7 +48,7 @@ typecheck: $(STAMPS)/node
 	npx tsc -p tsconfig.json --noEmit
 
 lint: $(STAMPS)/node $(STAMPS)/venv
-	npx eslint . --max-warnings 0 && npx prettier --check . && $(VENV)/bin/ruff check worker && $(VENV)/bin/ruff format --check worker
+	npx eslint . --max-warnings 0 && npx prettier --check . && $(VENV)/bin/ruff check worker && $(VENV)/bin/ruff format --check worker && $(VENV)/bin/mypy --config-file worker/pyproject.toml worker/qmlstudio_worker
 
 clean:
 	rm -rf $(STAMPS) dist node_modules $(VENV)

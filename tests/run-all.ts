@@ -100,6 +100,11 @@ check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']);
 check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']);
 check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']);
 check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']);
+check('typecheck (mypy worker)', path.join(VENV_BIN, 'mypy'), [
+  '--config-file',
+  'worker/pyproject.toml',
+  'worker/qmlstudio_worker',
+]);
 check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
 check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
 vitest('unit');

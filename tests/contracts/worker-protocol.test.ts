@@ -1,6 +1,7 @@
 // Contract test for the worker protocol lines (one JSON object per stdout line of
 // `python -m qmlstudio_worker run`). Twin: worker/tests/unit/test_protocol_contract.py reads the same
-// schema and fixtures from Python; both must agree on every fixture.
+// schema (worker/qmlstudio_worker/schemas/worker-protocol.schema.json) and fixtures from Python; both
+// must agree on every fixture.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +17,7 @@ function readJson<T>(name: string): T {
   return JSON.parse(readFileSync(fileURLToPath(new URL(name, import.meta.url)), 'utf8')) as T;
 }
 
-const schema = readJson<object>('./worker-protocol.schema.json');
+const schema = readJson<object>('../../worker/qmlstudio_worker/schemas/worker-protocol.schema.json');
 const fixtures = readJson<Fixtures>('./worker-protocol.fixtures.json');
 const validate = new Ajv({ allErrors: true, strict: true }).compile(schema);
 

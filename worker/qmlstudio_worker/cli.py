@@ -1,6 +1,9 @@
 """Command line: ``python -m qmlstudio_worker {run,health,kinds}``.
 
 - ``run``:    read one JSON job envelope on stdin (until EOF), write protocol lines on stdout.
+              ``--schemas-dir DIR`` names the schemas directory holding the problem files whose
+              ``job.bodySchema`` validates the job body (default: ``$QMLSTUDIO_SCHEMAS_DIR``, else
+              ``schemas/`` beside the worker directory).
 - ``health``: import qiskit, qiskit_aer and torch; print one line {"ok": true, "versions": {...}}
               (or {"ok": false, "error": "..."} and exit 1).
 - ``kinds``:  print one line {"kinds": {kind: {"description", "params_schema"}}} for the server.
@@ -16,11 +19,15 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from qmlstudio_worker import __version__
+from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, Emitter, encode_line
 from qmlstudio_worker.runner import install_signal_handlers, run_job
+
+Command = Callable[[TextIO, argparse.Namespace], int]
 
 
 def claim_stdout() -> TextIO:
@@ -32,12 +39,13 @@ def claim_stdout() -> TextIO:
     return os.fdopen(private_fd, "w", encoding="utf-8", newline="\n")
 
 
-def _command_run(out: TextIO) -> int:
+def _command_run(out: TextIO, args: argparse.Namespace) -> int:
     job_text = sys.stdin.read()
-    return run_job(job_text, Emitter(out))
+    problems = ProblemSchemas(resolve_schemas_dir(args.schemas_dir))
+    return run_job(job_text, Emitter(out), problems=problems)
 
 
-def _command_health(out: TextIO) -> int:
+def _command_health(out: TextIO, _args: argparse.Namespace) -> int:
     try:
         import qiskit
         import qiskit_aer
@@ -59,11 +67,16 @@ def _command_health(out: TextIO) -> int:
     return code
 
 
-def _command_kinds(out: TextIO) -> int:
+def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
     from qmlstudio_worker.registry import JOB_KINDS
 
     kinds = {
-        name: {"description": job_kind.description, "params_schema": job_kind.params_schema}
+        name: {
+            "description": job_kind.description,
+            "params_schema": job_kind.params_schema
+            if job_kind.params_schema_file is not None
+            else {"$ref": f"problems/{name}.json#/job/bodySchema"},
+        }
         for name, job_kind in sorted(JOB_KINDS.items())
     }
     out.write(json.dumps({"kinds": kinds}, separators=(",", ":")) + "\n")
@@ -71,14 +84,22 @@ def _command_kinds(out: TextIO) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": _command_run, "health": _command_health, "kinds": _command_kinds}
+COMMANDS: dict[str, Command] = {"run": _command_run, "health": _command_health, "kinds": _command_kinds}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m qmlstudio_worker", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m qmlstudio_worker", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--version", action="version", version=f"qmlstudio_worker {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="run one job read as JSON from stdin; protocol lines on stdout")
+    run = sub.add_parser("run", help="run one job read as JSON from stdin; protocol lines on stdout")
+    run.add_argument(
+        "--schemas-dir",
+        metavar="DIR",
+        help="schemas directory with problems/<id>.json and defs.json "
+        "(default: $QMLSTUDIO_SCHEMAS_DIR, else schemas/ beside the worker directory)",
+    )
     sub.add_parser("health", help="check that qiskit, qiskit_aer and torch import; one JSON line")
     sub.add_parser("kinds", help="list the job kinds and their params schemas as one JSON line")
     return parser
@@ -89,6 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     install_signal_handlers()
     out = claim_stdout()
     try:
-        return COMMANDS[args.command](out)
+        return COMMANDS[args.command](out, args)
     finally:
         out.close()

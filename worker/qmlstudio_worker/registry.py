@@ -1,8 +1,11 @@
 """The job-kind registry: kind -> handler module + params schema.
 
-Adding a problem (stock-price-prediction, fraud-detection, ...) is one handler module under
-``qmlstudio_worker/handlers/``, one params schema under ``qmlstudio_worker/schemas/`` and one entry here.
-Handler modules are imported only when a job of their kind runs, so validating a job stays cheap.
+A worker kind (``self-test``) names its params schema under ``qmlstudio_worker/schemas/``. Adding a
+problem (stock-price-prediction, fraud-detection, ...) is one handler module under
+``qmlstudio_worker/handlers/`` and one entry here with ``params_schema_file=None``, the kind being the
+problem id: its job body is validated against the problem file's own ``job.bodySchema``
+(``problem_schemas``), never a copy. Handler modules are imported only when a job of their kind runs,
+so validating a job stays cheap.
 """
 
 from __future__ import annotations
@@ -30,23 +33,27 @@ def load_schema(file_name: str) -> dict[str, Any]:
         .joinpath(file_name)
         .read_text(encoding="utf-8")
     )
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @dataclass(frozen=True)
 class JobKind:
     kind: str
     handler_module: str
-    params_schema_file: str
+    # None: the kind is a problem id and its body schema is the problem file's job.bodySchema.
+    params_schema_file: str | None
     description: str
 
     @property
     def params_schema(self) -> dict[str, Any]:
+        if self.params_schema_file is None:
+            raise LookupError(f"{self.kind!r} takes its body schema from schemas/problems/{self.kind}.json")
         return load_schema(self.params_schema_file)
 
     def load_handler(self) -> Handler:
         module = importlib.import_module(self.handler_module)
-        handler = getattr(module, "run", None)
+        handler: Handler | None = getattr(module, "run", None)
         if not callable(handler):
             raise TypeError(f"handler module {self.handler_module} has no run(params, ctx) function")
         return handler

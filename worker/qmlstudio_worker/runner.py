@@ -9,6 +9,7 @@ import traceback
 from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs import parse_job_text, validate_job
+from qmlstudio_worker.problem_schemas import ProblemSchemas, SchemaFileError
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.registry import JobKind
 
@@ -30,17 +31,26 @@ def install_signal_handlers() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
-def run_job(job_text: str, emitter: Emitter, registry: dict[str, JobKind] | None = None) -> int:
+def run_job(
+    job_text: str,
+    emitter: Emitter,
+    registry: dict[str, JobKind] | None = None,
+    problems: ProblemSchemas | None = None,
+) -> int:
     """Validate and run one job, reporting through ``emitter``; return the process exit code.
 
     Exactly one final line is written: ``result`` (exit 0) or ``error`` (kind "validation" -> exit 2,
-    kind "runtime" -> exit 1). Tracebacks go to stderr, never to the protocol stream.
+    kind "runtime" -> exit 1; a missing or broken schema file is the installation's fault, so runtime).
+    Tracebacks go to stderr, never to the protocol stream.
     """
     try:
-        job = validate_job(parse_job_text(job_text), registry)
+        job = validate_job(parse_job_text(job_text), registry, problems)
     except JobValidationError as exc:
         emitter.error(exc.message, kind="validation", field=exc.field)
         return EXIT_VALIDATION_ERROR
+    except SchemaFileError as exc:
+        emitter.error(f"schema files: {exc}", kind="runtime")
+        return EXIT_RUNTIME_ERROR
 
     ctx = JobContext(job_id=job.job_id, emitter=emitter, output_dir=job.output_dir)
     try:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the protocol schema from tests/contracts and a helper to validate emitted lines."""
+"""Shared fixtures: the worker's protocol schema, the contract fixtures in tests/contracts and a helper to
+validate emitted lines."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from jsonschema import Draft7Validator
 WORKER_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = WORKER_DIR.parent
 CONTRACTS_DIR = REPO_ROOT / "tests" / "contracts"
-PROTOCOL_SCHEMA_PATH = CONTRACTS_DIR / "worker-protocol.schema.json"
+# The production schema the server validates every line against; the fixtures stay with the twin tests.
+PROTOCOL_SCHEMA_PATH = WORKER_DIR / "qmlstudio_worker" / "schemas" / "worker-protocol.schema.json"
 PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
 
 

@@ -88,9 +88,9 @@ def test_seeded_runs_are_reproducible(
 @pytest.mark.parametrize(
     ("stdin", "field"),
     [
-        ('{"kind": "self-test", "job_id": "x", "params": {"shots": 0}}', "params.shots"),
-        ('{"kind": "teleport", "job_id": "x", "params": {}}', "kind"),
-        ('{"kind": "self-test", "params": {}}', "job_id"),
+        ('{"kind": "self-test", "job_id": "x", "params": {"shots": 0}}', "/params/shots"),
+        ('{"kind": "teleport", "job_id": "x", "params": {}}', "/kind"),
+        ('{"kind": "self-test", "params": {}}', "/job_id"),
         ("this is not json", None),
         ("", None),
     ],

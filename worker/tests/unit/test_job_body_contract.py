@@ -1,7 +1,8 @@
-"""Every problem's job body, as the TypeScript engine maps it, validates in Python too.
+"""Every problem's job body, as the TypeScript engine maps it, validates in the worker too.
 
 Twin: codegen/generate-types.ts writes src/generated/fixtures/<problem>.job-requests.json from the
-problem files (kept fresh by `npm run codegen:check`); this test reads the same files.
+problem files (kept fresh by `npm run codegen:check`); this test reads the same files and validates
+them with the worker's own run-time validator (the problem file's job.bodySchema, refs resolved).
 """
 
 import copy
@@ -9,29 +10,23 @@ import json
 from pathlib import Path
 
 import pytest
-from jsonschema import validators
+
+from qmlstudio_worker.problem_schemas import ProblemSchemas
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = sorted((ROOT / "src" / "generated" / "fixtures").glob("*.job-requests.json"))
+PROBLEMS = ProblemSchemas(ROOT / "schemas")
 
 
 def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _body_schema(fixture: dict) -> dict:
-    """The fixture names the schema as `file#/json/pointer` inside the problem file."""
-    file, _, pointer = fixture["bodySchema"].partition("#")
-    schema = _load(ROOT / file)
-    for part in pointer.strip("/").split("/"):
-        schema = schema[part.replace("~1", "/").replace("~0", "~")]
-    return schema
-
-
-def _validator(schema: dict):
-    cls = validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+def _validator(fixture: dict):
+    assert fixture["bodySchema"] == f"schemas/problems/{fixture['problem']}.json#/job/bodySchema"
+    validator = PROBLEMS.body_validator(fixture["problem"])
+    assert validator is not None
+    return validator
 
 
 def test_every_problem_has_fixtures():
@@ -49,7 +44,7 @@ def test_every_problem_has_fixtures():
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_mapped_bodies_validate(path: Path):
     fixture = _load(path)
-    validator = _validator(_body_schema(fixture))
+    validator = _validator(fixture)
     assert fixture["requests"], "a fixture without requests proves nothing"
     for request in fixture["requests"]:
         errors = [e.message for e in validator.iter_errors(request["body"])]
@@ -59,8 +54,8 @@ def test_mapped_bodies_validate(path: Path):
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_a_body_missing_a_required_field_is_refused(path: Path):
     fixture = _load(path)
-    validator = _validator(_body_schema(fixture))
-    required = _body_schema(fixture).get("required", [])
+    validator = _validator(fixture)
+    required = validator.schema.get("required", [])
     assert required, "the job-body schema names its required fields"
     body = copy.deepcopy(fixture["requests"][0]["body"])
     del body[required[0]]

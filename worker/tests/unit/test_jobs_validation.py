@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs import apply_defaults, format_path, parse_job_text, validate_job
+from qmlstudio_worker.jobs import apply_defaults, parse_job_text, validate_job
 
 
 def job(**overrides: object) -> dict[str, object]:
@@ -38,7 +38,7 @@ def test_given_params_are_kept_and_output_dir_is_a_path() -> None:
 
 def test_unknown_kind_names_the_kind_field_and_the_known_kinds() -> None:
     error = refusal(job(kind="stock-price-prediction-v9"))
-    assert error.field == "kind"
+    assert error.field == "/kind"
     assert "unknown job kind 'stock-price-prediction-v9'" in error.message
     assert "self-test" in error.message
 
@@ -46,16 +46,20 @@ def test_unknown_kind_names_the_kind_field_and_the_known_kinds() -> None:
 @pytest.mark.parametrize(
     ("document", "field", "phrase"),
     [
-        ({"job_id": "1", "params": {}}, "kind", "is required"),
-        (job(job_id=7), "job_id", "is not of type 'string'"),
-        (job(params={"shots": 0}), "params.shots", "less than the minimum of 1"),
-        (job(params={"shots": True}), "params.shots", "is not of type 'integer'"),
-        (job(params={"seed": 2**32}), "params.seed", "4294967296 is greater than the maximum of 4294967295"),
-        (job(params={"seed": -1}), "params.seed", "-1 is less than the minimum of 0"),
-        (job(params={"seed": "7"}), "params.seed", "'7' is not of type integer, null"),
-        (job(params={"delay_seconds": 601}), "params.delay_seconds", "greater than the maximum of 600"),
-        (job(params={"shots": 1, "colour": "red"}), "params.colour", "unknown field (allowed: delay_seconds"),
-        (job(extra=True), "extra", "unknown field"),
+        ({"job_id": "1", "params": {}}, "/kind", "is required"),
+        (job(job_id=7), "/job_id", "is not of type 'string'"),
+        (job(params={"shots": 0}), "/params/shots", "less than the minimum of 1"),
+        (job(params={"shots": True}), "/params/shots", "is not of type 'integer'"),
+        (job(params={"seed": 2**32}), "/params/seed", "4294967296 is greater than the maximum of 4294967295"),
+        (job(params={"seed": -1}), "/params/seed", "-1 is less than the minimum of 0"),
+        (job(params={"seed": "7"}), "/params/seed", "'7' is not of type integer, null"),
+        (job(params={"delay_seconds": 601}), "/params/delay_seconds", "greater than the maximum of 600"),
+        (
+            job(params={"shots": 1, "colour": "red"}),
+            "/params/colour",
+            "unknown field (allowed: delay_seconds",
+        ),
+        (job(extra=True), "/extra", "unknown field"),
     ],
 )
 def test_refusals_name_the_field(document: dict[str, object], field: str, phrase: str) -> None:
@@ -81,12 +85,6 @@ def test_empty_stdin_is_refused(text: str) -> None:
 def test_invalid_json_is_refused() -> None:
     with pytest.raises(JobValidationError, match="not valid JSON"):
         parse_job_text('{"kind": ')
-
-
-def test_format_path() -> None:
-    assert format_path(["params", "layers", 2, "units"]) == "params.layers[2].units"
-    assert format_path(["shots"], root="params") == "params.shots"
-    assert format_path([]) == ""
 
 
 def test_apply_defaults_does_not_touch_the_input() -> None:

@@ -1,7 +1,8 @@
 """Contract test for the worker protocol lines.
 
-Twin: tests/contracts/worker-protocol.test.ts (TypeScript, ajv) reads the same schema and fixtures
-(tests/contracts/worker-protocol.schema.json and worker-protocol.fixtures.json); both must agree.
+Twin: tests/contracts/worker-protocol.test.ts (TypeScript, ajv) reads the same schema
+(qmlstudio_worker/schemas/worker-protocol.schema.json) and fixtures (tests/contracts/
+worker-protocol.fixtures.json); both must agree.
 """
 
 from __future__ import annotations

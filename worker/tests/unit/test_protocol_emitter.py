@@ -82,14 +82,14 @@ def test_error_line_names_kind_and_field(
     stream: FlushCountingStream,
     parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
-    emitter.error("params.shots: too small", kind="validation", field="params.shots")
+    emitter.error("/params/shots: too small", kind="validation", field="/params/shots")
     emitter.error("boom")
     first, second = parse_protocol_lines(stream.getvalue())
     assert first == {
         "type": "error",
-        "message": "params.shots: too small",
+        "message": "/params/shots: too small",
         "kind": "validation",
-        "field": "params.shots",
+        "field": "/params/shots",
     }
     assert second == {"type": "error", "message": "boom", "kind": "runtime"}
 

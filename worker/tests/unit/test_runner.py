@@ -80,9 +80,9 @@ def test_success_emits_the_handler_lines_then_one_result(
     [
         ("not json", None),
         ("", None),
-        ({"kind": "nope", "job_id": "j", "params": {}}, "kind"),
-        (fake_job(n=0), "params.n"),
-        ({"kind": "fake", "params": {}}, "job_id"),
+        ({"kind": "nope", "job_id": "j", "params": {}}, "/kind"),
+        (fake_job(n=0), "/params/n"),
+        ({"kind": "fake", "params": {}}, "/job_id"),
     ],
 )
 def test_invalid_jobs_end_with_a_validation_error_and_exit_2(
@@ -103,12 +103,12 @@ def test_handler_validation_error_is_a_validation_error(
     parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
     def handler(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-        raise JobValidationError("params.n: must be even", "params.n")
+        raise JobValidationError("/params/n: must be even", "/params/n")
 
     code, lines = run(fake_job(n=3), handler, parse_protocol_lines)
     assert code == EXIT_VALIDATION_ERROR
     assert lines == [
-        {"type": "error", "message": "params.n: must be even", "kind": "validation", "field": "params.n"}
+        {"type": "error", "message": "/params/n: must be even", "kind": "validation", "field": "/params/n"}
     ]
 
 
