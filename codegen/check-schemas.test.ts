@@ -210,6 +210,18 @@ describe('schemas:check', () => {
       { pointer: '/id', reason: 'id "stock-prediction" does not match the file name' },
     ],
     [
+      'a form no tab shows (platform.json holds the one tab-to-form list)',
+      'platform.json',
+      (j) => (j.tabs[0].forms = ['dataset']),
+      { pointer: '/tabs', reason: 'no tab shows the form "preprocess"' },
+    ],
+    [
+      'a form two tabs show',
+      'platform.json',
+      (j) => j.tabs[1].forms.push('preprocess'),
+      { pointer: '/tabs/1/forms/1', reason: 'form "preprocess" is already shown by /tabs/0' },
+    ],
+    [
       'a form branch offering an option the job body refuses',
       STOCK,
       (j) =>

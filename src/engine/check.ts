@@ -13,18 +13,26 @@ import {
   lookupField,
   pruneValue,
 } from './conditions';
-import { fieldOptions } from './forms';
+import { fieldOptions, tabOfForm } from './forms';
 import { deepEqual, isPlainObject } from './json';
 import { mapJobBody, TRANSFORM_NAMES } from './mapping';
 import { formatPointer, parsePointer } from './pointer';
-import { loadSchemas, normalizeSources, type LoadedSchemas, type SchemaSources } from './registry';
+import {
+  loadSchemas,
+  normalizeSources,
+  SCHEMA_FILES,
+  type LoadedSchemas,
+  type SchemaSources,
+} from './registry';
 import { validateAppData, validateJobBody } from './validate';
 import {
+  FORM_KEYS,
   type FieldSchema,
   type FormKey,
   type JsonSchema,
   type MappingEntry,
   type ObjectSchema,
+  type PlatformConfig,
   type Problem,
   type SchemaIssue,
 } from './types';
@@ -280,7 +288,7 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
     const declared = declaredFieldNames(form.schema);
     const placed = new Map<string, number>();
     form.sections.forEach((section, i) => {
-      const tab = key === 'model_configurations' ? 'model' : 'dataset';
+      const tab = tabOfForm(problem.platform, key);
       const other = sectionIds.get(`${tab}:${section.id}`);
       if (other) report(`${at}/sections/${i}/id`, `section id "${section.id}" is also used in ${other}`);
       sectionIds.set(`${tab}:${section.id}`, `${at}/sections/${i}`);
@@ -393,10 +401,44 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
   return issues;
 }
 
+/** platform.json's tabs are the one list of which tab shows which form: each form exactly once. */
+function checkTabs(platform: PlatformConfig): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const seen = new Map<FormKey, number>();
+  platform.tabs.forEach((tab, i) => {
+    (tab.forms ?? []).forEach((form, j) => {
+      const at = `/tabs/${i}/forms/${j}`;
+      if (tab.id !== 'dataset' && tab.id !== 'model') {
+        issues.push({ file: SCHEMA_FILES.platform, pointer: at, reason: `the ${tab.id} tab shows no forms` });
+      }
+      const other = seen.get(form);
+      if (other !== undefined) {
+        issues.push({
+          file: SCHEMA_FILES.platform,
+          pointer: at,
+          reason: `form "${form}" is already shown by /tabs/${other}`,
+        });
+      }
+      seen.set(form, i);
+    });
+  });
+  for (const form of FORM_KEYS) {
+    if (!seen.has(form)) {
+      issues.push({
+        file: SCHEMA_FILES.platform,
+        pointer: '/tabs',
+        reason: `no tab shows the form "${form}"`,
+      });
+    }
+  }
+  return issues;
+}
+
 /** Runs every check on the schema files; an empty list means all is well. */
 export function checkSchemaSources(sources: SchemaSources): SchemaIssue[] {
   const loaded = loadSchemas(normalizeSources(sources));
   const issues = [...loaded.issues];
+  if (!issues.some((i) => i.file === SCHEMA_FILES.platform)) issues.push(...checkTabs(loaded.platform));
   for (const problem of loaded.problems) {
     if (issues.some((i) => i.file === problem.source)) continue;
     issues.push(...crossCheckProblem(problem, loaded));

@@ -190,13 +190,17 @@ function renderUiSchema(schema: FieldSchema, value: unknown): UiSchema {
   return ui;
 }
 
-function tabOfForm(problem: Problem, form: FormKey): TabId {
-  const tab = problem.platform.tabs.find((t) => t.forms?.includes(form));
-  return (tab?.id as TabId | undefined) ?? (form === 'model_configurations' ? 'model' : 'dataset');
+/**
+ * The tab that shows a form. platform.json's `tabs[].forms` is the one list; the checker makes
+ * sure every form is listed by exactly one dataset or model tab.
+ */
+export function tabOfForm(platform: PlatformConfig, form: FormKey): TabId | undefined {
+  const tab = platform.tabs.find((t) => t.forms?.includes(form));
+  return tab?.id === 'dataset' || tab?.id === 'model' ? tab.id : undefined;
 }
 
 export function formsOfTab(problem: Problem, tab: TabId): FormKey[] {
-  return problem.formKeys.filter((f) => tabOfForm(problem, f) === tab);
+  return problem.formKeys.filter((f) => tabOfForm(problem.platform, f) === tab);
 }
 
 function fieldView(
