@@ -11,7 +11,7 @@ import type { DataValidateFunction, DataValidationCxt } from 'ajv/dist/types';
 import ajvErrors from 'ajv-errors';
 import addFormats from 'ajv-formats';
 
-import { getPointer, parsePointer } from './pointer';
+import { formatPointer, getPointer, parsePointer } from './pointer';
 
 export type AjvInstance = Ajv2020;
 
@@ -25,7 +25,7 @@ export function resolveDataPointer(pointer: string, instancePath: string, rootDa
   if (up > base.length) return undefined;
   const target = base.slice(0, base.length - up);
   const rest = match[2] ?? '';
-  const absolute = target.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('') + rest;
+  const absolute = formatPointer(target) + rest;
   return getPointer(rootData, absolute);
 }
 

@@ -1,7 +1,18 @@
 // QML Studio schema engine: pure, isomorphic TypeScript (no DOM, no file system). See README.md.
 
 export * from './types';
-export { getPointer, hasPointer, setPointer, removePointer, parsePointer, formatPointer } from './pointer';
+export {
+  getPointer,
+  hasPointer,
+  setPointer,
+  removePointer,
+  parsePointer,
+  formatPointer,
+  joinPointer,
+  escapePointerSegment,
+  unescapePointerSegment,
+} from './pointer';
+export { isPlainObject } from './json';
 export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
 export {
   createRegistry,

@@ -1,17 +1,35 @@
 // JSON Pointer (RFC 6901) helpers on plain objects. Pure; `setPointer` and `removePointer` mutate
 // the object they are given (use them on drafts or fresh copies).
 
+// The one home of JSON-pointer escaping in TypeScript (engine, renderers, server, codegen and tests
+// import it from here; the worker has its own in qmlstudio_worker). "~" is written "~0" and "/" is
+// written "~1"; "~0" and "~1" are the only escapes, so unescaping "~01" gives "~1", not "/".
+
+/** One reference token, escaped: `a/b` -> `a~1b`, `m~n` -> `m~0n`. */
+export function escapePointerSegment(segment: string | number): string {
+  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** One reference token, unescaped (`~1` before `~0`, as RFC 6901 section 4 requires). */
+export function unescapePointerSegment(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The reference tokens of a pointer (`""` is the whole document). */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw new Error(`Invalid JSON pointer: ${pointer}`);
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer.slice(1).split('/').map(unescapePointerSegment);
 }
 
-export function formatPointer(segments: readonly string[]): string {
-  return segments.map((s) => '/' + s.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+/** A pointer from unescaped tokens: `["a/b", 0]` -> `/a~1b/0`. */
+export function formatPointer(segments: readonly (string | number)[]): string {
+  return segments.map((s) => '/' + escapePointerSegment(s)).join('');
+}
+
+/** A pointer below `base` (itself a pointer, already escaped): `("/form", "x/y")` -> `/form/x~1y`. */
+export function joinPointer(base: string, ...segments: readonly (string | number)[]): string {
+  return base + formatPointer(segments);
 }
 
 function isContainer(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,7 @@
 // the problem, the dataset context, the engine's field views (with sub-fields that are not
 // active, such as the real-device select in simulator mode) and a setter for app_data paths.
 
-import type { EngineContext, FieldView, Problem } from '../engine';
+import { joinPointer, type EngineContext, type FieldView, type Problem } from '../engine';
 
 /** One value to set, by JSON pointer into app_data (`undefined` removes it). */
 export interface FieldChange {
@@ -40,7 +40,7 @@ export function indexFieldViews(views: readonly FieldView[]): Record<string, Fie
 
 /** The app_data path of an rjsf field, from the form path and rjsf's field path segments. */
 export function appDataPath(formPath: string, segments: readonly (string | number)[]): string {
-  return formPath + segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return joinPointer(formPath, ...segments);
 }
 
 /** Reads the renderer's context from rjsf's registry.formContext (never undefined in our forms). */

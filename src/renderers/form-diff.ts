@@ -1,11 +1,8 @@
 // rjsf reports a change as the whole form object; the engine takes changes by path (so that it can
 // apply branch defaults to exactly what changed). This turns one into the other.
 
+import { isPlainObject, joinPointer } from '../engine';
 import type { FieldChange } from './form-context';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -19,15 +16,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function escapeSegment(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 function diffValue(path: string, before: unknown, after: unknown, out: FieldChange[]): void {
   if (sameValue(before, after)) return;
   if (isPlainObject(before) && isPlainObject(after)) {
     for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-      diffValue(`${path}/${escapeSegment(key)}`, before[key], after[key], out);
+      diffValue(joinPointer(path, key), before[key], after[key], out);
     }
     return;
   }
@@ -47,7 +40,7 @@ export function diffFormValues(
 ): FieldChange[] {
   const out: FieldChange[] = [];
   for (const name of fieldNames)
-    diffValue(`${formPath}/${escapeSegment(name)}`, before[name], after[name], out);
+    diffValue(joinPointer(formPath, name), before[name], after[name], out);
   return out;
 }
 
