@@ -2,6 +2,10 @@
  * `make test`: every suite in order — static checks, unit, server integration (PGlite and
  * PostgreSQL, both queue modes), worker (pytest), end-to-end (Playwright + Chromium) — then one
  * summary line `N passed, N failed` covering all of them. Exits non-zero on any failure.
+ *
+ * A suite that runs no test fails. With the CI variable set (.ci/run sets it) a skipped test also
+ * fails: the server suite skips its PostgreSQL and Redis passes when those do not answer, which is
+ * announced loudly on a developer's machine but must not pass quietly in CI.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +21,14 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ARTIFACTS = path.join(ROOT, 'tests/artifacts');
 const VENV_BIN = path.join(ROOT, 'worker/.venv/bin');
 const rows: { name: string; tally: Tally; seconds: number }[] = [];
+const CI = Boolean(process.env.CI);
+
+/** In CI every skipped test counts as failed (see the header); locally skips are shown as such. */
+function strict(tally: Tally): Tally {
+  if (!CI || tally.skipped === 0) return tally;
+  console.error(`\n!!!!! CI: ${tally.skipped} skipped test(s) count as failed !!!!!\n`);
+  return { passed: tally.passed, failed: tally.failed + tally.skipped, skipped: 0 };
+}
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
@@ -26,7 +38,7 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 function timed(name: string, fn: () => Tally) {
   const started = Date.now();
   console.log(`\n━━━ ${name} ━━━`);
-  const tally = fn();
+  const tally = strict(fn());
   rows.push({ name, tally, seconds: (Date.now() - started) / 1000 });
 }
 
@@ -46,13 +58,13 @@ function vitest(project: string) {
       'run',
       '--project',
       project,
-      '--passWithNoTests',
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${report}`,
     ]);
     if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
     const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      numTotalTests: number;
       numPassedTests: number;
       numFailedTests: number;
       numPendingTests: number;
@@ -63,6 +75,8 @@ function vitest(project: string) {
     const failed =
       json.numFailedTests +
       (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
+    // A suite that finds no test at all is broken (a moved file or a wrong include), not green.
+    if (json.numTotalTests === 0) return { passed: 0, failed: 1, skipped: 0 };
     return { passed: json.numPassedTests, failed, skipped: json.numPendingTests + json.numTodoTests };
   });
 }
@@ -87,7 +101,8 @@ function pytest() {
     const skipped = attr('skipped');
     return {
       passed: total - failed - skipped,
-      failed: failed || (status !== 0 && status !== 5 ? 1 : 0),
+      // Exit status 5 means pytest collected no test: a failure too.
+      failed: failed || (status !== 0 || total === 0 ? 1 : 0),
       skipped,
     };
   });

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -79,7 +78,10 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
     const result = events.find((e) => e.type === 'result')!;
     const counts = (result.payload.data as { counts: Record<string, number> }).counts;
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(256);
-    expect((stack.app.server.address() as AddressInfo).port).toBeGreaterThan(0);
+    // The stream carried every recorded event once, in order: what a client that watched live saw
+    // is what the job's record holds.
+    const recorded = (await waitForFinal(stack, submitted.id)).events as Event[];
+    expect(events.map((e) => [e.seq, e.type])).toEqual(recorded.map((e) => [e.seq, e.type]));
   });
 
   it.skipIf(!mode.available)(
