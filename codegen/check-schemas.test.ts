@@ -210,6 +210,19 @@ describe('schemas:check', () => {
       { pointer: '/id', reason: 'id "stock-prediction" does not match the file name' },
     ],
     [
+      'a message key platform.json does not have',
+      STOCK,
+      (j) =>
+        (j.forms.model_configurations.schema.properties.training_model_method.errorMessage.type = {
+          $message: 'fieldRequird',
+        }),
+      {
+        pointer:
+          '/forms/model_configurations/schema/properties/training_model_method/errorMessage/type/$message',
+        reason: 'unknown message "fieldRequird" (not in platform.json messages)',
+      },
+    ],
+    [
       'a form no tab shows (platform.json holds the one tab-to-form list)',
       'platform.json',
       (j) => (j.tabs[0].forms = ['dataset']),

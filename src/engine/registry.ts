@@ -9,6 +9,7 @@ import { createPlainAjv } from './ajv';
 import { deepClone, isPlainObject } from './json';
 import { formatPointer } from './pointer';
 import { resolveBodySchema } from './body-schema';
+import { resolveMessages } from './messages';
 import { inlineRefs } from './refs';
 import {
   FORM_KEYS,
@@ -179,17 +180,26 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
   const outputsFile = checkFile(SCHEMA_FILES.outputs, SCHEMA_FILES.outputsMeta) as
     { outputs?: Record<string, OutputDefinition> } | undefined;
 
-  const defs = (isPlainObject(defsFile) && isPlainObject(defsFile.$defs) ? defsFile.$defs : {}) as Record<
-    string,
-    unknown
-  >;
   const platform: PlatformConfig = isPlainObject(platformFile)
     ? (platformFile as PlatformConfig)
     : {
         hiddenColumns: [],
         tabs: [],
-        messages: { fieldRequired: '', pipelineInvalid: '', fillMissingAt: '', pipelineBlocked: '' },
+        messages: {
+          fieldRequired: '',
+          pipelineInvalid: '',
+          fillMissingAt: '',
+          pipelineBlocked: '',
+          pipelineReadOnly: '',
+          wrongConfigurations: '',
+        },
       };
+  // {"$message": key} references resolve against platform.json's message table, once, here.
+  const defs = resolveMessages(
+    isPlainObject(defsFile) && isPlainObject(defsFile.$defs) ? defsFile.$defs : {},
+    platform.messages,
+    (pointer, reason) => issues.push({ file: SCHEMA_FILES.defs, pointer: '/$defs' + pointer, reason }),
+  ) as Record<string, unknown>;
   const categories = (categoriesFile?.categories ?? [])
     .slice()
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
@@ -214,7 +224,9 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     const fileIssues = problemValidator ? metaIssues(file, problemValidator, data) : [];
     issues.push(...fileIssues);
     if (fileIssues.length > 0 || !isPlainObject(data)) continue;
-    const raw = data as unknown as ProblemFile;
+    const raw = resolveMessages(data, platform.messages, (pointer, reason) =>
+      issues.push({ file, pointer, reason }),
+    ) as ProblemFile;
     const other = seenIds.get(raw.id);
     if (other) {
       issues.push({ file, pointer: '/id', reason: `duplicate problem id "${raw.id}" (also in ${other})` });

@@ -209,6 +209,9 @@ export interface PlatformConfig {
     pipelineInvalid: string;
     fillMissingAt: string;
     pipelineBlocked: string;
+    pipelineReadOnly: string;
+    wrongConfigurations: string;
+    /** Field messages problem files refer to with {"$message": key}, and the app's shared texts. */
     [key: string]: string;
   };
   limits?: { previewRows?: number; csvSeparator?: string };

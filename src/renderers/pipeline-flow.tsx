@@ -189,7 +189,7 @@ export function PipelineFlow({
             d="M4 7V5a4 4 0 1 1 8 0v2h.5A1.5 1.5 0 0 1 14 8.5v5a1.5 1.5 0 0 1-1.5 1.5h-9A1.5 1.5 0 0 1 2 13.5v-5A1.5 1.5 0 0 1 3.5 7H4Zm2 0h4V5a2 2 0 1 0-4 0v2Z"
           />
         </svg>
-        <span>{problem.platform.messages.pipelineReadOnly ?? 'Pipeline is Read Only'}</span>
+        <span>{problem.platform.messages.pipelineReadOnly}</span>
       </div>
       <div className="qs-pipeline-canvas" style={{ height: canvasHeight }}>
         <ReactFlow

@@ -7,8 +7,8 @@ export interface PipelineValidityNoticeProps {
 }
 
 /**
- * 'Please fill in the missing information to make the pipeline valid.' with the button
- * 'Fill missing at {step}' (1 dataset, 2 model configuration), when the pipeline is not valid.
+ * The pipelineInvalid message of platform.json with the fillMissingAt button (step 1 dataset,
+ * 2 model configuration), when the pipeline is not valid; the engine fills in both texts.
  */
 export function PipelineValidityNotice({ status, onFillMissing }: PipelineValidityNoticeProps) {
   if (status.valid || !status.message) return null;

@@ -123,7 +123,7 @@ export function SchemaForm({
   if (sections.length === 0) {
     return (
       <p className="qs-empty" role="status">
-        {messages.wrongConfigurations ?? 'Wrong configurations.'}
+        {messages.wrongConfigurations}
       </p>
     );
   }
