@@ -2,6 +2,8 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { Plugin } from 'ajv';
+import ajvErrors from 'ajv-errors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,9 @@ import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
 import type { JobsService } from './jobs/jobs-service';
-import { errorHandler } from './platform/error-handler';
+import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
+import { useJsonBodyParser } from './platform/json-body';
+import { PUBLIC } from './platform/reply-schemas';
 import { problemsRoutes } from './problems/problems-routes';
 import type { Registry } from '../src/engine';
 
@@ -40,10 +44,17 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true },
+      // `errorMessage` in a route schema words a refusal for the client (e.g. control characters).
+      // (ajv-errors types its options; Fastify's list takes option-less plugins.)
+      plugins: [ajvErrors as Plugin<unknown>],
+    },
     bodyLimit: 1024 * 1024,
+    frameworkErrors,
   });
   app.setErrorHandler(errorHandler);
+  useJsonBodyParser(app);
   await app.register(formbody);
   await app.register(swagger, {
     openapi: {
@@ -65,7 +76,18 @@ export async function buildApp(
       await api.register(authRoutes, { auth: services.auth });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
-      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      api.get(
+        '/openapi.json',
+        {
+          schema: {
+            tags: ['docs'],
+            summary: 'This OpenAPI document',
+            security: PUBLIC,
+            response: { 200: { type: 'object', additionalProperties: true } },
+          },
+        },
+        async () => app.swagger(),
+      );
     },
     { prefix: '/api' },
   );
@@ -76,12 +98,10 @@ export async function buildApp(
     // Client-side routes: every other GET that is not an API call gets the app shell.
     app.setNotFoundHandler((request, reply) => {
       if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.sendFile('index.html');
-      return reply.code(404).send({ success: false, message: 'Not found' });
+      return reply.code(404).send(notFoundBody());
     });
   } else {
-    app.setNotFoundHandler((_request, reply) =>
-      reply.code(404).send({ success: false, message: 'Not found' }),
-    );
+    app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFoundBody()));
   }
   return app;
 }

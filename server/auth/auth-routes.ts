@@ -1,7 +1,15 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AuthService } from './auth-service';
 import { LoginThrottle } from './login-throttle';
-import { envelope } from '../platform/reply-schemas';
+import {
+  acknowledgement,
+  BODY_ERRORS,
+  envelope,
+  errorBody,
+  errorReplies,
+  errorReply,
+  PUBLIC,
+} from '../platform/reply-schemas';
 
 const userSchema = {
   type: 'object',
@@ -16,95 +24,102 @@ const userSchema = {
   },
 } as const;
 
-const errorSchema = {
+// Text fields reach the database and the log: control characters (NUL among them, which PostgreSQL
+// refuses with a server error) are a field error instead.
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
+
+const loginBody = {
   type: 'object',
+  required: ['username', 'password'],
+  properties: {
+    grant_type: { type: 'string', enum: ['password'] },
+    username: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 320,
+      pattern: NO_CONTROL_CHARACTERS,
+      description: 'The e-mail address',
+      errorMessage: { pattern: 'must not contain control characters' },
+    },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+    scope: { type: 'string' },
+    client_id: { type: 'string' },
+    client_secret: { type: 'string' },
+  },
+} as const;
+
+const tokenFields = {
+  access_token: { type: 'string' },
+  token_type: { type: 'string' },
+  expires_in: { type: 'integer' },
+} as const;
+
+const tokenReply = {
+  type: 'object',
+  required: ['success', 'access_token', 'token_type', 'expires_in', 'data'],
   properties: {
     success: { type: 'boolean' },
-    detail: { type: 'string' },
-    message: { type: 'string' },
+    ...tokenFields,
+    data: {
+      type: 'object',
+      required: ['access_token', 'token_type', 'expires_in', 'redirect', 'email'],
+      properties: { ...tokenFields, redirect: { type: 'string' }, email: { type: 'string' } },
+    },
+  },
+} as const;
+
+/** A refused sign-in: the error envelope plus where the client goes next (the spec's pending pages). */
+const loginRefusal = {
+  ...errorReply,
+  properties: {
+    ...errorReply.properties,
     data: { type: 'object', properties: { redirect: { type: 'string' }, email: { type: 'string' } } },
   },
 } as const;
 
 /** POST /login (the spec's form-encoded password grant), POST /logout, GET /users/me. */
-export const authRoutes: FastifyPluginAsync<{ auth: AuthService; throttle?: LoginThrottle }> = async (
-  app,
-  { auth, throttle = new LoginThrottle() },
-) => {
-  app.post<{
-    Body: {
-      grant_type?: string;
-      username: string;
-      password: string;
-      scope?: string;
-      client_id?: string;
-      client_secret?: string;
-    };
-  }>(
+export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { auth: AuthService; throttle?: LoginThrottle };
+}> = async (app, { auth, throttle = new LoginThrottle() }) => {
+  app.post(
     '/login',
     {
       schema: {
         tags: ['auth'],
-        summary: 'Sign in with e-mail and password (OAuth2 password grant, form-encoded)',
-        consumes: ['application/x-www-form-urlencoded'],
-        body: {
-          type: 'object',
-          required: ['username', 'password'],
-          properties: {
-            grant_type: { type: 'string', enum: ['password'] },
-            username: { type: 'string', minLength: 1, maxLength: 320, description: 'The e-mail address' },
-            password: { type: 'string', minLength: 1, maxLength: 1024 },
-            scope: { type: 'string' },
-            client_id: { type: 'string' },
-            client_secret: { type: 'string' },
-          },
-        },
+        summary: 'Sign in with e-mail and password (OAuth2 password grant, form-encoded or JSON)',
+        security: PUBLIC,
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: loginBody,
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              success: { type: 'boolean' },
-              access_token: { type: 'string' },
-              token_type: { type: 'string' },
-              expires_in: { type: 'integer' },
-              data: {
-                type: 'object',
-                properties: {
-                  access_token: { type: 'string' },
-                  token_type: { type: 'string' },
-                  expires_in: { type: 'integer' },
-                  redirect: { type: 'string' },
-                  email: { type: 'string' },
-                },
-              },
-            },
-          },
-          401: errorSchema,
-          403: errorSchema,
-          429: errorSchema,
+          200: tokenReply,
+          ...errorReplies(...BODY_ERRORS, 429),
+          401: { ...loginRefusal, description: 'Incorrect e-mail or password' },
+          403: { ...loginRefusal, description: 'E-mail not verified, account not approved, or no role' },
         },
       },
     },
     async (request, reply) => {
+      // A token reply must not be kept by caches (RFC 6749 5.1); refusals neither.
+      void reply.header('cache-control', 'no-store');
       const email = request.body.username.trim();
       const wait = throttle.retryAfterSeconds(request.ip, email);
       if (wait > 0) {
         return reply
           .code(429)
           .header('retry-after', String(wait))
-          .send({
-            success: false,
-            detail: `Too many failed sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`,
-          });
+          .send(
+            errorBody(
+              `Too many failed sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`,
+            ),
+          );
       }
       const outcome = await auth.login(email, request.body.password);
       if (outcome.ok) throttle.recordSuccess(request.ip, email);
       else if (outcome.status === 401) throttle.recordFailure(request.ip, email);
       if (!outcome.ok) {
         return reply.code(outcome.status).send({
-          success: false,
-          detail: outcome.detail,
-          data: outcome.redirect ? { redirect: outcome.redirect, email: outcome.email } : undefined,
+          ...errorBody(outcome.detail),
+          ...(outcome.redirect && { data: { redirect: outcome.redirect, email: outcome.email } }),
         });
       }
       const token = {
@@ -112,16 +127,27 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService; throttle?: Logi
         token_type: 'bearer',
         expires_in: outcome.expiresIn,
       };
-      return { success: true, ...token, data: { ...token, redirect: '/profile', email: outcome.user.email } };
+      return reply.code(200).send({
+        success: true,
+        ...token,
+        data: { ...token, redirect: '/profile', email: outcome.user.email },
+      });
     },
   );
 
   app.post(
     '/logout',
-    { schema: { tags: ['auth'], summary: 'Revoke the current access token' }, onRequest: app.requireUser },
-    async (request) => {
-      await auth.sessions.revoke(request.sessionId!);
-      return { success: true };
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke the current access token',
+        response: { 200: acknowledgement, ...errorReplies(401, 413, 415) },
+      },
+      onRequest: app.requireUser,
+    },
+    async (request, reply) => {
+      await auth.logout(request.currentUser!.id, request.sessionId!);
+      return reply.code(200).send({ success: true, message: 'Signed out' });
     },
   );
 
@@ -131,13 +157,13 @@ export const authRoutes: FastifyPluginAsync<{ auth: AuthService; throttle?: Logi
       schema: {
         tags: ['auth'],
         summary: 'The signed-in user',
-        response: { 200: envelope(userSchema) },
+        response: { 200: envelope(userSchema), ...errorReplies(401) },
       },
       onRequest: app.requireUser,
     },
-    async (request) => {
+    async (request, reply) => {
       const { password_hash: _omit, ...user } = request.currentUser!;
-      return { success: true, data: user };
+      return reply.code(200).send({ success: true, data: user });
     },
   );
 };

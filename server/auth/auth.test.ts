@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, MODES, startStack, type TestStack } from '../test-support/harness';
 import { AccessTokens } from './access-tokens';
 import { hashPassword } from './passwords';
+import pino from 'pino';
+import { buildApp } from '../app';
 
 const form = (fields: Record<string, string>) => ({
   payload: new URLSearchParams(fields).toString(),
@@ -67,8 +69,9 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('sign-in on $databa
     });
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({
-      message: 'password is required',
-      errors: [{ field: 'password' }],
+      success: false,
+      detail: '/password is required',
+      errors: [{ field: '/password' }],
     });
   });
 
@@ -80,8 +83,71 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('sign-in on $databa
     ).toBe(200);
     const after = await stack.app.inject({ url: '/api/users/me', headers: bearer(token) });
     expect(after.statusCode).toBe(401);
-    expect(after.json()).toMatchObject({ message: 'User not authenticated. Please log in.' });
+    expect(after.json()).toMatchObject({
+      success: false,
+      detail: 'Your session has expired or is no longer valid. Please log in again.',
+    });
+    expect(after.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
   });
+
+  it.skipIf(!mode.available)(
+    'answers 401 with a Bearer challenge, and token replies are not cached',
+    async () => {
+      const anonymous = await stack.app.inject({ url: '/api/users/me' });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+      expect(anonymous.json()).toEqual({ success: false, detail: 'User not authenticated. Please log in.' });
+      const forged = await stack.app.inject({ url: '/api/users/me', headers: bearer('not.a.token') });
+      expect(forged.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+      const login = await stack.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        ...form({ username: ADMIN.email, password: ADMIN.password }),
+      });
+      expect(login.statusCode).toBe(200);
+      expect(login.headers['cache-control']).toBe('no-store');
+    },
+  );
+
+  it.skipIf(!mode.available)(
+    'refuses control characters in the username (form or JSON) as a field error, never logged raw',
+    async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'trace' }, { write: (line: string) => lines.push(line) });
+      const app = await buildApp(stack.services, { logger, serveWebApp: false });
+      try {
+        const replies = [
+          await app.inject({
+            method: 'POST',
+            url: '/api/login',
+            ...form({ username: 'nul\u0000@example.com', password: 'x' }),
+          }),
+          await app.inject({
+            method: 'POST',
+            url: '/api/login',
+            payload: { username: 'nul\u0000@example.com', password: 'x' },
+          }),
+          await app.inject({
+            method: 'POST',
+            url: '/api/login',
+            payload: { username: 'bell\u0007@example.com', password: 'x' },
+          }),
+        ];
+        for (const reply of replies) {
+          expect(reply.statusCode).toBe(400);
+          expect(reply.json()).toMatchObject({
+            success: false,
+            detail: '/username must not contain control characters',
+            errors: [{ field: '/username' }],
+          });
+        }
+        // eslint-disable-next-line no-control-regex -- the point: no raw control character in the log
+        expect(lines.join('')).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it.skipIf(!mode.available)('applies the gate: verified e-mail, then approval, then a role', async () => {
     const db = stack.services.db;

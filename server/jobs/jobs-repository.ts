@@ -1,11 +1,11 @@
 import type { Database, Queryable } from '../db/database';
-import type { JobStatusValue } from './job-states';
+import { FINAL_STATUSES, JobStatus, type JobStatusValue } from './job-states';
 
 export interface JobRecord {
   id: number;
   kind: string;
   owner_id: number;
-  status: string;
+  status: JobStatusValue;
   params: Record<string, unknown>;
   result: Record<string, unknown> | null;
   error: string | null;
@@ -31,8 +31,8 @@ export class JobsRepository {
   /** Inserts the job and its first timeline entry (queued). */
   async create(tx: Queryable, input: { kind: string; ownerId: number; params: object }): Promise<JobRecord> {
     const { rows } = await tx.query<JobRecord>(
-      `insert into jobs (kind, owner_id, params) values ($1, $2, $3) returning ${JOB_COLUMNS}`,
-      [input.kind, input.ownerId, JSON.stringify(input.params)],
+      `insert into jobs (kind, owner_id, params, status) values ($1, $2, $3, $4) returning ${JOB_COLUMNS}`,
+      [input.kind, input.ownerId, JSON.stringify(input.params), JobStatus.queued],
     );
     const job = rows[0]!;
     await tx.query(`insert into job_events (job_id, seq, type, payload) values ($1, 0, 'status', $2)`, [
@@ -47,15 +47,17 @@ export class JobsRepository {
     return rows[0] ?? null;
   }
 
-  async listByOwner(ownerId: number, limit = 20): Promise<JobRecord[]> {
+  /** A page of a user's jobs, newest first: those with an id below `before` (all when null). */
+  async listByOwner(ownerId: number, page: { limit: number; before: number | null }): Promise<JobRecord[]> {
     const { rows } = await this.db.query<JobRecord>(
-      `select ${JOB_COLUMNS} from jobs where owner_id = $1 order by id desc limit $2`,
-      [ownerId, limit],
+      `select ${JOB_COLUMNS} from jobs where owner_id = $1 and ($2::bigint is null or id < $2)
+       order by id desc limit $3`,
+      [ownerId, page.before, page.limit],
     );
     return rows;
   }
 
-  async listByStatus(statuses: string[]): Promise<JobRecord[]> {
+  async listByStatus(statuses: readonly JobStatusValue[]): Promise<JobRecord[]> {
     const { rows } = await this.db.query<JobRecord>(
       `select ${JOB_COLUMNS} from jobs where status = any($1::text[]) order by id`,
       [statuses],
@@ -91,16 +93,25 @@ export class JobsRepository {
     to: JobStatusValue,
     fields: { result?: object | null; error?: string | null },
   ): Promise<boolean> {
+    // The statuses come from job-states.ts as parameters ($6 running, $7 the final ones).
     const { rows } = await tx.query(
       `update jobs set status = $3,
-         started_at = case when $3 = 'running' then now() else started_at end,
-         finished_at = case when $3 in ('Completed', 'Failed', 'Manual Stop') then now() else finished_at end,
-         execution_time = case when $3 in ('Completed', 'Failed', 'Manual Stop') and started_at is not null
+         started_at = case when $3 = $6 then now() else started_at end,
+         finished_at = case when $3 = any($7::text[]) then now() else finished_at end,
+         execution_time = case when $3 = any($7::text[]) and started_at is not null
            then extract(epoch from (now() - started_at)) else execution_time end,
          result = coalesce($4::jsonb, result),
          error = coalesce($5, error)
        where id = $1 and status = any($2::text[]) returning id`,
-      [id, from, to, fields.result ? JSON.stringify(fields.result) : null, fields.error ?? null],
+      [
+        id,
+        from,
+        to,
+        fields.result ? JSON.stringify(fields.result) : null,
+        fields.error ?? null,
+        JobStatus.running,
+        FINAL_STATUSES,
+      ],
     );
     return rows.length > 0;
   }

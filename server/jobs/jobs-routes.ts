@@ -1,8 +1,13 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { JobEventRecord, JobRecord } from './jobs-repository';
-import { isFinal } from './job-states';
+import { isFinal, JOB_STATUSES } from './job-states';
 import type { JobsService } from './jobs-service';
-import { envelope } from '../platform/reply-schemas';
+import { describeForLog } from '../platform/error-handler';
+import { acknowledgement, BODY_ERRORS, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
+import { selfTestParamsSchema } from '../../src/generated/worker-contract';
+
+/** The largest sequence number or id the database stores (PostgreSQL integer). */
+const MAX_INT32 = 2147483647;
 
 const jobSchema = {
   type: 'object',
@@ -23,13 +28,13 @@ const jobSchema = {
     id: { type: 'integer' },
     kind: { type: 'string' },
     owner_id: { type: 'integer' },
-    status: { type: 'string', description: 'queued, running, Completed, Failed or Manual Stop' },
+    status: { type: 'string', enum: JOB_STATUSES, description: 'Where the job is in its lifecycle' },
     params: { type: 'object', additionalProperties: true },
     result: { type: ['object', 'null'], additionalProperties: true },
     error: { type: ['string', 'null'] },
     created_at: { type: 'string' },
     started_at: { type: ['string', 'null'] },
-    finished_at: { type: ['string', 'null'] },
+    finished_at: { type: ['string', 'null'], description: 'Set exactly when the job reaches a final status' },
     execution_time: { type: ['number', 'null'] },
   },
 } as const;
@@ -48,10 +53,39 @@ const eventSchema = {
 const idParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1 } },
+  properties: { id: { type: 'integer', minimum: 1, maximum: MAX_INT32 } },
 } as const;
 
-const notFound = (reply: FastifyReply) => reply.code(404).send({ success: false, message: 'Job not found' });
+// The worker's own params schema (worker/qmlstudio_worker/schemas/self-test.params.schema.json, emitted
+// by codegen): the route accepts exactly what the worker does. A null body means every default.
+const selfTestBody = { ...selfTestParamsSchema, type: ['object', 'null'] } as const;
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Jobs per page' },
+    before: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_INT32,
+      description: 'Only jobs with a smaller id: the `next_before` of the previous page',
+    },
+  },
+} as const;
+
+const eventsQuery = {
+  type: 'object',
+  properties: {
+    after: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_INT32,
+      description: 'Only events with a larger sequence number (omit for all)',
+    },
+  },
+} as const;
+
+const JOB_NOT_FOUND = 'Job not found';
 
 const serialise = (job: JobRecord) => ({
   ...job,
@@ -60,40 +94,25 @@ const serialise = (job: JobRecord) => ({
   finished_at: job.finished_at ? new Date(job.finished_at).toISOString() : null,
 });
 
-/** The quantum self-test diagnostic and the generic job endpoints (detail, live events, stop). */
-export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app, { jobs }) => {
-  app.post<{ Body: { shots?: number; seed?: number; delay_seconds?: number } | null }>(
+/** The quantum self-test diagnostic and the generic job endpoints (list, detail, live events, stop). */
+export const jobsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: JobsService } }> = async (
+  app,
+  { jobs },
+) => {
+  app.post(
     '/diagnostics/self-test',
     {
       onRequest: app.requireAdmin,
       schema: {
         tags: ['diagnostics'],
         summary: 'Start the quantum self-test: a 2-qubit Bell circuit on Qiskit Aer',
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: {
-            shots: { type: 'integer', minimum: 1, maximum: 100000, default: 1024 },
-            seed: { type: 'integer', minimum: 0, maximum: 2147483647 },
-            delay_seconds: {
-              type: 'number',
-              minimum: 0,
-              maximum: 600,
-              description:
-                'Extra time the worker waits while reporting progress, to exercise stop and timeouts',
-            },
-          },
-        },
-        response: { 201: envelope(jobSchema) },
+        body: selfTestBody,
+        response: { 201: envelope(jobSchema), ...errorReplies(...BODY_ERRORS, 401, 403) },
       },
     },
     async (request, reply) => {
-      const body = request.body ?? {};
-      const params = {
-        shots: body.shots ?? 1024,
-        ...(body.seed !== undefined && { seed: body.seed }),
-        ...(body.delay_seconds !== undefined && { delay_seconds: body.delay_seconds }),
-      };
+      // The route's validation has filled in the schema's defaults; for a null body the worker does.
+      const params = request.body ?? {};
       const job = await jobs.submit(request.currentUser!, 'self-test', params);
       return reply.code(201).send({ success: true, data: serialise(job) });
     },
@@ -105,16 +124,36 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
       onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
-        summary: 'The latest jobs of the signed-in user',
+        summary: "The signed-in user's jobs, newest first, a page at a time",
+        querystring: listQuery,
         response: {
-          200: envelope({ type: 'array', items: jobSchema }),
+          200: envelope({
+            type: 'object',
+            required: ['jobs', 'next_before'],
+            properties: {
+              jobs: { type: 'array', items: jobSchema },
+              next_before: {
+                type: ['integer', 'null'],
+                description: 'Pass as `before` for the next page; null on the last page',
+              },
+            },
+          }),
+          ...errorReplies(400, 401),
         },
       },
     },
-    async (request) => ({ success: true, data: (await jobs.list(request.currentUser!)).map(serialise) }),
+    async (request, reply) => {
+      const page = await jobs.list(request.currentUser!, {
+        limit: request.query.limit ?? 20,
+        before: request.query.before ?? null,
+      });
+      return reply
+        .code(200)
+        .send({ success: true, data: { jobs: page.jobs.map(serialise), next_before: page.nextBefore } });
+    },
   );
 
-  app.get<{ Params: { id: number } }>(
+  app.get(
     '/jobs/:id',
     {
       onRequest: app.requireUser,
@@ -128,49 +167,63 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
             required: ['job', 'events'],
             properties: { job: jobSchema, events: { type: 'array', items: eventSchema } },
           }),
+          ...errorReplies(400, 401, 404),
         },
       },
     },
     async (request, reply) => {
       const job = await jobs.findVisible(request.currentUser!, request.params.id);
-      if (!job) return notFound(reply);
-      const events = await jobs.repository.events(job.id);
-      return { success: true, data: { job: serialise(job), events } };
+      if (!job) return reply.code(404).send(errorBody(JOB_NOT_FOUND));
+      const events = await jobs.events(job.id);
+      return reply.code(200).send({ success: true, data: { job: serialise(job), events } });
     },
   );
 
-  app.post<{ Params: { id: number } }>(
+  app.post(
     '/jobs/:id/stop',
     {
       onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
-        summary: 'Stop a queued or running job (recorded as Manual Stop)',
+        summary: 'Stop a queued or running job (recorded as Manual Stop); accepted, not yet done',
         params: idParams,
+        response: {
+          202: { ...acknowledgement, description: 'Stop requested; the job records Manual Stop soon' },
+          ...errorReplies(...BODY_ERRORS, 401, 404),
+        },
       },
     },
     async (request, reply) => {
       const job = await jobs.stop(request.currentUser!, request.params.id);
-      if (!job) return notFound(reply);
+      if (!job) return reply.code(404).send(errorBody(JOB_NOT_FOUND));
       return reply.code(202).send({ success: true, message: 'Stop requested' });
     },
   );
 
-  // Server-sent events: the stored events after `after`, then live ones, until the job ends.
-  app.get<{ Params: { id: number }; Querystring: { after?: number } }>(
+  // Server-sent events: the stored events after `after`, then live ones, until the job ends. The
+  // query is validated before the stream starts, so a bad `after` is a 400 with headers.
+  app.get(
     '/jobs/:id/events',
     {
       onRequest: app.requireUser,
       schema: {
         tags: ['jobs'],
-        summary: 'Live job events as text/event-stream',
+        summary: 'Job events as text/event-stream: the stored ones after `after`, then live until the end',
         params: idParams,
-        querystring: { type: 'object', properties: { after: { type: 'integer', minimum: -1 } } },
+        querystring: eventsQuery,
+        produces: ['text/event-stream'],
+        response: {
+          200: {
+            description: 'A text/event-stream; each `data:` line is one event',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errorReplies(400, 401, 404),
+        },
       },
     },
     async (request, reply) => {
       const job = await jobs.findVisible(request.currentUser!, request.params.id);
-      if (!job) return notFound(reply);
+      if (!job) return reply.code(404).send(errorBody(JOB_NOT_FOUND));
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, {
@@ -198,9 +251,18 @@ export const jobsRoutes: FastifyPluginAsync<{ jobs: JobsService }> = async (app,
       const unsubscribe = jobs.subscribe(job.id, (event) => (replaying ? buffered.push(event) : send(event)));
       const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
       request.raw.on('close', finish);
-      for (const event of await jobs.repository.events(job.id, lastSeq)) send(event);
-      replaying = false;
-      for (const event of buffered.sort((a, b) => a.seq - b.seq)) send(event);
+      try {
+        for (const event of await jobs.events(job.id, lastSeq)) send(event);
+        replaying = false;
+        for (const event of buffered.sort((a, b) => a.seq - b.seq)) send(event);
+        // Subscribed before this read, so a job not final here still sends its final status live;
+        // a final one has nothing more to send (its final status may lie at or before `after`).
+        const current = await jobs.findVisible(request.currentUser!, job.id);
+        if (!current || isFinal(current.status)) finish();
+      } catch (error) {
+        request.log.error({ jobId: job.id, err: describeForLog(error) }, 'job event stream failed');
+        finish();
+      }
     },
   );
 };

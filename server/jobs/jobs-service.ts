@@ -5,20 +5,17 @@ import { isFinal, JobStatus } from './job-states';
 import type { JobQueue } from './job-queue';
 import type { JobEventBus, JobEventListener } from './job-event-bus';
 import type { JobRunner } from './job-runner';
-import { JobsRepository, type JobRecord } from './jobs-repository';
+import type { JobEventRecord, JobRecord, JobsRepository } from './jobs-repository';
 
 /** Creating, reading and stopping jobs, with ownership decided here: a stranger's job is "not found". */
 export class JobsService {
-  readonly repository: JobsRepository;
-
   constructor(
     private readonly db: Database,
+    private readonly repository: JobsRepository,
     private readonly queue: JobQueue,
     readonly runner: JobRunner,
     private readonly bus: JobEventBus,
-  ) {
-    this.repository = new JobsRepository(db);
-  }
+  ) {}
 
   async submit(owner: UserRecord, kind: string, params: object): Promise<JobRecord> {
     const job = await this.db.transaction((tx) =>
@@ -44,8 +41,19 @@ export class JobsService {
     return this.bus.subscribe(jobId, listener);
   }
 
-  list(user: UserRecord): Promise<JobRecord[]> {
-    return this.repository.listByOwner(user.id);
+  /** A page of the user's jobs, newest first, and the cursor of the next page (null on the last). */
+  async list(
+    user: UserRecord,
+    page: { limit: number; before: number | null },
+  ): Promise<{ jobs: JobRecord[]; nextBefore: number | null }> {
+    const rows = await this.repository.listByOwner(user.id, { ...page, limit: page.limit + 1 });
+    const jobs = rows.slice(0, page.limit);
+    return { jobs, nextBefore: rows.length > page.limit ? jobs.at(-1)!.id : null };
+  }
+
+  /** The events of a job after sequence number `afterSeq`, in order. */
+  events(jobId: number, afterSeq = -1): Promise<JobEventRecord[]> {
+    return this.repository.events(jobId, afterSeq);
   }
 
   async stop(user: UserRecord, jobId: number): Promise<JobRecord | null> {

@@ -8,6 +8,7 @@ import {
   waitForRunning,
   type TestStack,
 } from '../test-support/harness';
+import { JOB_STATUSES } from './job-states';
 
 type Event = { seq: number; type: string; payload: Record<string, unknown> };
 
@@ -185,7 +186,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
       async () => {
         const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
         const interrupted = await stack.services.db.transaction((tx) =>
-          stack.services.jobs.repository.create(tx, {
+          stack.services.repositories.jobs.create(tx, {
             kind: 'self-test',
             ownerId: admin.id,
             params: { shots: 8 },
@@ -193,7 +194,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
         );
         await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [interrupted.id]);
         const waiting = await stack.services.db.transaction((tx) =>
-          stack.services.jobs.repository.create(tx, {
+          stack.services.repositories.jobs.create(tx, {
             kind: 'self-test',
             ownerId: admin.id,
             params: { shots: 8 },
@@ -212,7 +213,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
     it.skipIf(!mode.available)('fails a job handed out again after its worker was lost', async () => {
       const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
       const orphan = await stack.services.db.transaction((tx) =>
-        stack.services.jobs.repository.create(tx, {
+        stack.services.repositories.jobs.create(tx, {
           kind: 'self-test',
           ownerId: admin.id,
           params: { shots: 8 },
@@ -224,6 +225,98 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
       expect(job).toMatchObject({ status: 'Failed', error: 'The worker running this job was lost' });
     });
 
+    it.skipIf(!mode.available)(
+      "a finished job's event stream sends what is left after `after` and closes",
+      async () => {
+        const submitted = await start(stack, { shots: 16 });
+        const { events } = (await waitForFinal(stack, submitted.id)) as unknown as { events: Event[] };
+        const last = events.at(-1)!.seq;
+        const stream = (after?: number) =>
+          Promise.race([
+            stack.app.inject({
+              url: `/api/jobs/${submitted.id}/events${after === undefined ? '' : `?after=${after}`}`,
+              headers: bearer(stack.adminToken),
+            }),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error(`the stream after ${after} did not end`)), 5_000),
+            ),
+          ]);
+        const seqs = (body: string) => [...body.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+        expect(seqs((await stream()).body)).toEqual(events.map((e) => e.seq));
+        expect(seqs((await stream(last - 2)).body)).toEqual([last - 1, last]);
+        for (const after of [last, last + 1, 2147483647]) {
+          const reply = await stream(after);
+          expect(reply.statusCode).toBe(200);
+          expect(seqs(reply.body)).toEqual([]);
+        }
+      },
+    );
+
+    it.skipIf(!mode.available)(
+      'refuses an out-of-range `after` with a 400 before the stream starts',
+      async () => {
+        const submitted = await start(stack, { shots: 16 });
+        for (const after of ['2147483648', '99999999999', '-1', '1.5', 'x']) {
+          const reply = await stack.app.inject({
+            url: `/api/jobs/${submitted.id}/events?after=${after}`,
+            headers: bearer(stack.adminToken),
+          });
+          expect(reply.statusCode, `after=${after}`).toBe(400);
+          expect(reply.headers['content-type']).toContain('application/json');
+          expect(reply.json()).toMatchObject({ success: false, errors: [{ field: '/after' }] });
+        }
+        await waitForFinal(stack, submitted.id);
+      },
+    );
+
+    it.skipIf(!mode.available)('pages the job list with a cursor the reply names', async () => {
+      const token = await stack.userToken('pager@example.com');
+      const user = (await stack.services.auth.authenticate(token))!.user;
+      const created: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const job = await stack.services.db.transaction((tx) =>
+          stack.services.repositories.jobs.create(tx, { kind: 'self-test', ownerId: user.id, params: {} }),
+        );
+        created.push(job.id);
+      }
+      type Page = { data: { jobs: { id: number }[]; next_before: number | null } };
+      const seen: number[] = [];
+      let query = 'limit=2';
+      for (let pages = 0; pages < 10; pages++) {
+        const reply = await stack.app.inject({ url: `/api/jobs?${query}`, headers: bearer(token) });
+        expect(reply.statusCode).toBe(200);
+        const { jobs, next_before } = (reply.json() as Page).data;
+        expect(jobs.length).toBeLessThanOrEqual(2);
+        seen.push(...jobs.map((j) => j.id));
+        if (next_before === null) break;
+        query = `limit=2&before=${next_before}`;
+      }
+      expect(seen).toEqual([...created].reverse());
+      const tooMany = await stack.app.inject({ url: '/api/jobs?limit=101', headers: bearer(token) });
+      expect(tooMany.statusCode).toBe(400);
+    });
+
+    it.skipIf(!mode.available)(
+      'the jobs table accepts exactly the statuses job-states.ts lists',
+      async () => {
+        const { rows } = await stack.services.db.query<{ definition: string }>(
+          `select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'jobs_status_known'`,
+        );
+        const listed = [...rows[0]!.definition.matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
+          m[1]!.replace(/''/g, "'"),
+        );
+        expect(listed.sort()).toEqual([...JOB_STATUSES].sort());
+        const admin = (await stack.services.auth.authenticate(stack.adminToken))!.user;
+        const job = await stack.services.db.transaction((tx) =>
+          stack.services.repositories.jobs.create(tx, { kind: 'self-test', ownerId: admin.id, params: {} }),
+        );
+        await expect(
+          stack.services.db.query(`update jobs set status = 'finished' where id = $1`, [job.id]),
+        ).rejects.toThrow();
+        await stack.services.db.query(`update jobs set status = $2 where id = $1`, [job.id, 'Manual Stop']);
+      },
+    );
+
     it.skipIf(!mode.available)('refuses bad job parameters with a message naming the field', async () => {
       const reply = await stack.app.inject({
         method: 'POST',
@@ -232,7 +325,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
         payload: { shots: 0 },
       });
       expect(reply.statusCode).toBe(400);
-      expect(reply.json()).toMatchObject({ success: false, errors: [{ field: 'shots' }] });
+      expect(reply.json()).toMatchObject({ success: false, errors: [{ field: '/shots' }] });
       const notANumber = await stack.app.inject({ url: '/api/jobs/abc', headers: bearer(stack.adminToken) });
       expect(notANumber.statusCode).toBe(400);
     });

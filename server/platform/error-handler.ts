@@ -1,37 +1,80 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { formatPointer } from '../../src/engine';
+import { errorBody } from './reply-schemas';
 
 interface FieldError {
   field: string;
   message: string;
 }
 
-/** Turns a JSON-Schema validation failure into a message naming each field, e.g. "username is required". */
+/**
+ * A JSON-Schema validation failure as field errors. Ajv's `instancePath` is already a JSON pointer;
+ * `required` and `additionalProperties` name a property below it, escaped here the same way.
+ */
 function fieldErrors(error: FastifyError): FieldError[] {
   return (error.validation ?? []).map((issue) => {
-    const base = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    const params = issue.params as { missingProperty?: string; additionalProperty?: string };
     if (issue.keyword === 'required') {
-      const missing = String((issue.params as { missingProperty?: string }).missingProperty);
-      return { field: base ? `${base}.${missing}` : missing, message: `${missing} is required` };
+      const field = issue.instancePath + formatPointer([String(params.missingProperty)]);
+      return { field, message: `${field} is required` };
     }
     if (issue.keyword === 'additionalProperties') {
-      const extra = String((issue.params as { additionalProperty?: string }).additionalProperty);
-      return { field: base ? `${base}.${extra}` : extra, message: `${extra} is not a known field` };
+      const field = issue.instancePath + formatPointer([String(params.additionalProperty)]);
+      return { field, message: `${field} is not a known field` };
     }
-    const field = base || error.validationContext || 'body';
-    return { field, message: `${field} ${issue.message ?? 'is invalid'}` };
+    const field = issue.instancePath;
+    return {
+      field,
+      message: `${field || error.validationContext || 'body'} ${issue.message ?? 'is invalid'}`,
+    };
   });
+}
+
+/** The client's text for Fastify's own refusals; their messages may quote user input, so never echoed. */
+const FRAMEWORK_DETAILS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE:
+    'This content type is not accepted here; send JSON (or a form where the route takes one)',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty although its content type is application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body',
+  FST_ERR_MAX_PARAM_LENGTH: 'The address is too long',
+  FST_ERR_BAD_URL: 'The address is not valid',
+};
+
+/** Describes a caught error for the log without writing request text raw (control characters escaped). */
+export function describeForLog(error: unknown): { type: string; message: string; stack?: string } {
+  const escape = (text: string) => JSON.stringify(text).slice(1, -1);
+  if (error instanceof Error) {
+    return { type: error.name, message: escape(error.message), stack: error.stack && escape(error.stack) };
+  }
+  return { type: typeof error, message: escape(String(error)) };
 }
 
 /** One error shape for the API: never a 500 for bad input, never a stack trace to the client. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.validation) {
     const errors = fieldErrors(error);
-    return reply.code(400).send({ success: false, message: errors.map((e) => e.message).join('; '), errors });
+    return reply.code(400).send(errorBody(errors.map((e) => e.message).join('; '), errors));
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) {
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ success: false, message: 'Internal server error' });
+    request.log.error({ err: describeForLog(error) }, 'request failed');
+    return reply.code(500).send(errorBody('Internal server error'));
   }
-  return reply.code(status).send({ success: false, message: error.message });
+  const detail = (error.code && FRAMEWORK_DETAILS[error.code]) ?? error.message;
+  const errors = (error as { fieldErrors?: FieldError[] }).fieldErrors;
+  return reply.code(status).send(errorBody(detail, errors));
+}
+
+/** Fastify's router refusals (an over-long or undecodable path) in the same envelope. */
+// The option's type is generic over the request and type provider; this handler uses neither.
+export const frameworkErrors = ((error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  void reply.code(status).send(errorBody(FRAMEWORK_DETAILS[error.code] ?? 'Bad request'));
+}) as unknown as NonNullable<FastifyServerOptions['frameworkErrors']>;
+
+/** The reply for a path no route answers. */
+export function notFoundBody() {
+  return errorBody('Not found');
 }

@@ -1,3 +1,7 @@
+// The reply shapes every route shares. A route's `response` lists one schema per status it can
+// answer, so the schema is both its TypeScript type (type provider) and its OpenAPI entry; the
+// conformance test (server/platform/openapi-conformance.test.ts) checks the list against real replies.
+
 /** The reply envelope every successful API call uses: `{ success: true, data }`. */
 export const envelope = <Data extends object>(data: Data) =>
   ({
@@ -5,3 +9,65 @@ export const envelope = <Data extends object>(data: Data) =>
     required: ['success', 'data'],
     properties: { success: { type: 'boolean' }, data },
   }) as const;
+
+/** `{ success: true, message }`: an accepted action with nothing to return. */
+export const acknowledgement = {
+  type: 'object',
+  required: ['success', 'message'],
+  properties: { success: { type: 'boolean' }, message: { type: 'string' } },
+} as const;
+
+export const fieldErrorSchema = {
+  type: 'object',
+  required: ['field', 'message'],
+  properties: {
+    field: { type: 'string', description: 'JSON pointer (RFC 6901) into the request part that was refused' },
+    message: { type: 'string' },
+  },
+} as const;
+
+/**
+ * The one error envelope: `detail` is the text the client shows; `errors` names each refused field
+ * by JSON pointer. Every error reply of the API uses it (error handler, not-found, auth, throttle).
+ */
+export const errorReply = {
+  type: 'object',
+  required: ['success', 'detail'],
+  properties: {
+    success: { type: 'boolean', enum: [false] },
+    detail: { type: 'string', description: 'The message the client shows' },
+    errors: { type: 'array', items: fieldErrorSchema },
+  },
+} as const;
+
+/** What each error status means, for the OpenAPI document. */
+const ERROR_MEANINGS = {
+  400: 'The request is malformed; `errors` names each refused field by JSON pointer',
+  401: 'No valid bearer token (see the WWW-Authenticate header)',
+  403: 'The signed-in user may not do this',
+  404: 'No such resource, or not visible to the signed-in user',
+  413: 'The body is larger than the server accepts',
+  415: 'The body has a content type the route does not accept',
+  429: 'Too many attempts; wait as long as the Retry-After header says',
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_MEANINGS;
+
+/** Response schemas for the error statuses a route can answer, each with the error envelope. */
+export function errorReplies<const Statuses extends readonly ErrorStatus[]>(
+  ...statuses: Statuses
+): { [Status in Statuses[number]]: typeof errorReply & { description: string } } {
+  return Object.fromEntries(
+    statuses.map((status) => [status, { ...errorReply, description: ERROR_MEANINGS[status] }]),
+  ) as { [Status in Statuses[number]]: typeof errorReply & { description: string } };
+}
+
+/** Statuses every route that reads a request body can answer: bad body, too large, wrong type. */
+export const BODY_ERRORS = [400, 413, 415] as const;
+
+/** Marks a route as open to anonymous callers in the OpenAPI document (overrides the global bearer). */
+export const PUBLIC = [] as const;
+
+/** The text the client shows for a refusal, in the one envelope. */
+export const errorBody = (detail: string, errors?: { field: string; message: string }[]) =>
+  errors ? { success: false as const, detail, errors } : { success: false as const, detail };

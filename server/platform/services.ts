@@ -21,6 +21,8 @@ export interface Services {
   runner: JobRunner;
   auth: AuthService;
   jobs: JobsService;
+  /** The stores' repositories, each built once (tests and operations read them directly). */
+  repositories: { jobs: JobsRepository };
   runtime: WorkerRuntimeCheck;
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
@@ -45,13 +47,15 @@ export function createServices(
   const queue: JobQueue = config.redisUrl
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
     : new InProcessJobQueue(config.workerConcurrency);
+  // One repository per store, handed to every service that reads or writes it.
+  const jobsRepository = new JobsRepository(db);
   const runner = new JobRunner(
-    new JobsRepository(db),
+    jobsRepository,
     bus,
     { python: config.workerPython, timeoutSeconds: config.workerTimeoutSeconds },
     log,
   );
-  const jobs = new JobsService(db, queue, runner, bus);
+  const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
   const mailer = createMailer(config, db);
   const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds));
@@ -63,6 +67,7 @@ export function createServices(
     runner,
     auth,
     jobs,
+    repositories: { jobs: jobsRepository },
     runtime: new WorkerRuntimeCheck(config.workerPython),
     registry: loadRegistry(),
     mailer,

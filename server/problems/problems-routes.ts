@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import {
   mapJobRequest,
   validateAppData,
@@ -8,7 +8,7 @@ import {
   type Registry,
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
-import { envelope } from '../platform/reply-schemas';
+import { BODY_ERRORS, envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 
 const summarySchema = {
   type: 'object',
@@ -26,6 +26,7 @@ const summarySchema = {
 
 const fieldErrorSchema = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     path: { type: 'string' },
     field: { type: 'string' },
@@ -34,37 +35,55 @@ const fieldErrorSchema = {
   },
 } as const;
 
-interface CheckBody {
-  app_data: AppData;
-  context?: { row_count?: number; columns?: string[]; application_id?: number };
-}
+const checkBody = {
+  type: 'object',
+  required: ['app_data'],
+  properties: {
+    app_data: { type: 'object', additionalProperties: true },
+    context: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        row_count: { type: 'integer', minimum: 0 },
+        columns: { type: 'array', items: { type: 'string' }, maxItems: 10000 },
+        application_id: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+} as const;
 
 /**
  * The problem registry on the server: the same engine and schema files the browser uses, so the
  * server refuses what the form refuses, with the same messages.
  */
-export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async (app, { registry }) => {
-  app.get<{ Querystring: { include_unlisted?: boolean } }>(
+export const problemsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { registry: Registry } }> = async (
+  app,
+  { registry },
+) => {
+  app.get(
     '/problems',
     {
       schema: {
         tags: ['problems'],
         summary: 'The problem types; unlisted ones (vehicle routing) for admins on request',
+        // Open to everyone; a bearer token only matters for include_unlisted (admins).
+        security: PUBLIC,
         querystring: { type: 'object', properties: { include_unlisted: { type: 'boolean' } } },
         response: {
           200: envelope({ type: 'array', items: summarySchema }),
+          ...errorReplies(400),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const includeUnlisted =
         Boolean(request.query.include_unlisted) &&
         Boolean(request.currentUser && isAdmin(request.currentUser));
-      return { success: true, data: registry.listProblems({ includeUnlisted }) };
+      return reply.code(200).send({ success: true, data: registry.listProblems({ includeUnlisted }) });
     },
   );
 
-  app.post<{ Params: { id: string }; Body: CheckBody }>(
+  app.post(
     '/problems/:id/check',
     {
       onRequest: app.requireUser,
@@ -72,22 +91,7 @@ export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async 
         tags: ['problems'],
         summary: "Validate an application's app_data and preview the execute-job request it maps to",
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } },
-        body: {
-          type: 'object',
-          required: ['app_data'],
-          properties: {
-            app_data: { type: 'object', additionalProperties: true },
-            context: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                row_count: { type: 'integer', minimum: 0 },
-                columns: { type: 'array', items: { type: 'string' }, maxItems: 10000 },
-                application_id: { type: 'integer', minimum: 1 },
-              },
-            },
-          },
-        },
+        body: checkBody,
         response: {
           200: {
             type: 'object',
@@ -103,13 +107,15 @@ export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async 
               },
             },
           },
+          ...errorReplies(...BODY_ERRORS, 401, 404),
         },
       },
     },
     async (request, reply) => {
       const problem = registry.findProblem(request.params.id);
-      if (!problem) return reply.code(404).send({ success: false, message: 'Unknown problem' });
-      const { app_data: appData, context = {} } = request.body;
+      if (!problem) return reply.code(404).send(errorBody('Unknown problem'));
+      const { context = {} } = request.body;
+      const appData = request.body.app_data as AppData;
       const engineContext: EngineContext = {
         rowCount: context.row_count,
         columns: context.columns,
@@ -117,10 +123,15 @@ export const problemsRoutes: FastifyPluginAsync<{ registry: Registry }> = async 
         userId: request.currentUser!.id,
       };
       const validation = validateAppData(problem, appData, engineContext);
-      if (!validation.valid) return { success: true, data: { valid: false, errors: validation.errors } };
+      if (!validation.valid) {
+        return reply.code(200).send({ success: true, data: { valid: false, errors: validation.errors } });
+      }
       const jobRequest = mapJobRequest(problem, appData, engineContext);
       const body = validateJobBody(problem, jobRequest.body);
-      return { success: true, data: { valid: body.valid, errors: body.errors, job_request: jobRequest } };
+      return reply.code(200).send({
+        success: true,
+        data: { valid: body.valid, errors: body.errors, job_request: { ...jobRequest } },
+      });
     },
   );
 };

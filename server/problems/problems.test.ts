@@ -82,7 +82,11 @@ describe('problems on the server (same engine as the browser)', () => {
     expect((await check('time-travel', { app_data: {} })).statusCode).toBe(404);
     const missing = await check('fraud-detection', {});
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toMatchObject({ errors: [{ field: 'app_data' }] });
+    expect(missing.json()).toMatchObject({
+      success: false,
+      detail: '/app_data is required',
+      errors: [{ field: '/app_data' }],
+    });
     expect(
       (await stack.app.inject({ method: 'POST', url: '/api/problems/fraud-detection/check' })).statusCode,
     ).toBe(401);

@@ -8,7 +8,98 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** State of the database, the queue and the worker runtime */
+    /** State of the database, the queue and the worker runtime (from its last background check) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Everything is ok */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'ok' | 'degraded';
+              /** @description "ok" or the error text */
+              database: string;
+              /** @description "ok" or the error text */
+              queue: string;
+              /** @description "ok", the error text, or "not checked yet" before the first check has ended */
+              worker: string;
+              /**
+               * Format: date-time
+               * @description When the worker runtime was last checked (it is checked in the background)
+               */
+              worker_checked_at: string | null;
+              /** @description Seconds since that check */
+              worker_check_age_seconds: number | null;
+              details: {
+                database: string;
+                queue: string;
+                worker_versions: {
+                  [key: string]: string;
+                };
+              };
+            };
+          };
+        };
+        /** @description Something is not ok (or the worker runtime not checked yet) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'ok' | 'degraded';
+              /** @description "ok" or the error text */
+              database: string;
+              /** @description "ok" or the error text */
+              queue: string;
+              /** @description "ok", the error text, or "not checked yet" before the first check has ended */
+              worker: string;
+              /**
+               * Format: date-time
+               * @description When the worker runtime was last checked (it is checked in the background)
+               */
+              worker_checked_at: string | null;
+              /** @description Seconds since that check */
+              worker_check_age_seconds: number | null;
+              details: {
+                database: string;
+                queue: string;
+                worker_versions: {
+                  [key: string]: string;
+                };
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness: the server process answers (touches neither the database nor Python) */
     get: {
       parameters: {
         query?: never;
@@ -25,36 +116,8 @@ export interface paths {
           };
           content: {
             'application/json': {
-              status?: string;
-              /** @description "ok" or the error text */
-              database?: string;
-              /** @description "ok" or the error text */
-              queue?: string;
-              /** @description "ok" or the error text */
-              worker?: string;
-              details?: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description Default Response */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              status?: string;
-              /** @description "ok" or the error text */
-              database?: string;
-              /** @description "ok" or the error text */
-              queue?: string;
-              /** @description "ok" or the error text */
-              worker?: string;
-              details?: {
-                [key: string]: unknown;
-              };
+              /** @enum {string} */
+              status: 'ok';
             };
           };
         };
@@ -77,7 +140,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sign in with e-mail and password (OAuth2 password grant, form-encoded) */
+    /** Sign in with e-mail and password (OAuth2 password grant, form-encoded or JSON) */
     post: {
       parameters: {
         query?: never;
@@ -97,6 +160,16 @@ export interface paths {
             client_id?: string;
             client_secret?: string;
           };
+          'application/json': {
+            /** @enum {string} */
+            grant_type?: 'password';
+            /** @description The e-mail address */
+            username: string;
+            password: string;
+            scope?: string;
+            client_id?: string;
+            client_secret?: string;
+          };
         };
       };
       responses: {
@@ -107,30 +180,55 @@ export interface paths {
           };
           content: {
             'application/json': {
-              success?: boolean;
-              access_token?: string;
-              token_type?: string;
-              expires_in?: number;
-              data?: {
-                access_token?: string;
-                token_type?: string;
-                expires_in?: number;
-                redirect?: string;
-                email?: string;
+              success: boolean;
+              access_token: string;
+              token_type: string;
+              expires_in: number;
+              data: {
+                access_token: string;
+                token_type: string;
+                expires_in: number;
+                redirect: string;
+                email: string;
               };
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Incorrect e-mail or password */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              success?: boolean;
-              detail?: string;
-              message?: string;
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
               data?: {
                 redirect?: string;
                 email?: string;
@@ -138,16 +236,22 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description E-mail not verified, account not approved, or no role */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              success?: boolean;
-              detail?: string;
-              message?: string;
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
               data?: {
                 redirect?: string;
                 email?: string;
@@ -155,20 +259,60 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              success?: boolean;
-              detail?: string;
-              message?: string;
-              data?: {
-                redirect?: string;
-                email?: string;
-              };
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -204,7 +348,69 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
         };
       };
     };
@@ -250,6 +456,25 @@ export interface paths {
             };
           };
         };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -277,13 +502,24 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
+      /** @description The quantum self-test diagnostic: a 2-qubit Bell circuit run on Qiskit Aer. */
       requestBody: {
         content: {
           'application/json': {
-            /** @default 1024 */
+            /**
+             * @description Number of shots on the simulator.
+             * @default 1024
+             */
             shots?: number;
-            seed?: number;
-            /** @description Extra time the worker waits while reporting progress, to exercise stop and timeouts */
+            /**
+             * @description Seed of the simulator and the transpiler, for reproducible counts; null or absent for a random run.
+             * @default null
+             */
+            seed?: number | null;
+            /**
+             * @description Sleep this long before building the circuit, reported as progress steps (used to exercise stop and timeout).
+             * @default 0
+             */
             delay_seconds?: number;
           } | null;
         };
@@ -301,8 +537,11 @@ export interface paths {
                 id: number;
                 kind: string;
                 owner_id: number;
-                /** @description queued, running, Completed, Failed or Manual Stop */
-                status: string;
+                /**
+                 * @description Where the job is in its lifecycle
+                 * @enum {string}
+                 */
+                status: 'queued' | 'running' | 'Completed' | 'Failed' | 'Manual Stop';
                 params: {
                   [key: string]: unknown;
                 };
@@ -312,9 +551,105 @@ export interface paths {
                 error: string | null;
                 created_at: string;
                 started_at: string | null;
+                /** @description Set exactly when the job reaches a final status */
                 finished_at: string | null;
                 execution_time: number | null;
               };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The signed-in user may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -333,10 +668,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The latest jobs of the signed-in user */
+    /** The signed-in user's jobs, newest first, a page at a time */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Jobs per page */
+          limit?: number;
+          /** @description Only jobs with a smaller id: the `next_before` of the previous page */
+          before?: number;
+        };
         header?: never;
         path?: never;
         cookie?: never;
@@ -352,22 +692,68 @@ export interface paths {
             'application/json': {
               success: boolean;
               data: {
-                id: number;
-                kind: string;
-                owner_id: number;
-                /** @description queued, running, Completed, Failed or Manual Stop */
-                status: string;
-                params: {
-                  [key: string]: unknown;
-                };
-                result: {
-                  [key: string]: unknown;
-                } | null;
-                error: string | null;
-                created_at: string;
-                started_at: string | null;
-                finished_at: string | null;
-                execution_time: number | null;
+                jobs: {
+                  id: number;
+                  kind: string;
+                  owner_id: number;
+                  /**
+                   * @description Where the job is in its lifecycle
+                   * @enum {string}
+                   */
+                  status: 'queued' | 'running' | 'Completed' | 'Failed' | 'Manual Stop';
+                  params: {
+                    [key: string]: unknown;
+                  };
+                  result: {
+                    [key: string]: unknown;
+                  } | null;
+                  error: string | null;
+                  created_at: string;
+                  started_at: string | null;
+                  /** @description Set exactly when the job reaches a final status */
+                  finished_at: string | null;
+                  execution_time: number | null;
+                }[];
+                /** @description Pass as `before` for the next page; null on the last page */
+                next_before: number | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
               }[];
             };
           };
@@ -414,8 +800,11 @@ export interface paths {
                   id: number;
                   kind: string;
                   owner_id: number;
-                  /** @description queued, running, Completed, Failed or Manual Stop */
-                  status: string;
+                  /**
+                   * @description Where the job is in its lifecycle
+                   * @enum {string}
+                   */
+                  status: 'queued' | 'running' | 'Completed' | 'Failed' | 'Manual Stop';
                   params: {
                     [key: string]: unknown;
                   };
@@ -425,6 +814,7 @@ export interface paths {
                   error: string | null;
                   created_at: string;
                   started_at: string | null;
+                  /** @description Set exactly when the job reaches a final status */
                   finished_at: string | null;
                   execution_time: number | null;
                 };
@@ -437,6 +827,63 @@ export interface paths {
                   created_at: string;
                 }[];
               };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -459,7 +906,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Stop a queued or running job (recorded as Manual Stop) */
+    /** Stop a queued or running job (recorded as Manual Stop); accepted, not yet done */
     post: {
       parameters: {
         query?: never;
@@ -471,12 +918,112 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Stop requested; the job records Manual Stop soon */
+        202: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
         };
       };
     };
@@ -493,10 +1040,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Live job events as text/event-stream */
+    /** Job events as text/event-stream: the stored ones after `after`, then live until the end */
     get: {
       parameters: {
         query?: {
+          /** @description Only events with a larger sequence number (omit for all) */
           after?: number;
         };
         header?: never;
@@ -507,12 +1055,71 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description A text/event-stream; each `data:` line is one event */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'text/event-stream': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
         };
       };
     };
@@ -560,6 +1167,25 @@ export interface paths {
                 workspace?: string;
                 description?: string;
                 useCases?: string[];
+              }[];
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
               }[];
             };
           };
@@ -631,8 +1257,141 @@ export interface paths {
             };
           };
         };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This OpenAPI document */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;

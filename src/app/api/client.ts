@@ -21,13 +21,22 @@ export function authHeaders(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-function messageOf(body: unknown, status: number): string {
+/** The text to show for an error reply: every API error carries it in `detail` (one envelope). */
+export function messageOf(body: unknown, status: number): string {
   if (body && typeof body === 'object') {
-    const { detail, message } = body as { detail?: unknown; message?: unknown };
+    const { detail } = body as { detail?: unknown };
     if (typeof detail === 'string') return detail;
-    if (typeof message === 'string') return message;
   }
   return `HTTP error! Status: ${status}`;
+}
+
+// A proxy's HTML error page is not JSON: keep its status rather than throwing a SyntaxError.
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 export async function apiFetch<T>(path: string, init: RequestInit = {}): Promise<T> {
@@ -38,7 +47,7 @@ export async function apiFetch<T>(path: string, init: RequestInit = {}): Promise
   }
   const response = await fetch(`/api${path}`, { ...init, headers });
   const text = await response.text();
-  const body: unknown = text ? JSON.parse(text) : null;
+  const body: unknown = text ? parseJson(text) : null;
   if (!response.ok) throw new ApiError(messageOf(body, response.status), response.status, body);
   return body as T;
 }

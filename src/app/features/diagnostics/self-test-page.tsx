@@ -1,10 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import { StatusBadge } from '../../components/status-badge';
 import { useAuth } from '../auth/auth-context';
-import { followJobEvents, getJob, startSelfTest, stopJob, type Job, type JobEvent } from './api/jobs';
+import {
+  followJobEvents,
+  getJob,
+  startSelfTest,
+  stopJob,
+  type Job,
+  type JobEvent,
+  type JobStatus,
+} from './api/jobs';
 import { CountsChart } from './counts-chart';
-
-const FINAL = ['Completed', 'Failed', 'Manual Stop'];
 
 /** Admin page: start the quantum self-test and watch it travel queue -> worker -> database, live. */
 export function SelfTestPage() {
@@ -32,7 +38,9 @@ export function SelfTestPage() {
         (event) => {
           setEvents((list) => [...list, event]);
           if (event.type === 'status') {
-            setJob((current) => (current ? { ...current, status: String(event.payload.status) } : current));
+            // A status event carries one of the statuses the job schema lists (server/jobs/job-states.ts).
+            const status = event.payload.status as JobStatus;
+            setJob((current) => (current ? { ...current, status } : current));
           }
         },
         controller.signal,
@@ -60,7 +68,8 @@ export function SelfTestPage() {
   const logs = events.filter((e) => e.type === 'log');
   const timeline = events.filter((e) => e.type === 'status');
   const counts = (job?.result?.counts ?? null) as Record<string, number> | null;
-  const running = job !== null && !FINAL.includes(job.status);
+  // The server sets finished_at exactly when a job reaches a final status: the page keeps no list of them.
+  const running = job !== null && job.finished_at === null;
 
   return (
     <section className="page">

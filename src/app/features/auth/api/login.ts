@@ -1,4 +1,4 @@
-import { ApiError, setAccessToken } from '../../../api/client';
+import { ApiError, messageOf, setAccessToken } from '../../../api/client';
 
 export interface LoginReply {
   success: boolean;
@@ -13,14 +13,8 @@ export async function login(email: string, password: string): Promise<LoginReply
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: form,
   });
-  const body = (await response.json()) as LoginReply & { detail?: string; message?: string };
-  if (!response.ok) {
-    throw new ApiError(
-      body.detail ?? body.message ?? 'Login failed. Please try again.',
-      response.status,
-      body,
-    );
-  }
+  const body = (await response.json()) as LoginReply;
+  if (!response.ok) throw new ApiError(messageOf(body, response.status), response.status, body);
   setAccessToken(body.data.access_token);
   return body;
 }

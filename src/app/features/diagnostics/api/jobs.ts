@@ -1,10 +1,12 @@
 import type { paths } from '../../../../generated/api';
-import { apiFetch, authHeaders } from '../../../api/client';
+import { ApiError, apiFetch, authHeaders, messageOf } from '../../../api/client';
 
 type JobDetail = paths['/api/jobs/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
 export type Job = JobDetail['job'];
 export type JobEvent = JobDetail['events'][number];
+/** The job statuses, from the server's list through the OpenAPI `status` enum. */
+export type JobStatus = Job['status'];
 
 export async function startSelfTest(shots: number): Promise<Job> {
   return (
@@ -29,15 +31,20 @@ export async function stopJob(id: number): Promise<void> {
  */
 export async function followJobEvents(
   id: number,
+  /** The last sequence number already seen; -1 for all events. */
   afterSeq: number,
   onEvent: (event: JobEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(`/api/jobs/${id}/events?after=${afterSeq}`, {
+  const query = afterSeq >= 0 ? `?after=${afterSeq}` : '';
+  const response = await fetch(`/api/jobs/${id}/events${query}`, {
     headers: authHeaders(),
     signal,
   });
-  if (!response.ok || !response.body) throw new Error(`HTTP error! Status: ${response.status}`);
+  if (!response.ok || !response.body) {
+    const body: unknown = await response.json().catch(() => null);
+    throw new ApiError(messageOf(body, response.status), response.status, body);
+  }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
