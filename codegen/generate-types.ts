@@ -20,6 +20,7 @@ import {
   type Registry,
 } from '../src/engine';
 import { generateApiTypes } from './generate-api-types';
+import { generateWorkerContract } from './generate-worker-contract';
 import { toCodegenSchema } from './codegen-schema';
 import { loadRegistry, REPO_ROOT } from '../src/engine/node/load-schemas';
 
@@ -129,6 +130,7 @@ export async function generateAll(registry: Registry): Promise<Map<string, strin
     files.set(`fixtures/${p.id}.job-requests.json`, generateJobBodyFixture(p));
   files.set('index.ts', generateIndex(registry));
   files.set('api.ts', await generateApiTypes());
+  files.set('worker-contract.ts', await generateWorkerContract());
   return files;
 }
 

@@ -1,12 +1,13 @@
-// The server's side of the worker protocol contract. Twins: tests/contracts/worker-protocol.test.ts
-// (the schema) and worker/tests/unit/test_protocol_contract.py (the Python emitter).
+// The server's side of the worker contracts, read through src/generated/worker-contract.ts (generated
+// from worker/qmlstudio_worker/schemas/). Twins: tests/contracts/worker-protocol.test.ts (the schema)
+// and worker/tests/unit/test_protocol_contract.py (the Python emitter) read the same fixtures.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseWorkerLine } from './worker-protocol';
+import { buildJobEnvelope, InvalidJobEnvelopeError, parseWorkerLine } from './worker-protocol';
 
 const fixtures = JSON.parse(
   readFileSync(new URL('../../tests/contracts/worker-protocol.fixtures.json', import.meta.url), 'utf8'),
-) as { valid: { type: string }[] };
+) as { valid: { type: string }[]; invalid: unknown[] };
 
 describe('parseWorkerLine', () => {
   it.each(fixtures.valid.map((line) => [line.type, JSON.stringify(line)] as const))(
@@ -16,6 +17,26 @@ describe('parseWorkerLine', () => {
       expect(parseWorkerLine(text)?.type).toBe(type);
     },
   );
+
+  it.each(fixtures.invalid.map((line) => [JSON.stringify(line)] as const))(
+    'refuses a line that breaks the protocol schema: %s',
+    (text) => {
+      expect(parseWorkerLine(text)).toBeNull();
+    },
+  );
+
+  it('refuses a known line type without its fields', () => {
+    // Accepted before the parser validated against the schema: only `type` was checked.
+    expect(parseWorkerLine('{"type":"progress"}')).toBeNull();
+    expect(parseWorkerLine('{"type":"progress","percent":150,"stage":"x"}')).toBeNull();
+    expect(parseWorkerLine('{"type":"error","message":"boom"}')).toBeNull();
+    expect(parseWorkerLine('{"type":"result","data":[]}')).toBeNull();
+    expect(parseWorkerLine('{"type":"progress","percent":50,"stage":"half"}')).toEqual({
+      type: 'progress',
+      percent: 50,
+      stage: 'half',
+    });
+  });
 
   it('ignores what is not a protocol line', () => {
     for (const text of [
@@ -27,5 +48,34 @@ describe('parseWorkerLine', () => {
     ]) {
       expect(parseWorkerLine(text)).toBeNull();
     }
+  });
+});
+
+describe('buildJobEnvelope', () => {
+  it('builds the envelope the worker reads', () => {
+    expect(buildJobEnvelope({ id: 12, kind: 'self-test', params: { shots: 8 } })).toEqual({
+      kind: 'self-test',
+      job_id: '12',
+      params: { shots: 8 },
+    });
+  });
+
+  it.each([
+    [{ id: 1, kind: 'Self Test', params: {} }, '/kind'],
+    [{ id: 1, kind: '../etc/passwd', params: {} }, '/kind'],
+    [{ id: 1, kind: 'self-test', params: null }, '/params'],
+    [{ id: 1, kind: 'self-test', params: [1] }, '/params'],
+  ])('refuses an envelope its worker would refuse, naming the field: %j', (job, field) => {
+    let caught: unknown;
+    try {
+      buildJobEnvelope(job);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidJobEnvelopeError);
+    expect((caught as InvalidJobEnvelopeError).field).toBe(field);
+    expect((caught as Error).message).toMatch(
+      new RegExp(`^The job could not be handed to a worker: ${field} `),
+    );
   });
 });

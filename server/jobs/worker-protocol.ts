@@ -1,38 +1,64 @@
 /**
- * The worker protocol: a worker process writes one JSON object per line on stdout.
- * The same shapes are pinned by tests/contracts/worker-protocol.schema.json, read by both the
- * TypeScript and the Python tests.
+ * The server's side of the worker contracts, both validated with the worker's own schemas
+ * (worker/qmlstudio_worker/schemas/, emitted `as const` into src/generated/worker-contract.ts):
+ * the job envelope written to a worker's stdin, and each JSON line it writes on stdout.
  */
-export type WorkerLine =
-  | { type: 'progress'; percent: number; stage?: string }
-  | { type: 'log'; level: 'info' | 'warning' | 'error'; message: string }
-  | { type: 'metric'; name: string; value: number; step?: number | null }
-  | { type: 'chart'; chart: ChartSpec }
-  | { type: 'artifact'; name: string; path: string; media_type?: string }
-  | { type: 'result'; data: Record<string, unknown> }
-  | { type: 'error'; message: string; kind?: 'validation' | 'runtime' };
+import Ajv from 'ajv';
 
-export interface ChartSpec {
-  type: 'line' | 'bar' | 'heatmap' | 'confusion_matrix';
-  title: string;
-  label?: string;
-  series: { name: string; data: unknown[] }[];
-  categories?: unknown[];
-}
+import { joinPointer } from '../../src/engine';
+import {
+  jobEnvelopeSchema,
+  workerLineSchema,
+  type JobEnvelope,
+  type WorkerLine,
+} from '../../src/generated/worker-contract';
 
-const LINE_TYPES = new Set(['progress', 'log', 'metric', 'chart', 'artifact', 'result', 'error']);
+export type { ChartSpec, JobEnvelope, WorkerLine } from '../../src/generated/worker-contract';
 
-/** Parses one stdout line; anything that is not a protocol object becomes null (logged by the caller). */
+// Draft-07, as the schema files declare; strict so that a typo in a schema fails at start.
+const ajv = new Ajv({ strict: true });
+const isWorkerLine = ajv.compile<WorkerLine>(workerLineSchema);
+const isJobEnvelope = ajv.compile<JobEnvelope>(jobEnvelopeSchema);
+
+/**
+ * Parses one stdout line. Anything that is not a protocol line valid against the schema (a traceback,
+ * a stray print, a line with a missing or mistyped field) becomes null, which the caller logs.
+ */
 export function parseWorkerLine(line: string): WorkerLine | null {
   const text = line.trim();
   if (!text.startsWith('{')) return null;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null) return null;
-    const type = (value as { type?: unknown }).type;
-    if (typeof type !== 'string' || !LINE_TYPES.has(type)) return null;
-    return value as WorkerLine;
+    value = JSON.parse(text);
   } catch {
     return null;
   }
+  return isWorkerLine(value) ? value : null;
+}
+
+/** The server built an envelope its worker would refuse: a server defect, recorded as the job's failure. */
+export class InvalidJobEnvelopeError extends Error {
+  constructor(
+    /** JSON pointer of the offending field in the envelope ("" for the whole envelope). */
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InvalidJobEnvelopeError';
+  }
+}
+
+/** The envelope for a job, checked against job-envelope.schema.json before any worker is started. */
+export function buildJobEnvelope(job: { id: number; kind: string; params: unknown }): JobEnvelope {
+  const envelope: unknown = { kind: job.kind, job_id: String(job.id), params: job.params };
+  if (isJobEnvelope(envelope)) return envelope;
+  const [error] = isJobEnvelope.errors ?? [];
+  const extra = error?.params as { missingProperty?: string; additionalProperty?: string } | undefined;
+  const name = extra?.missingProperty ?? extra?.additionalProperty;
+  const field =
+    name === undefined ? (error?.instancePath ?? '') : joinPointer(error?.instancePath ?? '', name);
+  throw new InvalidJobEnvelopeError(
+    field,
+    `The job could not be handed to a worker: ${field || 'job'} ${error?.message ?? 'is invalid'}`,
+  );
 }

@@ -52,7 +52,7 @@ def test_unknown_kind_names_the_kind_field_and_the_known_kinds() -> None:
         (job(params={"shots": True}), "/params/shots", "is not of type 'integer'"),
         (job(params={"seed": 2**32}), "/params/seed", "4294967296 is greater than the maximum of 4294967295"),
         (job(params={"seed": -1}), "/params/seed", "-1 is less than the minimum of 0"),
-        (job(params={"seed": "7"}), "/params/seed", "'7' is not of type integer, null"),
+        (job(params={"seed": "7"}), "/params/seed", "'7' is not of type 'integer', 'null'"),
         (job(params={"delay_seconds": 601}), "/params/delay_seconds", "greater than the maximum of 600"),
         (
             job(params={"shots": 1, "colour": "red"}),
