@@ -12,6 +12,7 @@ import { authPlugin } from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { AuthService } from './auth/auth-service';
 import type { Database } from './db/database';
+import { fastifyTrustProxy, type TrustProxy } from './config';
 import { healthRoutes } from './health/health-routes';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
@@ -20,6 +21,8 @@ import type { JobsService } from './jobs/jobs-service';
 import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
 import { useJsonBodyParser } from './platform/json-body';
 import { PUBLIC } from './platform/reply-schemas';
+import { logRequests } from './platform/request-log';
+import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
 import { problemsRoutes } from './problems/problems-routes';
 import type { Registry } from '../src/engine';
 
@@ -40,10 +43,14 @@ export interface AppServices {
  */
 export async function buildApp(
   services: AppServices,
-  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
+  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean; trustProxy?: TrustProxy } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // One debug line per request instead (logRequests).
+    disableRequestLogging: true,
+    // request.ip is the socket's address unless TRUST_PROXY names the proxy in front.
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true },
       // `errorMessage` in a route schema words a refusal for the client (e.g. control characters).
@@ -54,6 +61,8 @@ export async function buildApp(
     frameworkErrors,
   });
   app.setErrorHandler(errorHandler);
+  logRequests(app);
+  await registerSecurityHeaders(app);
   useJsonBodyParser(app);
   await app.register(formbody);
   await app.register(swagger, {
@@ -67,7 +76,7 @@ export async function buildApp(
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, transformStaticCSP: docsCsp });
   await app.register(authPlugin, { auth: services.auth });
 
   await app.register(

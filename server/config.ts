@@ -92,6 +92,12 @@ function isAddressOrRange(entry: string): boolean {
  */
 export type TrustProxy = false | number | string[];
 
+/** TRUST_PROXY as Fastify's trustProxy option (its types take a hop count as a function). */
+export const fastifyTrustProxy = (
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) =>
+  typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+
 const VARIABLES = {
   host: variable(
     'HOST',

@@ -4,6 +4,7 @@ import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { ConfigError, loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
+import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
 import { createServices } from './platform/services';
 
 /** `make run`: validate the configuration, migrate, make sure an admin exists, serve app and API. */
@@ -35,14 +36,14 @@ async function main() {
   // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
   // may be running on other machines, so they are left alone.
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
-  const app = await buildApp(services, { logger });
-  const shutdown = async () => {
-    await app.close();
-    await services.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const app = await buildApp(services, { logger, trustProxy: config.trustProxy });
+  onTerminationSignal(async (signal) => {
+    logger.info({ signal }, 'shutting down: stopping the jobs running here');
+    await shutDownGracefully(services, app, logger);
+  });
+  // Health then answers from this first check at once; later checks run in the background.
+  const runtime = await services.runtime.start();
+  if (!runtime.ok) logger.warn({ error: runtime.error }, 'the worker runtime does not start: jobs will fail');
   await app.listen({ port: config.port, host: config.host });
   console.log(
     `QML Studio is up on ${config.publicUrl} (database: ${db.kind}, queue: ${services.queue.mode}); OpenAPI at ${config.publicUrl}/api/openapi.json`,

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
+import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
 import { createServices } from './platform/services';
 
 /**
@@ -20,13 +21,11 @@ async function main() {
   const db = await openDatabase(config);
   await migrate(db);
   const services = createServices(config, db, logger, { runWorkers: true });
+  onTerminationSignal(async (signal) => {
+    logger.info({ signal }, 'shutting down: stopping the jobs running here');
+    await shutDownGracefully(services, null, logger);
+  });
   logger.info({ concurrency: config.workerConcurrency }, 'queue worker started');
-  const shutdown = async () => {
-    await services.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
 
 void main();

@@ -57,6 +57,7 @@ export class BullMqJobQueue implements JobQueue {
   private readonly connection: Redis;
   private readonly queue: Queue;
   private worker: Worker | null = null;
+  private closing: Promise<void> | null = null;
 
   constructor(
     redisUrl: string,
@@ -74,14 +75,23 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   startWorkers(run: RunJob) {
-    this.worker = new Worker(this.queueName, async (job) => run((job.data as { jobId: number }).jobId), {
-      connection: new Redis(this.connection.options),
-      concurrency: this.concurrency,
-      // A training job can run for hours; the lock is renewed while the process lives.
-      lockDuration: 60_000,
-      // A job whose worker died is handed out once more; the runner then records it Failed.
-      maxStalledCount: 1,
-    });
+    this.worker = new Worker(
+      this.queueName,
+      async (job) => {
+        const { jobId } = job.data as { jobId: number };
+        // Fetched while this process shuts down: handed back to the queue for another worker.
+        if (this.closing) return this.enqueue(jobId);
+        return run(jobId);
+      },
+      {
+        connection: new Redis(this.connection.options),
+        concurrency: this.concurrency,
+        // A training job can run for hours; the lock is renewed while the process lives.
+        lockDuration: 60_000,
+        // A job whose worker died is handed out once more; the runner then records it Failed.
+        maxStalledCount: 1,
+      },
+    );
     this.worker.on('error', () => undefined);
   }
 
@@ -89,9 +99,13 @@ export class BullMqJobQueue implements JobQueue {
     await this.connection.ping();
   }
 
-  async close() {
-    await this.worker?.close();
-    await this.queue.close();
-    this.connection.disconnect();
+  /** Stops taking jobs at once, waits for the jobs under way (shutdown stops them), disconnects. */
+  close() {
+    this.closing ??= (async () => {
+      await this.worker?.close();
+      await this.queue.close();
+      this.connection.disconnect();
+    })();
+    return this.closing;
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { JobEventBus } from './job-event-bus';
 import { JobStatus, type JobStatusValue } from './job-states';
 import type { JobRecord, JobsRepository } from './jobs-repository';
-import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-protocol';
+import { parseWorkerLine } from './worker-protocol';
 import { startWorker, type WorkerExit, type WorkerHandle } from './worker-process';
 
 export interface JobRunnerOptions {
@@ -16,6 +16,8 @@ interface RunningJob {
   handle: WorkerHandle;
   stopRequested: boolean;
   timedOut: boolean;
+  /** Set when the server shuts down while the job runs: the reason it is recorded Failed with. */
+  shutdownReason: string | null;
 }
 
 /**
@@ -24,6 +26,9 @@ interface RunningJob {
  */
 export class JobRunner {
   private readonly running = new Map<number, RunningJob>();
+  /** Every run() under way, from its first line to its recorded end (shutdown waits for them). */
+  private readonly active = new Set<Promise<void>>();
+  private shutdownReason: string | null = null;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -62,7 +67,31 @@ export class JobRunner {
     await this.bus.requestStop(job.id);
   }
 
-  async run(jobId: number): Promise<void> {
+  run(jobId: number): Promise<void> {
+    // Registered synchronously, so a shutdown that starts right after the call still waits for it.
+    const run = this.execute(jobId).finally(() => this.active.delete(run));
+    this.active.add(run);
+    return run;
+  }
+
+  /**
+   * Shutdown: every job running here gets SIGTERM to its process group (SIGKILL after the grace
+   * time) and is recorded Failed with `reason`; a run that has not started its process yet is
+   * recorded Failed too. Resolves when every run has recorded its end and its processes are gone.
+   */
+  async shutdown(reason = 'Server shut down'): Promise<void> {
+    this.shutdownReason = reason;
+    for (const entry of this.running.values()) this.stopForShutdown(entry);
+    await Promise.allSettled([...this.active]);
+  }
+
+  private stopForShutdown(entry: RunningJob) {
+    entry.shutdownReason = this.shutdownReason;
+    entry.handle.kill('SIGTERM');
+    setTimeout(() => entry.handle.kill('SIGKILL'), this.options.stopGraceMs ?? 3000).unref();
+  }
+
+  private async execute(jobId: number): Promise<void> {
     const job = await this.jobs.find(jobId);
     if (!job) return;
     if (job.status === JobStatus.running && !this.running.has(jobId)) {
@@ -71,23 +100,19 @@ export class JobRunner {
       await this.transition(jobId, [JobStatus.running], JobStatus.failed, { error: reason, reason });
       return;
     }
-    if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
-
-    let input: JobEnvelope;
-    try {
-      input = buildJobEnvelope(job);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      this.log.error({ jobId, reason }, 'job envelope breaks the worker contract; no worker started');
-      await this.transition(jobId, [JobStatus.running], JobStatus.failed, { error: reason, reason });
+    if (this.shutdownReason) {
+      const reason = `${this.shutdownReason} before the job started`;
+      await this.transition(jobId, [JobStatus.queued], JobStatus.failed, { error: reason, reason });
       return;
     }
+    if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
+
     let result: Record<string, unknown> | null = null;
     let reportedError: string | null = null;
     const handle = startWorker({
       python: this.options.python,
       command: 'run',
-      input,
+      input: { kind: job.kind, job_id: String(job.id), params: job.params },
       onLine: async (text) => {
         const line = parseWorkerLine(text);
         if (!line) {
@@ -101,8 +126,9 @@ export class JobRunner {
         await this.bus.publish(jobId, event);
       },
     });
-    const entry: RunningJob = { handle, stopRequested: false, timedOut: false };
+    const entry: RunningJob = { handle, stopRequested: false, timedOut: false, shutdownReason: null };
     this.running.set(jobId, entry);
+    if (this.shutdownReason) this.stopForShutdown(entry); // shutdown began while it was starting
     const timer = setTimeout(() => {
       entry.timedOut = true;
       handle.kill('SIGKILL');
@@ -130,6 +156,7 @@ export class JobRunner {
     reportedError: string | null,
   ): { status: JobStatusValue; reason: string } {
     if (entry.stopRequested) return { status: JobStatus.manualStop, reason: 'Stopped by the user' };
+    if (entry.shutdownReason) return { status: JobStatus.failed, reason: entry.shutdownReason };
     if (entry.timedOut) {
       return {
         status: JobStatus.failed,

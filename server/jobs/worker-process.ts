@@ -3,8 +3,6 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
-
 export const WORKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../worker');
 
 export interface WorkerExit {
@@ -18,6 +16,7 @@ export interface WorkerHandle {
   /** Resolves after the process has exited and every stdout line has been handed over. */
   readonly done: Promise<WorkerExit>;
   readonly pid: number | undefined;
+  /** Signals the worker's whole process group. */
   kill(signal: NodeJS.Signals): void;
 }
 
@@ -25,9 +24,7 @@ const STDERR_TAIL_BYTES = 4096;
 
 /**
  * Starts `python -m qmlstudio_worker <command>` with `input` as JSON on stdin and calls onLine for
- * every stdout line, in order. onLine may be async: lines are handed over one at a time. A `run` is
- * told the schemas directory the server loaded its problems from, so the worker validates each job
- * body against the very problem files the server serves.
+ * every stdout line, in order. onLine may be async: lines are handed over one at a time.
  */
 export function startWorker(options: {
   python: string;
@@ -35,13 +32,25 @@ export function startWorker(options: {
   input?: unknown;
   onLine?: (line: string) => Promise<void> | void;
 }): WorkerHandle {
-  const args = ['-m', 'qmlstudio_worker', options.command];
-  if (options.command === 'run') args.push('--schemas-dir', DEFAULT_SCHEMAS_DIR);
-  const child = spawn(options.python, args, {
+  // Its own process group (detached), so a stop or a shutdown reaches the processes a job starts
+  // too (a shell's children, multiprocessing workers), and a terminal's Ctrl-C reaches only the
+  // server, which then stops the jobs itself and records them.
+  const child = spawn(options.python, ['-m', 'qmlstudio_worker', options.command], {
     cwd: WORKER_DIR,
     env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
+  let groupReaped = false;
+  const killGroup = (signal: NodeJS.Signals) => {
+    // After the group is reaped its id may be reused by an unrelated process: never signal it again.
+    if (child.pid === undefined || groupReaped) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group has no process left.
+    }
+  };
   let stderrTail = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -64,6 +73,12 @@ export function startWorker(options: {
     child.once('error', (error) => {
       spawnError = error;
     });
+    // Whatever the worker left behind in its group ends with it: nothing outlives its job (and a
+    // leftover holding stdout open would otherwise keep 'close' from ever coming).
+    child.once('exit', () => {
+      killGroup('SIGKILL');
+      groupReaped = true;
+    });
     child.once('close', async (code, signal) => {
       await linesClosed;
       await chain;
@@ -75,8 +90,6 @@ export function startWorker(options: {
   return {
     done,
     pid: child.pid,
-    kill: (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    },
+    kill: killGroup,
   };
 }

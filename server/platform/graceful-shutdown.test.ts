@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/database';
+import { writeFakePython } from '../test-support/fake-python';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie still answers signal 0: look at its state.
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  return !/^\d+ \(.*\) Z/.test(stat);
+};
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('graceful shutdown of the real server', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'qml-shutdown-'));
+  let child: ChildProcess | null = null;
+  afterAll(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM stops the running job, records it Failed, leaves no process behind and exits', async () => {
+    const fake = writeFakePython();
+    const port = await freePort();
+    const admin = { email: 'admin@example.com', password: 'shutdown admin password' };
+    let output = '';
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        WORKER_PYTHON: fake.python,
+        ADMIN_EMAIL: admin.email,
+        ADMIN_PASSWORD: admin.password,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    const url = `http://127.0.0.1:${port}`;
+    await until('the server to listen', async () => {
+      if (child!.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
+      return (await fetch(`${url}/api/health/live`).catch(() => null))?.ok ? true : undefined;
+    });
+
+    const login = await fetch(`${url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: admin.email, password: admin.password }),
+    });
+    const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+    const submitted = await fetch(`${url}/api/diagnostics/self-test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ shots: 16 }),
+    });
+    expect(submitted.status).toBe(201);
+    const jobId = ((await submitted.json()) as { data: { id: number } }).data.id;
+    const [workerPid, sleeperPid] = await until('the fake worker to start', () => {
+      const line = existsSync(fake.pidsFile) ? readFileSync(fake.pidsFile, 'utf8').trim() : '';
+      return line ? line.split(/\s+/).map(Number) : undefined;
+    });
+    expect(alive(workerPid!) && alive(sleeperPid!)).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(alive(workerPid!), 'the worker process').toBe(false);
+    expect(alive(sleeperPid!), "the worker's own child").toBe(false);
+
+    const db = await openDatabase({ databaseUrl: null, dataDir });
+    try {
+      const { rows } = await db.query<{ status: string; error: string }>(
+        'select status, error from jobs where id = $1',
+        [jobId],
+      );
+      expect(rows[0]).toEqual({ status: 'Failed', error: 'Server shut down' });
+    } finally {
+      await db.close();
+    }
+  });
+});

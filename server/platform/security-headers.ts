@@ -1,0 +1,52 @@
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The web app's Content-Security-Policy. The built index.html loads one module script and one
+ * stylesheet from /assets (no inline script), and the app talks only to its own origin.
+ * - script-src 'unsafe-eval': the forms validate in the browser with Ajv (the engine's validators
+ *   and @rjsf/validator-ajv8), which compiles each schema into a function with `new Function`.
+ *   Without it every form fails to validate. Dropping it needs validators precompiled at build time
+ *   (Ajv standalone code); until then eval is allowed, inline script is not.
+ * - style-src 'unsafe-inline': ApexCharts injects a <style> element and sets style attributes on
+ *   its SVG, React Flow positions nodes with style attributes. Inline style cannot run code.
+ * - img-src data: blob:: chart exports and icons as data URLs.
+ */
+export const APP_CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'", "'unsafe-eval'"],
+  scriptSrcAttr: ["'none'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  fontSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  // Not upgrade-insecure-requests: the embedded default is served over plain http on 127.0.0.1.
+  upgradeInsecureRequests: null,
+};
+
+/**
+ * Security headers on every reply: the CSP above, X-Content-Type-Options: nosniff,
+ * X-Frame-Options: DENY with frame-ancestors 'none', Referrer-Policy: no-referrer. No HSTS here:
+ * TLS ends at the deployment's proxy, which sets it for its own host name.
+ */
+export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: APP_CSP_DIRECTIVES },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: false,
+  });
+}
+
+/**
+ * The Swagger UI at /api/docs brings its own CSP with hashes of its inline script and style
+ * (@fastify/swagger-ui `staticCSP`); this keeps it from being framed and from upgrading http.
+ */
+export const docsCsp = (header: string): string =>
+  header
+    .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+    .replace(/\s*upgrade-insecure-requests;?/, '');
