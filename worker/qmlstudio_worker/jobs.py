@@ -41,7 +41,11 @@ class Job:
 def _describe(error: ValidationError, base: str) -> JobValidationError:
     path = pointer.join(error.absolute_path, base)
     instance = error.instance
-    if error.validator == "required" and isinstance(instance, dict) and isinstance(error.validator_value, list):
+    if (
+        error.validator == "required"
+        and isinstance(instance, dict)
+        and isinstance(error.validator_value, list)
+    ):
         missing = [name for name in error.validator_value if name not in instance]
         field = pointer.join([missing[0]], path) if missing else path
         return JobValidationError(f"{field}: is required", field)

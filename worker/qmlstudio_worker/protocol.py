@@ -1,6 +1,7 @@
 """The worker protocol: one JSON object per line on stdout, flushed immediately.
 
-Line types (field ``type``), as pinned by ``tests/contracts/worker-protocol.schema.json``:
+Line types (field ``type``), as pinned by ``schemas/worker-protocol.schema.json`` (the server validates
+every line it reads against the same file):
 
 - ``progress``  {"type": "progress", "percent": 0..100, "stage": str}
 - ``log``       {"type": "log", "level": "info"|"warning"|"error", "message": str}
@@ -9,7 +10,7 @@ Line types (field ``type``), as pinned by ``tests/contracts/worker-protocol.sche
                  "title": str, "label": str, "series": [{"name": str, "data": [...]}], "categories": [...]}}
 - ``artifact``  {"type": "artifact", "name": str, "path": str, "media_type": str}
 - ``result``    {"type": "result", "data": {...}}            (last line of a successful job, exit code 0)
-- ``error``     {"type": "error", "message": str, "kind": "validation"|"runtime", "field"?: str}
+- ``error``     {"type": "error", "message": str, "kind": "validation"|"runtime", "field"?: JSON pointer}
                                                              (last line of a failed job, exit code != 0)
 """
 

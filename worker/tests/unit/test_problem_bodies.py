@@ -126,10 +126,7 @@ def test_an_unknown_shared_definition_is_a_runtime_error_not_the_users_fault(
     assert code == EXIT_RUNTIME_ERROR
     (line,) = parse_protocol_lines(out.getvalue())
     assert line["kind"] == "runtime"
-    assert (
-        line["message"]
-        == "schema files: a job schema refers to '/$defs/nope', which does not exist"
-    )
+    assert line["message"] == "schema files: a job schema refers to '/$defs/nope', which does not exist"
 
 
 def test_a_problem_without_a_handler_is_refused_cleanly_after_its_body_is_checked(
