@@ -22,10 +22,11 @@ export class AuthService {
   constructor(
     db: Database,
     private readonly tokens: AccessTokens,
-    options: { sessionCacheMs?: number } = {},
+    /** The process's repositories (services.ts builds one per store); own ones when absent (tests). */
+    options: { sessionCacheMs?: number; users?: UsersRepository; sessions?: SessionsRepository } = {},
   ) {
-    this.users = new UsersRepository(db);
-    this.sessions = new SessionsRepository(db);
+    this.users = options.users ?? new UsersRepository(db);
+    this.sessions = options.sessions ?? new SessionsRepository(db);
     this.resolved = new SessionCache(options.sessionCacheMs ?? 5_000);
   }
 

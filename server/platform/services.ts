@@ -3,6 +3,8 @@ import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
+import { SessionsRepository } from '../auth/sessions-repository';
+import { UsersRepository } from '../auth/users-repository';
 import type { Config } from '../config';
 import type { Database } from '../db/database';
 import { WorkerRuntimeCheck } from '../health/worker-runtime';
@@ -22,7 +24,7 @@ export interface Services {
   auth: AuthService;
   jobs: JobsService;
   /** The stores' repositories, each built once (tests and operations read them directly). */
-  repositories: { jobs: JobsRepository };
+  repositories: { jobs: JobsRepository; users: UsersRepository; sessions: SessionsRepository };
   runtime: WorkerRuntimeCheck;
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
@@ -58,7 +60,12 @@ export function createServices(
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
   const mailer = createMailer(config, db);
-  const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds));
+  const users = new UsersRepository(db);
+  const sessions = new SessionsRepository(db);
+  const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds), {
+    users,
+    sessions,
+  });
   return {
     config,
     db,
@@ -67,7 +74,7 @@ export function createServices(
     runner,
     auth,
     jobs,
-    repositories: { jobs: jobsRepository },
+    repositories: { jobs: jobsRepository, users, sessions },
     runtime: new WorkerRuntimeCheck(config.workerPython),
     registry: loadRegistry(),
     mailer,
