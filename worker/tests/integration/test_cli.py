@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,3 +203,33 @@ def test_kinds_lists_self_test_with_its_params_schema(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stderr
     kinds = json.loads(completed.stdout)["kinds"]
     assert kinds["self-test"]["params_schema"]["properties"]["shots"]["default"] == 1024
+
+
+def test_run_validates_a_problem_body_against_the_schemas_dir_it_is_given(
+    tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    """As the server runs it (`run --schemas-dir DIR`): the problem file in DIR decides, not a copy."""
+    repo = Path(__file__).resolve().parents[3]
+    schemas = tmp_path / "schemas"
+    shutil.copytree(repo / "schemas", schemas)
+    problem_path = schemas / "problems" / "stock-price-prediction.json"
+    problem = json.loads(problem_path.read_text(encoding="utf-8"))
+    problem["job"]["bodySchema"]["properties"]["epochs"] = {"type": "integer", "maximum": 7}
+    problem_path.write_text(json.dumps(problem), encoding="utf-8")
+    fixture = repo / "src" / "generated" / "fixtures" / "stock-price-prediction.job-requests.json"
+    body = json.loads(fixture.read_text(encoding="utf-8"))["requests"][0]["body"]
+    job = json.dumps({"kind": "stock-price-prediction", "job_id": "it-p", "params": {**body, "epochs": 8}})
+
+    completed = subprocess.run(
+        [*worker_command("run"), "--schemas-dir", str(schemas)],
+        input=job,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert completed.returncode == 2, completed.stderr
+    (line,) = parse_protocol_lines(completed.stdout)
+    assert line["field"] == "/params/epochs"
+    assert line["message"] == "/params/epochs: 8 is greater than the maximum of 7"
