@@ -12,7 +12,8 @@ import { authPlugin } from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { AuthService } from './auth/auth-service';
 import type { Database } from './db/database';
-import { fastifyTrustProxy, type TrustProxy } from './config';
+import type { LoginThrottle } from './auth/login-throttle';
+import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
@@ -35,6 +36,10 @@ export interface AppServices {
   jobs: JobsService;
   runtime: WorkerRuntimeCheck;
   registry: Registry;
+  /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
+  throttle?: LoginThrottle;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
+  config?: Pick<Config, 'trustProxy'>;
 }
 
 /**
@@ -43,14 +48,14 @@ export interface AppServices {
  */
 export async function buildApp(
   services: AppServices,
-  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean; trustProxy?: TrustProxy } = {},
+  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // One debug line per request instead (logRequests).
     disableRequestLogging: true,
     // request.ip is the socket's address unless TRUST_PROXY names the proxy in front.
-    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
+    trustProxy: fastifyTrustProxy(services.config?.trustProxy ?? false),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true },
       // `errorMessage` in a route schema words a refusal for the client (e.g. control characters).
@@ -82,7 +87,7 @@ export async function buildApp(
   await app.register(
     async (api) => {
       await api.register(healthRoutes, { db: services.db, queue: services.queue, runtime: services.runtime });
-      await api.register(authRoutes, { auth: services.auth });
+      await api.register(authRoutes, { auth: services.auth, throttle: services.throttle });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
       api.get(

@@ -36,7 +36,7 @@ async function main() {
   // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
   // may be running on other machines, so they are left alone.
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
-  const app = await buildApp(services, { logger, trustProxy: config.trustProxy });
+  const app = await buildApp(services, { logger });
   onTerminationSignal(async (signal) => {
     logger.info({ signal }, 'shutting down: stopping the jobs running here');
     await shutDownGracefully(services, app, logger);

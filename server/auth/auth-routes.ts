@@ -102,7 +102,7 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       // A token reply must not be kept by caches (RFC 6749 5.1); refusals neither.
       void reply.header('cache-control', 'no-store');
       const email = request.body.username.trim();
-      const wait = throttle.retryAfterSeconds(request.ip, email);
+      const wait = await throttle.retryAfterSeconds(request.ip, email);
       if (wait > 0) {
         return reply
           .code(429)
@@ -114,8 +114,8 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           );
       }
       const outcome = await auth.login(email, request.body.password);
-      if (outcome.ok) throttle.recordSuccess(request.ip, email);
-      else if (outcome.status === 401) throttle.recordFailure(request.ip, email);
+      if (outcome.ok) await throttle.recordSuccess(request.ip, email);
+      else if (outcome.status === 401) await throttle.recordFailure(request.ip, email);
       if (!outcome.ok) {
         return reply.code(outcome.status).send({
           ...errorBody(outcome.detail),

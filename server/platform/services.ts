@@ -3,6 +3,7 @@ import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
+import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle';
 import { SessionsRepository } from '../auth/sessions-repository';
 import { UsersRepository } from '../auth/users-repository';
 import type { Config } from '../config';
@@ -29,6 +30,8 @@ export interface Services {
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
   mailer: Mailer;
+  /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
+  throttle: LoginThrottle;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export function createServices(
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
   const mailer = createMailer(config, db);
+  const throttle = createLoginThrottle(config);
   const users = new UsersRepository(db);
   const sessions = new SessionsRepository(db);
   const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds), {
@@ -78,8 +82,10 @@ export function createServices(
     runtime: new WorkerRuntimeCheck(config.workerPython),
     registry: loadRegistry(),
     mailer,
+    throttle,
     async close() {
       mailer.close();
+      await throttle.close();
       await queue.close();
       await bus.close();
       await db.close();
