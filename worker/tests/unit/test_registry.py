@@ -1,4 +1,5 @@
-"""Every registered job kind has an importable handler and a valid params schema with usable defaults."""
+"""Every registered job kind has an importable handler and a valid params schema with usable defaults (a
+problem kind: a problem file with a job.bodySchema)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 from jsonschema import Draft7Validator
 
 from qmlstudio_worker.jobs import ENVELOPE_SCHEMA_FILE, apply_defaults
+from qmlstudio_worker.problem_schemas import DEFAULT_SCHEMAS_DIR, ProblemSchemas
 from qmlstudio_worker.registry import JOB_KINDS, load_schema
 
 
@@ -20,9 +22,12 @@ def test_job_kind_is_complete(kind: str) -> None:
     assert Draft7Validator(load_schema(ENVELOPE_SCHEMA_FILE)).is_valid(
         {"kind": kind, "job_id": "1", "params": {}}
     )
+    assert callable(job_kind.load_handler())
+    if job_kind.params_schema_file is None:  # a problem: its body schema is the problem file's
+        assert ProblemSchemas(DEFAULT_SCHEMAS_DIR).body_validator(kind) is not None
+        return
     schema = job_kind.params_schema
     Draft7Validator.check_schema(schema)
     assert schema.get("type") == "object"
     # The defaults alone must make a valid params object.
     assert Draft7Validator(schema).is_valid(apply_defaults(schema, {}))
-    assert callable(job_kind.load_handler())
