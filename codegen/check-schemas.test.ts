@@ -106,7 +106,7 @@ describe('schemas:check', () => {
       'mapping target missing from the job-body schema',
       STOCK,
       (j) => j.job.body.push({ to: '/extra', const: 1 }),
-      { pointer: `/job/body/19/to`, reason: '/extra is not a property of the job-body schema' },
+      { pointer: `/job/body/17/to`, reason: '/extra is not a property of the job-body schema' },
     ],
     [
       'a required body key no entry sets',
@@ -208,6 +208,22 @@ describe('schemas:check', () => {
       STOCK,
       (j) => (j.id = 'stock-prediction'),
       { pointer: '/id', reason: 'id "stock-prediction" does not match the file name' },
+    ],
+    [
+      'a shared mapping fragment entry a problem cannot satisfy names the $ref and the entry',
+      'problems/demand-forecasting.json',
+      (j) => j.job.body.push({ $ref: 'defs.json#/$defs/devicePickerMapping' }),
+      {
+        pointer: `/job/body/12`,
+        reason:
+          'defs.json#/$defs/devicePickerMapping/0/from: /model_configurations/quantum_device/use_quantum_sim is not a declared field',
+      },
+    ],
+    [
+      'a form $ref to something that is not a form',
+      STOCK,
+      (j) => (j.forms.dataset = { $ref: 'defs.json#/$defs/epochs' }),
+      { pointer: '/forms/dataset', reason: '"defs.json#/$defs/epochs" is not a form (schema and sections)' },
     ],
     [
       'a message key platform.json does not have',

@@ -14,9 +14,18 @@ import { createPlainAjv, type AjvInstance } from './ajv';
 import { conditionsOf, declaredFieldNames } from './conditions';
 import { deepEqual, isPlainObject } from './json';
 import { TRANSFORMS } from './mapping';
+import { reportEntry } from './mapping-fragments';
 import { parsePointer } from './pointer';
 import { mergeSchemaOverride } from './refs';
-import type { FieldSchema, FormKey, JsonSchema, MappingEntry, ObjectSchema, Problem } from './types';
+import type {
+  FieldSchema,
+  FormKey,
+  JsonSchema,
+  MappingEntry,
+  MappingOrigin,
+  ObjectSchema,
+  Problem,
+} from './types';
 
 type Reporter = (pointer: string, reason: string) => void;
 
@@ -283,8 +292,10 @@ class BodyContract {
     return reasons;
   }
 
-  check(entries: readonly MappingEntry[], at: string, bodySchema: JsonSchema): void {
+  check(entries: readonly MappingEntry[], origins: readonly MappingOrigin[], bodySchema: JsonSchema): void {
     entries.forEach((entry, i) => {
+      const entryReport = (suffix: string, reason: string) =>
+        reportEntry(this.report, origins[i], suffix, reason);
       const segments = parsePointer(entry.to);
       let body: JsonSchema | undefined = bodySchema;
       for (const s of segments) {
@@ -297,16 +308,12 @@ class BodyContract {
       const bodyAt = `the job body's ${entry.to}`;
       if ('const' in entry) {
         const why = this.refusal(body, entry.const);
-        if (why)
-          this.report(`${at}/${i}/const`, `${JSON.stringify(entry.const)} is refused by ${bodyAt}: ${why}`);
+        if (why) entryReport('/const', `${JSON.stringify(entry.const)} is refused by ${bodyAt}: ${why}`);
       }
       if ('default' in entry) {
         const why = this.refusal(body, entry.default);
         if (why) {
-          this.report(
-            `${at}/${i}/default`,
-            `default ${JSON.stringify(entry.default)} is refused by ${bodyAt}: ${why}`,
-          );
+          entryReport('/default', `default ${JSON.stringify(entry.default)} is refused by ${bodyAt}: ${why}`);
         }
       }
       const froms = Array.isArray(entry.from) ? entry.from : entry.from !== undefined ? [entry.from] : [];
@@ -324,8 +331,8 @@ class BodyContract {
             for (const r of this.compare(variant, parent, body!, entry.transform, from)) reasons.add(r);
           }
         }
-        const pointer = `${at}/${i}/from${Array.isArray(entry.from) ? `/${j}` : ''}`;
-        for (const reason of reasons) this.report(pointer, `${reason} (${bodyAt})`);
+        const suffix = `/from${Array.isArray(entry.from) ? `/${j}` : ''}`;
+        for (const reason of reasons) entryReport(suffix, `${reason} (${bodyAt})`);
       });
     });
   }
@@ -333,5 +340,9 @@ class BodyContract {
 
 /** Reports every mapping entry whose source admits a value the job-body schema refuses. */
 export function checkBodyContract(problem: Problem, report: Reporter): void {
-  new BodyContract(problem, report).check(problem.job.body, '/job/body', problem.job.bodySchema);
+  new BodyContract(problem, report).check(
+    problem.job.body,
+    problem.mappingOrigins.body,
+    problem.job.bodySchema,
+  );
 }

@@ -16,6 +16,7 @@ import {
 import { fieldOptions, tabOfForm } from './forms';
 import { deepEqual, isPlainObject } from './json';
 import { mapJobBody, TRANSFORM_NAMES } from './mapping';
+import { reportEntry } from './mapping-fragments';
 import { formatPointer, parsePointer } from './pointer';
 import {
   loadSchemas,
@@ -31,6 +32,7 @@ import {
   type FormKey,
   type JsonSchema,
   type MappingEntry,
+  type MappingOrigin,
   type ObjectSchema,
   type PlatformConfig,
   type Problem,
@@ -240,28 +242,28 @@ function checkPointerInAppData(problem: Problem, pointer: string): string | unde
 function checkMapping(
   problem: Problem,
   entries: readonly MappingEntry[],
-  at: string,
+  origins: readonly MappingOrigin[],
   report: Reporter,
   target?: JsonSchema,
 ): void {
   entries.forEach((entry, i) => {
+    const entryReport = (suffix: string, reason: string) => reportEntry(report, origins[i], suffix, reason);
     const froms = Array.isArray(entry.from) ? entry.from : entry.from !== undefined ? [entry.from] : [];
     froms.forEach((from, j) => {
       const problemText = checkPointerInAppData(problem, from);
-      if (problemText) report(`${at}/${i}/from${Array.isArray(entry.from) ? `/${j}` : ''}`, problemText);
+      if (problemText) entryReport(`/from${Array.isArray(entry.from) ? `/${j}` : ''}`, problemText);
     });
     if (entry.when) {
       const problemText = checkPointerInAppData(problem, entry.when.pointer);
-      if (problemText) report(`${at}/${i}/when/pointer`, problemText);
+      if (problemText) entryReport('/when/pointer', problemText);
     }
     if (entry.transform && !TRANSFORM_NAMES.includes(entry.transform)) {
-      report(`${at}/${i}/transform`, `unknown transform "${entry.transform}"`);
+      entryReport('/transform', `unknown transform "${entry.transform}"`);
     }
     if (target) {
       const [key] = parsePointer(entry.to);
       const props = isPlainObject(target.properties) ? target.properties : {};
-      if (!key || !(key in props))
-        report(`${at}/${i}/to`, `${entry.to} is not a property of the job-body schema`);
+      if (!key || !(key in props)) entryReport('/to', `${entry.to} is not a property of the job-body schema`);
     }
   });
 }
@@ -315,9 +317,9 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
 
   // Job request and body.
   const bodySchema = problem.job.bodySchema;
-  checkMapping(problem, problem.job.body, '/job/body', report, bodySchema);
-  checkMapping(problem, problem.job.request.params ?? [], '/job/request/params', report);
-  checkMapping(problem, problem.job.request.query ?? [], '/job/request/query', report);
+  checkMapping(problem, problem.job.body, problem.mappingOrigins.body, report, bodySchema);
+  checkMapping(problem, problem.job.request.params ?? [], problem.mappingOrigins.params, report);
+  checkMapping(problem, problem.job.request.query ?? [], problem.mappingOrigins.query, report);
   const placeholders = [...problem.job.request.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
   for (const name of placeholders) {
     const fromParams = (problem.job.request.params ?? []).some((e) => e.to === `/${name}`);

@@ -71,13 +71,26 @@ export function applyMapping(
   return target;
 }
 
+/**
+ * The body's keys in the order of the job-body schema's properties (the specified order), so
+ * entries may come in any order, e.g. a shared fragment spliced in one place.
+ */
+function inBodySchemaOrder(problem: Problem, body: Record<string, unknown>): Record<string, unknown> {
+  const properties = problem.job.bodySchema.properties;
+  const order = properties && typeof properties === 'object' ? Object.keys(properties) : [];
+  const out: Record<string, unknown> = {};
+  for (const key of order) if (key in body) out[key] = body[key];
+  for (const [key, value] of Object.entries(body)) if (!(key in out)) out[key] = value;
+  return out;
+}
+
 /** The job body for a run: app_data pruned of inactive fields, then mapped. */
 export function mapJobBody(
   problem: Problem,
   appData: AppData,
   context: EngineContext = {},
 ): Record<string, unknown> {
-  return applyMapping(problem.job.body, pruneAppData(problem, appData), context);
+  return inBodySchemaOrder(problem, applyMapping(problem.job.body, pruneAppData(problem, appData), context));
 }
 
 export interface JobRequest {
@@ -101,5 +114,6 @@ export function mapJobRequest(problem: Problem, appData: AppData, context: Engin
   for (const [k, v] of Object.entries(applyMapping(request.query ?? [], pruned, context))) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') query[k] = v;
   }
-  return { method: request.method, path, query, body: applyMapping(problem.job.body, pruned, context) };
+  const body = inBodySchemaOrder(problem, applyMapping(problem.job.body, pruned, context));
+  return { method: request.method, path, query, body };
 }

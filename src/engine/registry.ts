@@ -9,11 +9,13 @@ import { createPlainAjv } from './ajv';
 import { deepClone, isPlainObject } from './json';
 import { formatPointer } from './pointer';
 import { resolveBodySchema } from './body-schema';
+import { expandMappingFragments } from './mapping-fragments';
 import { resolveMessages } from './messages';
 import { inlineRefs } from './refs';
 import {
   FORM_KEYS,
   type Category,
+  type FormDef,
   type FormKey,
   type OutputDefinition,
   type PlatformConfig,
@@ -235,12 +237,21 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     seenIds.set(raw.id, file);
     const forms: Partial<ProblemFile['forms']> = {};
     for (const key of FORM_KEYS) {
-      const form = raw.forms[key];
-      if (!form) continue;
-      const schema = inlineRefs(form.schema, defs, (pointer, reason) =>
-        issues.push({ file, pointer: `/forms/${key}/schema${pointer}`, reason }),
-      ) as ProblemFile['forms']['dataset']['schema'];
-      forms[key] = { schema, sections: deepClone(form.sections) };
+      if (!raw.forms[key]) continue;
+      // A whole form may be shared ({"$ref": "defs.json#/$defs/csvDatasetForm"}); its field refs inline too.
+      const form = inlineRefs(raw.forms[key], defs, (pointer, reason) =>
+        issues.push({ file, pointer: `/forms/${key}${pointer}`, reason }),
+      ) as FormDef;
+      if (!isPlainObject(form.schema) || !Array.isArray(form.sections)) {
+        const ref = (raw.forms[key] as { $ref?: string }).$ref;
+        issues.push({
+          file,
+          pointer: `/forms/${key}`,
+          reason: `"${ref}" is not a form (schema and sections)`,
+        });
+        continue;
+      }
+      forms[key] = { schema: form.schema, sections: form.sections };
     }
     const categoryInfo = categories.find((c) => c.id === raw.category) ?? {
       id: raw.category,
@@ -253,9 +264,20 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     const bodySchema = resolveBodySchema(raw.job.bodySchema, defs, (pointer, reason) =>
       issues.push({ file, pointer: `/job/bodySchema${pointer}`, reason }),
     );
+    const expand = (items: readonly unknown[] | undefined, at: string) =>
+      expandMappingFragments(items ?? [], defs, at, (pointer, reason) =>
+        issues.push({ file, pointer, reason }),
+      );
+    const body = expand(raw.job.body, '/job/body');
+    const params = expand(raw.job.request.params, '/job/request/params');
+    const query = expand(raw.job.request.query, '/job/request/query');
+    const request: ProblemFile['job']['request'] = { ...deepClone(raw.job.request) };
+    if (raw.job.request.params) request.params = params.entries;
+    if (raw.job.request.query) request.query = query.entries;
     problems.push({
       ...deepClone(raw),
-      job: { ...deepClone(raw.job), bodySchema },
+      job: { request, body: body.entries, bodySchema },
+      mappingOrigins: { body: body.origins, params: params.origins, query: query.origins },
       forms: forms as ProblemFile['forms'],
       source: file,
       categoryInfo,

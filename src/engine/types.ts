@@ -159,7 +159,18 @@ export interface ExampleDef {
   appData: AppData;
 }
 
-/** A problem file as written in schemas/problems/<id>.json. */
+/** Where a mapping entry is written: its pointer in the problem file, and the fragment entry it came from. */
+export interface MappingOrigin {
+  /** e.g. "/job/body/13" (for a spliced fragment: the $ref item). */
+  pointer: string;
+  /** e.g. "defs.json#/$defs/devicePickerMapping/0" when the entry comes from a shared fragment. */
+  via?: string;
+}
+
+/**
+ * A problem file as the engine sees it: shared forms, mapping fragments and messages resolved
+ * (the file itself may write them as {"$ref": "defs.json#/$defs/..."} and {"$message": key}).
+ */
 export interface ProblemFile {
   id: string;
   name: string;
@@ -229,6 +240,8 @@ export interface Problem extends ProblemFile {
   platform: PlatformConfig;
   /** Form keys this problem declares, in tab order. */
   formKeys: FormKey[];
+  /** Where each entry of job.body, job.request.params and job.request.query is written. */
+  mappingOrigins: { body: MappingOrigin[]; params: MappingOrigin[]; query: MappingOrigin[] };
 }
 
 /**
