@@ -35,6 +35,8 @@ describe('import zones', () => {
     ['server/zone-probe.ts', '../src/renderers', 'server imports the renderers'],
     ['server/zone-probe.ts', '../src/app/main', 'server imports the app'],
     ['server/zone-probe.ts', '../tests/bench/form-latency', 'server imports tests/'],
+    ['server/platform/zone-probe.ts', '../../codegen/check-schemas', 'server imports codegen'],
+    ['src/app/zone-probe.ts', '../../codegen/check-schemas', 'app imports codegen'],
     ['src/engine/zone-probe.ts', '../../tests/bench/form-latency', 'engine imports tests/'],
     ['codegen/zone-probe.ts', '../tests/bench/form-latency', 'codegen imports tests/'],
   ])('%s importing %s is refused (%s)', async (file, specifier) => {
