@@ -28,14 +28,14 @@ describe('sections', () => {
     ]);
     const features = sections[1]!;
     expect(features.fields.map((f) => [f.name, f.kind, f.widget, f.required])).toEqual([
-      ['training_features', 'checkbox', 'columnChecklist', true],
-      ['prediction_features', 'checkbox', 'columnChecklist', true],
+      ['training_features', 'columnChecklist', 'columnChecklist', true],
+      ['prediction_features', 'columnChecklist', 'columnChecklist', true],
       ['splitter', 'splitter', 'splitter', true],
       ['train_test_split', 'select', 'select', true],
     ]);
     expect(features.uiSchema).toMatchObject({
       'ui:order': ['training_features', 'prediction_features', 'splitter', 'train_test_split'],
-      training_features: { 'ui:widget': 'columnChecklist', 'ui:options': { kind: 'checkbox' } },
+      training_features: { 'ui:widget': 'columnChecklist', 'ui:options': { kind: 'columnChecklist' } },
       splitter: { 'ui:field': 'splitter', from_index: { 'ui:widget': 'numberInput' } },
       train_test_split: { 'ui:widget': 'select', 'ui:enumNames': ['50%', '60%', '70%', '80%'] },
     });
@@ -124,7 +124,7 @@ describe('sections', () => {
     const dataset = getTabSections(brain, 'dataset', ex.appData, ex.context);
     expect(dataset.map((s) => s.id)).toEqual(['train-brain-tumor']);
     expect(dataset[0]!.fields.map((f) => [f.name, f.widget])).toEqual([
-      ['file', 'matFileUpload'],
+      ['file', 'fileUpload'],
       ['training_range', 'splitter'],
     ]);
     const model = getTabSections(brain, 'model', ex.appData);
@@ -165,8 +165,8 @@ describe('object fields', () => {
     const picker = getTabSections(stock, 'model', ex.appData).find((s) => s.id === 'quantum-device')!
       .fields[0]!;
     expect(picker.subfields?.map((f) => [f.name, f.active, f.required, f.widget])).toEqual([
-      ['use_quantum_sim', true, true, 'checkbox'],
-      ['check_custom_ibm_token', true, false, 'checkbox'],
+      ['use_quantum_sim', true, true, 'toggle'],
+      ['check_custom_ibm_token', true, false, 'toggle'],
       ['sim_quantum_device', true, true, 'select'],
       ['quantum_noise_model', true, false, 'select'],
       ['act_quantum_device', false, false, 'select'],

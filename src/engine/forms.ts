@@ -75,13 +75,13 @@ export const DEFAULT_WIDGETS: Record<FieldKind, string> = {
   select: 'select',
   input: 'numberInput',
   splitter: 'splitter',
-  checkbox: 'columnChecklist',
+  columnChecklist: 'columnChecklist',
   radio: 'radio',
-  toggle: 'checkbox',
+  toggle: 'toggle',
   text: 'text',
   devicePicker: 'quantumDevicePicker',
   datasetSource: 'datasetSource',
-  file: 'file',
+  file: 'fileUpload',
   hidden: 'hidden',
 };
 

@@ -167,19 +167,21 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     }
   };
 
-  const checkFile = (file: string, meta: string): unknown => {
+  const readAndMetaCheck = (file: string, meta: string): unknown => {
     const data = requireFile(sources, file, issues);
     const validate = validator(meta);
     if (data !== undefined && validate) issues.push(...metaIssues(file, validate, data));
     return data;
   };
 
-  const defsFile = checkFile(SCHEMA_FILES.defs, SCHEMA_FILES.defsMeta) as { $defs?: Record<string, unknown> };
-  const platformFile = checkFile(SCHEMA_FILES.platform, SCHEMA_FILES.platformMeta) as
+  const defsFile = readAndMetaCheck(SCHEMA_FILES.defs, SCHEMA_FILES.defsMeta) as {
+    $defs?: Record<string, unknown>;
+  };
+  const platformFile = readAndMetaCheck(SCHEMA_FILES.platform, SCHEMA_FILES.platformMeta) as
     PlatformConfig | undefined;
-  const categoriesFile = checkFile(SCHEMA_FILES.categories, SCHEMA_FILES.categoriesMeta) as
+  const categoriesFile = readAndMetaCheck(SCHEMA_FILES.categories, SCHEMA_FILES.categoriesMeta) as
     { categories?: Category[] } | undefined;
-  const outputsFile = checkFile(SCHEMA_FILES.outputs, SCHEMA_FILES.outputsMeta) as
+  const outputsFile = readAndMetaCheck(SCHEMA_FILES.outputs, SCHEMA_FILES.outputsMeta) as
     { outputs?: Record<string, OutputDefinition> } | undefined;
 
   const platform: PlatformConfig = isPlainObject(platformFile)

@@ -20,7 +20,7 @@ export type FieldKind =
   | 'select'
   | 'input'
   | 'splitter'
-  | 'checkbox'
+  | 'columnChecklist'
   | 'radio'
   | 'toggle'
   | 'text'

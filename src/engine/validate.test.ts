@@ -160,7 +160,7 @@ describe('training range (brain tumor)', () => {
 });
 
 describe('preprocess fields', () => {
-  it("select, checkbox and radio: 'This field is required'", () => {
+  it("select, column checklist and radio: 'This field is required'", () => {
     expect(messagesAfter(stock, '/preprocess/train_test_split', undefined)).toEqual([
       'This field is required',
     ]);

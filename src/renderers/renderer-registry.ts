@@ -9,15 +9,15 @@ import { hasFields, isPlainObject, widgetOf, type FieldSchema, type Problem } fr
 import { QuantumDevicePickerField } from './fields/quantum-device-picker-field';
 import { SplitterField } from './fields/splitter-field';
 import { TypedNumberField } from './fields/typed-number-field';
-import { CheckboxWidget } from './widgets/checkbox-widget';
 import { ColumnChecklistWidget } from './widgets/column-checklist-widget';
 import { CustomIbmTokenWidget } from './widgets/custom-ibm-token-widget';
-import { DatasetSourceWidget, MatFileWidget } from './widgets/dataset-source-widget';
+import { DatasetSourceWidget, FileUploadWidget } from './widgets/dataset-source-widget';
 import { HiddenWidget } from './widgets/hidden-widget';
 import { NumberInputWidget } from './widgets/number-input-widget';
 import { RadioColumnWidget, RadioWidget } from './widgets/radio-widget';
 import { SelectWidget } from './widgets/select-widget';
 import { TextWidget } from './widgets/text-widget';
+import { ToggleWidget } from './widgets/toggle-widget';
 
 export const RENDERER_WIDGETS: RegistryWidgetsType = {
   select: SelectWidget,
@@ -25,12 +25,11 @@ export const RENDERER_WIDGETS: RegistryWidgetsType = {
   columnChecklist: ColumnChecklistWidget,
   radio: RadioWidget,
   radioColumn: RadioColumnWidget,
-  checkbox: CheckboxWidget,
+  toggle: ToggleWidget,
   text: TextWidget,
   customIbmToken: CustomIbmTokenWidget,
   datasetSource: DatasetSourceWidget,
-  matFileUpload: MatFileWidget,
-  file: MatFileWidget,
+  fileUpload: FileUploadWidget,
   hidden: HiddenWidget,
 };
 

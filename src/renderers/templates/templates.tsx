@@ -11,11 +11,26 @@ import type {
   TitleFieldProps,
 } from '@rjsf/utils';
 
+import type { FieldKind } from '../../engine';
+
 import { FieldMessage } from '../controls';
 
 /** Field kinds drawn across the whole row, and kinds that are groups (labelled, not a <label>). */
-const WIDE_KINDS = new Set(['checkbox', 'splitter', 'devicePicker', 'datasetSource', 'file']);
-const GROUP_KINDS = new Set(['checkbox', 'radio', 'splitter', 'devicePicker', 'datasetSource', 'file']);
+const WIDE_KINDS: ReadonlySet<string> = new Set<FieldKind>([
+  'columnChecklist',
+  'splitter',
+  'devicePicker',
+  'datasetSource',
+  'file',
+]);
+const GROUP_KINDS: ReadonlySet<string> = new Set<FieldKind>([
+  'columnChecklist',
+  'radio',
+  'splitter',
+  'devicePicker',
+  'datasetSource',
+  'file',
+]);
 
 function uiOptions(uiSchema: unknown): Record<string, unknown> {
   const options = (uiSchema as { 'ui:options'?: Record<string, unknown> } | undefined)?.['ui:options'];

@@ -6,7 +6,7 @@ import { FILTER_THRESHOLD, columnOptions } from './column-options';
 import { ColumnFilter, OptionList } from './option-list';
 
 /**
- * `columnChecklist` (checkbox kind): the dataset's visible columns (the engine removes id, date,
+ * `columnChecklist` (columnChecklist kind): the dataset's visible columns (the engine removes id, date,
  * ticker, ...) as checkboxes in several columns. The order of ticking is kept in the value.
  */
 export function ColumnChecklistWidget(props: WidgetProps) {

@@ -161,7 +161,10 @@ export function DatasetSourceWidget(props: WidgetProps) {
   return <DatasetPicker {...props} linkable />;
 }
 
-/** `matFileUpload` (file kind): a .mat training file or the sample dataset. */
-export function MatFileWidget(props: WidgetProps) {
+/**
+ * `fileUpload` (file kind): an uploaded file of the types `dataset.upload` allows (brain tumor: a
+ * .mat training file) or the sample dataset; no URL link.
+ */
+export function FileUploadWidget(props: WidgetProps) {
   return <DatasetPicker {...props} linkable={false} />;
 }

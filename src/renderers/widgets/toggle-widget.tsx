@@ -2,8 +2,8 @@ import type { WidgetProps } from '@rjsf/utils';
 
 import { ToggleControl } from '../controls';
 
-/** `checkbox` (toggle kind): a boolean drawn as a switch with its label. */
-export function CheckboxWidget(props: WidgetProps) {
+/** `toggle` (toggle kind): a boolean drawn as a switch with its label. */
+export function ToggleWidget(props: WidgetProps) {
   const { id, value, onChange, label, disabled, readonly, schema } = props;
   return (
     <ToggleControl
