@@ -64,6 +64,7 @@ export function createServices(
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
   const mailer = createMailer(config, db);
   const throttle = createLoginThrottle(config);
+  const runtime = new WorkerRuntimeCheck(config.workerPython);
   const users = new UsersRepository(db);
   const sessions = new SessionsRepository(db);
   const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds), {
@@ -79,11 +80,12 @@ export function createServices(
     auth,
     jobs,
     repositories: { jobs: jobsRepository, users, sessions },
-    runtime: new WorkerRuntimeCheck(config.workerPython),
+    runtime,
     registry: loadRegistry(),
     mailer,
     throttle,
     async close() {
+      await runtime.stop(); // a check under way is a child process
       mailer.close();
       await throttle.close();
       await queue.close();
