@@ -149,7 +149,7 @@ function withinLimit(form: Bound | undefined, body: Bound | undefined, side: 'mi
 }
 
 function describe(b: Bound | undefined, side: 'min' | 'max'): string {
-  if (!b) return side === 'min' ? 'no lower limit' : 'no upper limit';
+  if (!b) return side === 'min' ? 'with no lower limit' : 'with no upper limit';
   const op = side === 'min' ? (b.exclusive ? '>' : '>=') : b.exclusive ? '<' : '<=';
   return `${op} ${b.value}`;
 }
