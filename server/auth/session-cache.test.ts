@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMemoryDatabase, type Database } from '../db/database';
 import { migrate } from '../db/migrate';
 import { AccessTokens } from './access-tokens';
@@ -33,6 +33,24 @@ describe('session cache', () => {
     expect(loaded).toBe(true);
     await expect(cache.get('x', () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
     expect(await cache.get('x', async () => 'up')).toBe('up');
+  });
+});
+
+describe('access token verification', () => {
+  it('remembers a verified token only until it expires', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+      const tokens = new AccessTokens('k'.repeat(32), 3600);
+      const token = await tokens.sign({ userId: 7, sessionId: 's' });
+      expect(await tokens.verify(token)).toEqual({ userId: 7, sessionId: 's' });
+      expect(await tokens.verify(token)).toEqual({ userId: 7, sessionId: 's' });
+      vi.setSystemTime(new Date('2026-01-01T01:00:01Z'));
+      expect(await tokens.verify(token)).toBeNull();
+      expect(await tokens.verify(`${token.slice(0, -2)}xx`)).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
