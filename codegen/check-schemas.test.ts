@@ -239,6 +239,18 @@ describe('schemas:check', () => {
       },
     ],
     [
+      'a message written out again where platform.json holds it',
+      STOCK,
+      (j) =>
+        (j.forms.model_configurations.schema.properties.training_model_method.errorMessage.type =
+          'This field is required'),
+      {
+        pointer: '/forms/model_configurations/schema/properties/training_model_method/errorMessage/type',
+        reason:
+          '"This field is required" is platform.json\'s message "fieldRequired"; write {"$message": "fieldRequired"}',
+      },
+    ],
+    [
       'a form no tab shows (platform.json holds the one tab-to-form list)',
       'platform.json',
       (j) => (j.tabs[0].forms = ['dataset']),

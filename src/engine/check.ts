@@ -436,15 +436,50 @@ function checkTabs(platform: PlatformConfig): SchemaIssue[] {
   return issues;
 }
 
+/**
+ * A message text written out where platform.json's table already holds it is a second copy:
+ * refuse it and name the key to refer to instead.
+ */
+function checkMessageCopies(sources: SchemaSources, platform: PlatformConfig): SchemaIssue[] {
+  const keyOf = new Map(Object.entries(platform.messages).map(([key, text]) => [text, key]));
+  const issues: SchemaIssue[] = [];
+  const walk = (file: string, node: unknown, path: string[], inMessages: boolean): void => {
+    if (typeof node === 'string') {
+      const key = inMessages ? keyOf.get(node) : undefined;
+      if (key) {
+        issues.push({
+          file,
+          pointer: formatPointer(path),
+          reason: `"${node}" is platform.json's message "${key}"; write {"$message": "${key}"}`,
+        });
+      }
+      return;
+    }
+    if (Array.isArray(node)) node.forEach((v, i) => walk(file, v, [...path, String(i)], inMessages));
+    else if (isPlainObject(node)) {
+      for (const [k, v] of Object.entries(node)) {
+        walk(file, v, [...path, k], inMessages || k === 'errorMessage' || k === 'messages');
+      }
+    }
+  };
+  for (const [file, data] of Object.entries(sources)) {
+    if (file === SCHEMA_FILES.defs || file.startsWith(SCHEMA_FILES.problemsDir)) walk(file, data, [], false);
+  }
+  return issues;
+}
+
 /** Runs every check on the schema files; an empty list means all is well. */
 export function checkSchemaSources(sources: SchemaSources): SchemaIssue[] {
   const loaded = loadSchemas(normalizeSources(sources));
   const issues = [...loaded.issues];
-  if (!issues.some((i) => i.file === SCHEMA_FILES.platform)) issues.push(...checkTabs(loaded.platform));
+  const platformOk = !issues.some((i) => i.file === SCHEMA_FILES.platform);
+  if (platformOk) issues.push(...checkTabs(loaded.platform));
   for (const problem of loaded.problems) {
     if (issues.some((i) => i.file === problem.source)) continue;
     issues.push(...crossCheckProblem(problem, loaded));
   }
+  // Style findings last: they must not hide the cross-checks of the file they are in.
+  if (platformOk) issues.push(...checkMessageCopies(normalizeSources(sources), loaded.platform));
   return issues;
 }
 
