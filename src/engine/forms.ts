@@ -5,6 +5,7 @@
 import { hasFields, resolveFields, type ResolvedField } from './conditions';
 import { resolveDataPointer } from './ajv';
 import { deepClone, isPlainObject } from './json';
+import { joinPointer } from './pointer';
 import type {
   AppData,
   EngineContext,
@@ -155,7 +156,7 @@ function renderSchema(
     const properties: Record<string, JsonSchema> = {};
     for (const f of active) {
       const childValue = isPlainObject(value) ? value[f.name] : undefined;
-      properties[f.name] = renderSchema(f.schema, childValue, `${instancePath}/${f.name}`, scope);
+      properties[f.name] = renderSchema(f.schema, childValue, joinPointer(instancePath, f.name), scope);
     }
     out.type = 'object';
     out.properties = properties;
@@ -233,7 +234,7 @@ function fieldView(
     view.subfields = resolveFields(field.schema, value).map((sub) =>
       fieldView(
         sub,
-        `${path}/${sub.name}`,
+        joinPointer(path, sub.name),
         isPlainObject(value) ? value[sub.name] : undefined,
         errors,
         scope,
@@ -268,7 +269,12 @@ export function getTabSections(
       const properties: Record<string, JsonSchema> = {};
       const uiSchema: UiSchema = { 'ui:order': active.map((f) => f.name) };
       for (const f of active) {
-        properties[f.name] = renderSchema(f.schema, formValue[f.name], `/app_data/${form}/${f.name}`, scope);
+        properties[f.name] = renderSchema(
+          f.schema,
+          formValue[f.name],
+          joinPointer('/app_data', form, f.name),
+          scope,
+        );
         uiSchema[f.name] = renderUiSchema(f.schema, formValue[f.name]);
       }
       const required = active.filter((f) => f.required).map((f) => f.name);
@@ -281,7 +287,9 @@ export function getTabSections(
         tab,
         ...(section.wizardStep !== undefined ? { wizardStep: section.wizardStep } : {}),
         visible: active.length > 0,
-        fields: active.map((f) => fieldView(f, `/${form}/${f.name}`, formValue[f.name], errors, scope)),
+        fields: active.map((f) =>
+          fieldView(f, joinPointer('', form, f.name), formValue[f.name], errors, scope),
+        ),
         schema: {
           type: 'object',
           title: section.heading,

@@ -1,7 +1,14 @@
 import type { WidgetProps } from '@rjsf/utils';
 import { useState, type DragEvent } from 'react';
 
-import { acceptAttribute, checkFile, fieldOptions, lookupField, type FormKey } from '../../engine';
+import {
+  acceptAttribute,
+  checkFile,
+  fieldOptions,
+  joinPointer,
+  lookupField,
+  type FormKey,
+} from '../../engine';
 import { errorId } from '../controls';
 import { rendererContext, type FieldChange } from '../form-context';
 
@@ -21,8 +28,8 @@ function DatasetPicker(props: WidgetProps & { linkable: boolean }) {
   const [fileMessage, setFileMessage] = useState<string | undefined>();
   const locked = disabled || readonly;
   const current = typeof value === 'string' && value !== '' ? value : undefined;
-  const valuePath = `${formPath}/${name}`;
-  const at = (key: string) => `${formPath}/${key}`;
+  const valuePath = joinPointer(formPath, name);
+  const at = (key: string) => joinPointer(formPath, key);
   const set = (changes: FieldChange[]) => ctx.setValues(changes);
   const kind = formValue.kind;
   const datasetName = formValue.name;
