@@ -14,6 +14,9 @@ export {
 } from './pointer';
 export { isPlainObject } from './json';
 export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
+export { resolveBodySchema } from './body-schema';
+export { resolveMessages, MESSAGE_REF } from './messages';
+export { expandMappingFragments } from './mapping-fragments';
 export {
   createRegistry,
   loadSchemas,
@@ -60,6 +63,7 @@ export {
 export {
   getTabSections,
   formsOfTab,
+  tabOfForm,
   visibleColumns,
   fieldOptions,
   widgetOf,
