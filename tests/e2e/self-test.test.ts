@@ -79,14 +79,16 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
       await fetch(`${product.url}/api/jobs`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as {
       data: {
-        id: number;
-        status: string;
-        result: { counts: Record<string, number> };
-        started_at: string;
-        created_at: string;
-      }[];
+        jobs: {
+          id: number;
+          status: string;
+          result: { counts: Record<string, number> };
+          started_at: string;
+          created_at: string;
+        }[];
+      };
     };
-    const job = jobs.data[0]!;
+    const job = jobs.data.jobs[0]!;
     expect(job.status).toBe('Completed');
     const counts = job.result.counts;
     expect((counts['00'] ?? 0) + (counts['11'] ?? 0)).toBe(1024);
