@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database';
 import { writeFakePython } from '../test-support/fake-python';
+import { bearer, MODES, startStack, waitForRunning, type TestStack } from '../test-support/harness';
+import { shutDownGracefully } from './graceful-shutdown';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -108,5 +110,38 @@ describe('graceful shutdown of the real server', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe.each(MODES.filter((m) => m.database === 'pglite'))('shutdown with the $queue queue', (mode) => {
+  let stack: TestStack | null = null;
+  afterAll(async () => stack?.close().catch(() => undefined));
+
+  it.skipIf(!mode.available)('records the running job Failed and kills its process group', async () => {
+    const fake = writeFakePython();
+    stack = await startStack(mode, { WORKER_PYTHON: fake.python, WORKER_CONCURRENCY: '1' });
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: '/api/diagnostics/self-test',
+      headers: bearer(stack.adminToken),
+      payload: { shots: 16 },
+    });
+    const jobId = (reply.json() as { data: { id: number } }).data.id;
+    await waitForRunning(stack, jobId);
+    const [workerPid, sleeperPid] = await until('the fake worker to start', () => {
+      const line = existsSync(fake.pidsFile) ? readFileSync(fake.pidsFile, 'utf8').trim() : '';
+      return line ? line.split(/\s+/).map(Number) : undefined;
+    });
+    // The database closes with everything else: the job's last status event tells what was recorded.
+    const statuses: unknown[] = [];
+    stack.services.jobs.subscribe(jobId, (event) => {
+      if (event.type === 'status') statuses.push(event.payload);
+    });
+    const closing = stack;
+    stack = null;
+    await shutDownGracefully(closing.services, closing.app, closing.app.log);
+    expect(statuses.at(-1)).toMatchObject({ status: 'Failed', reason: 'Server shut down' });
+    expect(alive(workerPid!)).toBe(false);
+    expect(alive(sleeperPid!)).toBe(false);
   });
 });
