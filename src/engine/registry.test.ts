@@ -200,11 +200,11 @@ describe('data, not code', () => {
                     quantum_device: { $ref: 'defs.json#/$defs/quantumDevicePicker' },
                   },
                   required: ['qubits', 'quantum_device'],
-                  errorMessage: { required: { quantum_device: 'Simulator is required' } },
+                  errorMessage: { required: { quantum_device: { $message: 'simulatorRequired' } } },
                 },
               },
             ],
-            errorMessage: { required: { model_type: 'Model type is required' } },
+            errorMessage: { required: { model_type: { $message: 'modelTypeRequired' } } },
           },
           sections: [
             { id: 'model', heading: 'Model', fields: ['model_type', 'epochs', 'qubits'] },
@@ -307,6 +307,12 @@ describe('data, not code', () => {
     const p = reg.getProblem('credit-risk-scoring');
     const ex = createExampleAppData(p);
     expect(validateAppData(p, ex.appData, ex.context).valid).toBe(true);
+    // {"$message": "modelTypeRequired"} reads platform.json's text
+    expect(
+      validateAppData(p, { ...ex.appData, model_configurations: {} }, ex.context).errors.find(
+        (e) => e.path === '/model_configurations/model_type',
+      )?.message,
+    ).toBe('Model type is required');
     expect(
       getTabSections(p, 'dataset', ex.appData, ex.context)[1]!.fields[0]!.options?.map((o) => o.value),
     ).toEqual(['income', 'age', 'default', 'debt\r']);
