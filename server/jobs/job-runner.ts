@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { JobEventBus } from './job-event-bus';
 import { JobStatus, type JobStatusValue } from './job-states';
 import type { JobRecord, JobsRepository } from './jobs-repository';
-import { parseWorkerLine } from './worker-protocol';
+import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-protocol';
 import { startWorker, type WorkerExit, type WorkerHandle } from './worker-process';
 
 export interface JobRunnerOptions {
@@ -107,12 +107,21 @@ export class JobRunner {
     }
     if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
 
+    let input: JobEnvelope;
+    try {
+      input = buildJobEnvelope(job);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.error({ jobId, reason }, 'job envelope breaks the worker contract; no worker started');
+      await this.transition(jobId, [JobStatus.running], JobStatus.failed, { error: reason, reason });
+      return;
+    }
     let result: Record<string, unknown> | null = null;
     let reportedError: string | null = null;
     const handle = startWorker({
       python: this.options.python,
       command: 'run',
-      input: { kind: job.kind, job_id: String(job.id), params: job.params },
+      input,
       onLine: async (text) => {
         const line = parseWorkerLine(text);
         if (!line) {

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
+
 export const WORKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../worker');
 
 export interface WorkerExit {
@@ -24,7 +26,9 @@ const STDERR_TAIL_BYTES = 4096;
 
 /**
  * Starts `python -m qmlstudio_worker <command>` with `input` as JSON on stdin and calls onLine for
- * every stdout line, in order. onLine may be async: lines are handed over one at a time.
+ * every stdout line, in order. onLine may be async: lines are handed over one at a time. A `run` is
+ * told the schemas directory the server loaded its problems from, so the worker validates each job
+ * body against the very problem files the server serves.
  */
 export function startWorker(options: {
   python: string;
@@ -35,7 +39,9 @@ export function startWorker(options: {
   // Its own process group (detached), so a stop or a shutdown reaches the processes a job starts
   // too (a shell's children, multiprocessing workers), and a terminal's Ctrl-C reaches only the
   // server, which then stops the jobs itself and records them.
-  const child = spawn(options.python, ['-m', 'qmlstudio_worker', options.command], {
+  const args = ['-m', 'qmlstudio_worker', options.command];
+  if (options.command === 'run') args.push('--schemas-dir', DEFAULT_SCHEMAS_DIR);
+  const child = spawn(options.python, args, {
     cwd: WORKER_DIR,
     env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
