@@ -45,6 +45,13 @@ describe('job-body contract', () => {
     );
   });
 
+  it('a key the body requires but a valid form may leave unset (no default) is refused', () => {
+    const reasons = reasonsAfter(STOCK, (j) => delete j.job.body[10].default);
+    expect(reasons).toContain(
+      '/job/body/10: the job body requires "qubits" but a valid form may leave "/model_configurations/qubits" unset and the entry has no default',
+    );
+  });
+
   it('a body $ref keeps only the definition’s validation keywords', () => {
     const registry = createRegistry(loadSchemaSources());
     const body = registry.getProblem('stock-price-prediction').job.bodySchema as Json;

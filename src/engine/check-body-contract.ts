@@ -60,10 +60,22 @@ export function fieldVariants(
  * base field on all of its options (Classical / Quantum).
  */
 function alwaysNarrowed(schema: ObjectSchema | FieldSchema, name: string): boolean {
+  const conditions = conditionsOf(schema);
+  if (conditions.some((c) => c.then.properties?.[name] && c.else?.properties?.[name])) return true;
+  return coversEveryOption(schema, (c) => !!c.then.properties?.[name]);
+}
+
+/**
+ * Whether the `then` branches picked by `branchHas` together apply in every valid state: they test
+ * one required base field, and between them on every one of its options.
+ */
+function coversEveryOption(
+  schema: ObjectSchema | FieldSchema,
+  branchHas: (condition: ReturnType<typeof conditionsOf>[number]) => boolean,
+): boolean {
   const covered = new Map<string, unknown[]>();
   for (const condition of conditionsOf(schema)) {
-    if (!condition.then.properties?.[name]) continue;
-    if (condition.else?.properties?.[name]) return true;
+    if (!branchHas(condition)) continue;
     const tested = Object.entries(condition.if.properties ?? {});
     if (tested.length !== 1) continue;
     const [field, rule] = tested[0]!;
@@ -76,6 +88,34 @@ function alwaysNarrowed(schema: ObjectSchema | FieldSchema, name: string): boole
     if (options.every((o) => values.some((v) => deepEqual(v, o)))) return true;
   }
   return false;
+}
+
+/** Whether every valid value of the object holds at least one of `names`. */
+function oneAlwaysPresent(schema: ObjectSchema | FieldSchema, names: readonly string[]): boolean {
+  if (names.some((n) => schema.required?.includes(n) && schema.properties?.[n])) return true;
+  const thenRequires = (c: ReturnType<typeof conditionsOf>[number]) =>
+    names.some((n) => c.then.required?.includes(n));
+  if (conditionsOf(schema).some((c) => thenRequires(c) && names.some((n) => c.else?.required?.includes(n)))) {
+    return true;
+  }
+  return coversEveryOption(schema, thenRequires);
+}
+
+/**
+ * Whether a valid form always holds a value for one of the pointers (segments after the form
+ * key). Pointers of a `from` list are taken together at their last level (sim or real device).
+ */
+function alwaysPresent(form: ObjectSchema, pointers: readonly (readonly string[])[]): boolean {
+  const parents = new Set(pointers.map((p) => JSON.stringify(p.slice(0, -1))));
+  if (parents.size !== 1) return pointers.some((p) => alwaysPresent(form, [p]));
+  const parentPath = pointers[0]!.slice(0, -1);
+  let level: FieldSchema[] = [form as FieldSchema];
+  for (const segment of parentPath) {
+    if (!level.every((schema) => oneAlwaysPresent(schema, [segment]))) return false;
+    level = level.flatMap((schema) => fieldVariants(schema, [segment]));
+  }
+  const names = pointers.map((p) => p[p.length - 1]!);
+  return level.every((schema) => oneAlwaysPresent(schema, names));
 }
 
 function typesOf(schema: JsonSchema): string[] | undefined {
@@ -338,8 +378,50 @@ class BodyContract {
   }
 }
 
+/**
+ * Reports a key the job body requires that a valid form may leave unset: every entry for it reads
+ * a field only some states hold and gives no default (the key would be missing when the job runs).
+ */
+function checkRequiredKeysAlwaysSet(problem: Problem, report: Reporter): void {
+  const required = Array.isArray(problem.job.bodySchema.required)
+    ? (problem.job.bodySchema.required as string[])
+    : [];
+  for (const key of required) {
+    const entries = problem.job.body
+      .map((entry, i) => ({ entry, i }))
+      .filter(({ entry }) => parsePointer(entry.to)[0] === key);
+    if (entries.length === 0) continue; // reported by the mapping check
+    const guaranteed = entries.some(({ entry }) => {
+      if (entry.when) return false;
+      if ('const' in entry || 'default' in entry || entry.context !== undefined) return true;
+      const froms = Array.isArray(entry.from) ? entry.from : entry.from !== undefined ? [entry.from] : [];
+      const byForm = froms.map((f) => parsePointer(f));
+      const formKey = byForm[0]?.[0];
+      const form = formSchemaOf(problem, formKey);
+      if (!form || byForm.some((p) => p[0] !== formKey || p.length < 2)) return false;
+      return alwaysPresent(
+        form,
+        byForm.map((p) => p.slice(1)),
+      );
+    });
+    if (guaranteed) continue;
+    const { entry, i } = entries.find(({ entry }) => entry.from !== undefined) ?? entries[0]!;
+    reportEntry(
+      report,
+      problem.mappingOrigins.body[i],
+      '',
+      `the job body requires "${key}" but a valid form may leave ${JSON.stringify(entry.from ?? entry.to)} unset and the entry has no default`,
+    );
+  }
+}
+
+function formSchemaOf(problem: Problem, key: string | undefined): ObjectSchema | undefined {
+  return key === undefined ? undefined : problem.forms[key as FormKey]?.schema;
+}
+
 /** Reports every mapping entry whose source admits a value the job-body schema refuses. */
 export function checkBodyContract(problem: Problem, report: Reporter): void {
+  checkRequiredKeysAlwaysSet(problem, report);
   new BodyContract(problem, report).check(
     problem.job.body,
     problem.mappingOrigins.body,
