@@ -2,7 +2,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 import js from '@eslint/js';
-import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
@@ -73,9 +73,9 @@ export default tseslint.config(
     settings: {
       'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
-      'import-x/resolver-next': [
-        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json', '.css'] }),
-      ],
+      // eslint-plugin-import-x is pinned at 4.6 (with eslint-import-resolver-node): later releases
+      // need unrs-resolver, whose platform bindings this registry lacks, which breaks `npm ci`.
+      'import-x/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json', '.css'] } },
     },
     rules: {
       // Unresolved relative imports would silently escape the zones and the cycle check below.
