@@ -39,8 +39,7 @@ export function diffFormValues(
   after: Record<string, unknown>,
 ): FieldChange[] {
   const out: FieldChange[] = [];
-  for (const name of fieldNames)
-    diffValue(joinPointer(formPath, name), before[name], after[name], out);
+  for (const name of fieldNames) diffValue(joinPointer(formPath, name), before[name], after[name], out);
   return out;
 }
 
