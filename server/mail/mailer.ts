@@ -5,6 +5,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** What the mail is for (verification, approval, rejection); the outbox keeps it for admins. */
+  kind?: string;
 }
 
 /** Sends the product's e-mail: through SMTP when SMTP_URL is set, else into the outbox table. */
@@ -20,10 +22,11 @@ export class OutboxMailer implements Mailer {
   constructor(private readonly db: Database) {}
 
   async send(message: MailMessage) {
-    await this.db.query(`insert into mail_outbox (recipient, subject, body) values ($1, $2, $3)`, [
+    await this.db.query(`insert into mail_outbox (recipient, subject, body, kind) values ($1, $2, $3, $4)`, [
       message.to,
       message.subject,
       message.text,
+      message.kind ?? null,
     ]);
   }
 
