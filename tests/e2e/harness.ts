@@ -69,6 +69,8 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
       ADMIN_PASSWORD: admin.password,
       LOG_LEVEL: 'warn',
       REDIS_PREFIX: `qml-e2e-${port}`,
+      // Links in mails and OAuth redirects must come back to the address the browser uses.
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
