@@ -2,6 +2,7 @@ import type { Database } from '../db/database';
 import type { AccessTokens } from './access-tokens';
 import { hashPassword, verifyPassword } from './passwords';
 import { SessionCache } from './session-cache';
+import { signInRefusal } from './sign-in-gate';
 import { SessionsRepository } from './sessions-repository';
 import { UsersRepository, type UserRecord } from './users-repository';
 
@@ -37,35 +38,19 @@ export class AuthService {
       ? await verifyPassword(user.password_hash, password)
       : (await verifyPassword(await dummyHash, password), false);
     if (!user || !passwordOk) return { ok: false, status: 401, detail: 'Incorrect email or password' };
-    if (!user.email_verified) {
-      return {
-        ok: false,
-        status: 403,
-        detail: 'Please verify your e-mail address before logging in.',
-        redirect: '/pending-verify',
-        email: user.email,
-      };
+    const refusal = signInRefusal(user);
+    if (refusal) {
+      const { code: _code, ...outcome } = refusal;
+      return { ok: false, ...outcome };
     }
-    if (!user.is_approved) {
-      return {
-        ok: false,
-        status: 403,
-        detail: 'Your account is waiting for admin approval.',
-        redirect: '/waiting-admin-approval',
-        email: user.email,
-      };
-    }
-    if (user.roles.length === 0) {
-      return {
-        ok: false,
-        status: 403,
-        detail: 'No role has been assigned to your account yet. Please contact the admin.',
-        redirect: '/unauthorized',
-      };
-    }
-    const sessionId = await this.sessions.create(user.id, this.tokens.lifetimeSeconds);
-    const accessToken = await this.tokens.sign({ userId: user.id, sessionId });
-    return { ok: true, accessToken, expiresIn: this.tokens.lifetimeSeconds, user };
+    return { ok: true, ...(await this.startSession(user.id)), user };
+  }
+
+  /** A new session and its access token (after a sign-in has passed the gate). */
+  async startSession(userId: number): Promise<{ accessToken: string; expiresIn: number }> {
+    const sessionId = await this.sessions.create(userId, this.tokens.lifetimeSeconds);
+    const accessToken = await this.tokens.sign({ userId, sessionId });
+    return { accessToken, expiresIn: this.tokens.lifetimeSeconds };
   }
 
   /**
