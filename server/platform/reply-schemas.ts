@@ -46,6 +46,7 @@ const ERROR_MEANINGS = {
   401: 'No valid bearer token (see the WWW-Authenticate header)',
   403: 'The signed-in user may not do this',
   404: 'No such resource, or not visible to the signed-in user',
+  409: 'The request conflicts with the current state (e.g. an e-mail address already taken, the last admin)',
   413: 'The body is larger than the server accepts',
   415: 'The body has a content type the route does not accept',
   429: 'Too many attempts; wait as long as the Retry-After header says',
