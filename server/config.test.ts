@@ -64,6 +64,9 @@ describe('configuration', () => {
       GOOGLE_CLIENT_SECRET: 'gs',
       GITHUB_CLIENT_ID: 'h',
       GITHUB_CLIENT_SECRET: 'hs',
+      GOOGLE_ISSUER_URL: 'http://127.0.0.1:9001',
+      GITHUB_URL: 'http://127.0.0.1:9002',
+      GITHUB_API_URL: 'http://127.0.0.1:9002/api',
       LOG_LEVEL: 'debug',
     };
     expect(Object.keys(sample).sort()).toEqual([...CONFIG_VARIABLES].sort());

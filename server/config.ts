@@ -65,6 +65,12 @@ const url =
     return raw;
   };
 
+/** A parser whose absent value is `fallback`. */
+const withDefault =
+  (fallback: string, parse: (raw: string | null, ctx: ReadContext, env: string) => string | null) =>
+  (raw: string | null, ctx: ReadContext, env: string): string =>
+    parse(raw, ctx, env) ?? fallback;
+
 /** `variable` with a parser that also needs the variable's own name for its messages. */
 const named = <T>(
   env: string,
@@ -247,6 +253,24 @@ const VARIABLES = {
     'GitHub sign-in (with GITHUB_CLIENT_ID)',
     'none',
     text(),
+  ),
+  googleIssuerUrl: named(
+    'GOOGLE_ISSUER_URL',
+    'OpenID Connect issuer of Google sign-in; its /.well-known/openid-configuration names the endpoints',
+    'https://accounts.google.com',
+    withDefault('https://accounts.google.com', url(['http:', 'https:'])),
+  ),
+  githubUrl: named(
+    'GITHUB_URL',
+    'GitHub (or GitHub Enterprise) address of sign-in: /login/oauth/authorize and /login/oauth/access_token',
+    'https://github.com',
+    withDefault('https://github.com', url(['http:', 'https:'])),
+  ),
+  githubApiUrl: named(
+    'GITHUB_API_URL',
+    "GitHub's REST API address, asked for the signed-in user and their e-mail addresses",
+    'https://api.github.com',
+    withDefault('https://api.github.com', url(['http:', 'https:'])),
   ),
   logLevel: variable(
     'LOG_LEVEL',
