@@ -101,3 +101,38 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
     },
   };
 }
+
+/** A JSON call to the running product's API (for checks behind what the page shows). */
+export async function callApi<T = unknown>(
+  product: RunningProduct,
+  apiPath: string,
+  init: { method?: string; token?: string | null; body?: unknown } = {},
+): Promise<{ status: number; body: T; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const reply = await fetch(`${product.url}/api${apiPath}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    redirect: 'manual',
+  });
+  const text = await reply.text();
+  return { status: reply.status, body: (text ? JSON.parse(text) : null) as T, headers: reply.headers };
+}
+
+/** An access token for the product's admin through POST /api/login (the form-encoded password grant). */
+export async function adminToken(product: RunningProduct): Promise<string> {
+  const reply = await fetch(`${product.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'password',
+      username: product.admin.email,
+      password: product.admin.password,
+    }),
+  });
+  const body = (await reply.json()) as { access_token?: string; detail?: string };
+  if (!body.access_token) throw new Error(`the admin could not sign in: ${reply.status} ${body.detail}`);
+  return body.access_token;
+}
