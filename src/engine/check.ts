@@ -463,7 +463,13 @@ function checkMessageCopies(sources: SchemaSources, platform: PlatformConfig): S
     }
   };
   for (const [file, data] of Object.entries(sources)) {
-    if (file === SCHEMA_FILES.defs || file.startsWith(SCHEMA_FILES.problemsDir)) walk(file, data, [], false);
+    if (
+      file === SCHEMA_FILES.defs ||
+      file === SCHEMA_FILES.accounts ||
+      file.startsWith(SCHEMA_FILES.problemsDir)
+    ) {
+      walk(file, data, [], false);
+    }
   }
   return issues;
 }

@@ -92,3 +92,21 @@ export {
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
 export { checkFile, acceptAttribute, type FileCheck } from './files';
+export {
+  validateAccountForm,
+  compileAccountForms,
+  createAccountFormAjv,
+  toAccountFormErrors,
+  isAccountFormId,
+  isIanaTimeZone,
+  isAtLeastYearsOld,
+  isNotFutureDate,
+  ACCOUNT_FORM_IDS,
+  MIN_AGE_KEYWORD,
+  NOT_FUTURE_KEYWORD,
+  TIME_ZONE_FORMAT,
+  type AccountFormId,
+  type AccountFormDef,
+  type AccountForms,
+  type AccountFormError,
+} from './account-forms';

@@ -5,6 +5,15 @@
 
 import type { ValidateFunction } from 'ajv/dist/2020';
 
+import {
+  ACCOUNT_FORM_IDS,
+  compileAccountForms,
+  validateAccountForm,
+  type AccountFormDef,
+  type AccountFormError,
+  type AccountFormId,
+  type AccountForms,
+} from './account-forms';
 import { createPlainAjv } from './ajv';
 import { deepClone, isPlainObject } from './json';
 import { formatPointer } from './pointer';
@@ -33,10 +42,12 @@ export const SCHEMA_FILES = {
   platformMeta: 'meta/platform.schema.json',
   categoriesMeta: 'meta/categories.schema.json',
   outputsMeta: 'meta/outputs.schema.json',
+  accountsMeta: 'meta/accounts.schema.json',
   defs: 'defs.json',
   platform: 'platform.json',
   categories: 'categories.json',
   outputs: 'outputs.json',
+  accounts: 'accounts.json',
   problemsDir: 'problems/',
 } as const;
 
@@ -81,6 +92,8 @@ export interface LoadedSchemas {
   categories: Category[];
   outputs: Record<string, OutputDefinition>;
   defs: Record<string, unknown>;
+  /** The account forms' rules (accounts.json), messages resolved; validate with validateAccountForm. */
+  accountForms: AccountForms;
   issues: SchemaIssue[];
 }
 
@@ -141,6 +154,7 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     SCHEMA_FILES.platformMeta,
     SCHEMA_FILES.categoriesMeta,
     SCHEMA_FILES.outputsMeta,
+    SCHEMA_FILES.accountsMeta,
   ];
   for (const file of metaFiles) {
     const schema = requireFile(sources, file, issues);
@@ -208,6 +222,10 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     .slice()
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   const outputs = outputsFile?.outputs ?? {};
+  const accountsFile = readAndMetaCheck(SCHEMA_FILES.accounts, SCHEMA_FILES.accountsMeta);
+  const accountForms = loadAccountForms(accountsFile, platform.messages, (pointer, reason) =>
+    issues.push({ file: SCHEMA_FILES.accounts, pointer, reason }),
+  );
 
   // Shared definitions may reference each other; report unknown references once, here.
   inlineRefs(defs, defs, (pointer, reason) =>
@@ -289,7 +307,46 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     });
   }
   problems.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || a.id.localeCompare(b.id));
-  return { problems, platform, categories, outputs, defs, issues };
+  return { problems, platform, categories, outputs, defs, accountForms, issues };
+}
+
+const EMPTY_ACCOUNT_FORM: AccountFormDef = { title: '', schema: { type: 'object', properties: {} } };
+
+/**
+ * The account forms of accounts.json: messages resolved, the file's $defs handed to each form's
+ * schema (so "#/$defs/<name>" resolves), each compiled once here so a rule the engine's ajv
+ * refuses is a schema issue rather than a failure at the first request.
+ */
+function loadAccountForms(
+  file: unknown,
+  messages: Readonly<Record<string, string>>,
+  onIssue: (pointer: string, reason: string) => void,
+): AccountForms {
+  const empty = Object.fromEntries(ACCOUNT_FORM_IDS.map((id) => [id, EMPTY_ACCOUNT_FORM])) as Record<
+    AccountFormId,
+    AccountFormDef
+  >;
+  if (!isPlainObject(file) || !isPlainObject(file.forms)) return empty;
+  const resolved = resolveMessages(file, messages, onIssue) as {
+    $defs?: Record<string, unknown>;
+    forms: Record<string, { title: string; schema: Record<string, unknown> }>;
+  };
+  const forms = { ...empty };
+  for (const id of ACCOUNT_FORM_IDS) {
+    const form = resolved.forms[id];
+    if (!isPlainObject(form) || !isPlainObject(form.schema)) continue;
+    const schema = resolved.$defs ? { ...form.schema, $defs: resolved.$defs } : form.schema;
+    forms[id] = { title: form.title, schema };
+  }
+  for (const id of ACCOUNT_FORM_IDS) {
+    try {
+      compileAccountForms({ ...empty, [id]: forms[id] });
+    } catch (err) {
+      onIssue(formatPointer(['forms', id, 'schema']), `does not compile: ${(err as Error).message}`);
+      forms[id] = EMPTY_ACCOUNT_FORM;
+    }
+  }
+  return forms;
 }
 
 export interface ProblemSummary {
@@ -321,6 +378,10 @@ export interface Registry {
   findProblem(id: string): Problem | undefined;
   /** Example gallery entries by category (listed problems whose example is in the gallery). */
   listExamples(options?: { includeUnlisted?: boolean }): ExampleSummary[];
+  /** The account forms' rules (schemas/accounts.json). */
+  readonly accountForms: AccountForms;
+  /** [] when valid, else one {field: JSON pointer, message} per field with the spec's message. */
+  validateAccountForm(formId: AccountFormId, values: unknown): AccountFormError[];
 }
 
 export interface ExampleSummary {
@@ -369,6 +430,8 @@ export function registryFromLoaded(loaded: LoadedSchemas): Registry {
     categories: loaded.categories,
     outputs: loaded.outputs,
     problems: loaded.problems,
+    accountForms: loaded.accountForms,
+    validateAccountForm: (formId, values) => validateAccountForm(loaded.accountForms, formId, values),
     listProblems,
     listCategories(options = {}) {
       return loaded.categories

@@ -1,0 +1,178 @@
+// The account forms (register, login, profile, settings, approval-email): their rules are JSON
+// Schema data in schemas/accounts.json with the spec's messages; this module compiles them with
+// the account-form ajv and turns ajv's errors into one message per field, so the browser's forms
+// and the server's routes give the same answer for the same values.
+
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020';
+import ajvErrors from 'ajv-errors';
+import addFormats from 'ajv-formats';
+
+import { formatPointer, parsePointer } from './pointer';
+
+export const ACCOUNT_FORM_IDS = ['register', 'login', 'profile', 'settings', 'approval-email'] as const;
+export type AccountFormId = (typeof ACCOUNT_FORM_IDS)[number];
+
+export interface AccountFormDef {
+  title: string;
+  /** The form's JSON Schema with messages resolved; `$defs` are the file's shared field schemas. */
+  schema: Record<string, unknown>;
+}
+
+export type AccountForms = Readonly<Record<AccountFormId, AccountFormDef>>;
+
+/** One message per field: `field` is a JSON pointer into the values ("/name"). */
+export interface AccountFormError {
+  field: string;
+  message: string;
+}
+
+export const MIN_AGE_KEYWORD = 'x-min-age-years';
+export const NOT_FUTURE_KEYWORD = 'x-not-future';
+export const TIME_ZONE_FORMAT = 'iana-time-zone';
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Today as a UTC calendar date ("YYYY-MM-DD"): browser and server compare dates the same way. */
+function todayUtc(now: Date): { y: number; m: number; d: number } {
+  return { y: now.getUTCFullYear(), m: now.getUTCMonth() + 1, d: now.getUTCDate() };
+}
+
+function parseDate(value: string): { y: number; m: number; d: number } | undefined {
+  const match = DATE_RE.exec(value);
+  if (!match) return undefined;
+  return { y: Number(match[1]), m: Number(match[2]), d: Number(match[3]) };
+}
+
+function compareDates(
+  a: { y: number; m: number; d: number },
+  b: { y: number; m: number; d: number },
+): number {
+  return a.y - b.y || a.m - b.m || a.d - b.d;
+}
+
+/** True when `dob` is at least `years` whole years before `now` (a 29 February birthday counts from 1 March). */
+export function isAtLeastYearsOld(dob: string, years: number, now: Date = new Date()): boolean {
+  const born = parseDate(dob);
+  if (!born) return true; // the format rule reports malformed dates
+  const today = todayUtc(now);
+  return compareDates({ y: born.y + years, m: born.m, d: born.d }, today) <= 0;
+}
+
+export function isNotFutureDate(value: string, now: Date = new Date()): boolean {
+  const date = parseDate(value);
+  if (!date) return true;
+  return compareDates(date, todayUtc(now)) <= 0;
+}
+
+const ZONE_NAME_RE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * A real IANA time-zone name as the runtime's time-zone database knows it (canonical names and
+ * their aliases, e.g. Asia/Calcutta), spelled with its own capitals; UTC offsets are not names.
+ */
+export function isIanaTimeZone(value: string): boolean {
+  if (!ZONE_NAME_RE.test(value)) return false;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return false;
+  }
+  // Intl accepts any capitalisation; an alias resolves to another name, so only compare like with like.
+  return resolved.toLowerCase() !== value.toLowerCase() || resolved === value;
+}
+
+/** The ajv the account forms are compiled with: $data (confirm equals new), ajv-errors, our rules. */
+export function createAccountFormAjv(now: () => Date = () => new Date()): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    $data: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+  });
+  ajvErrors(ajv);
+  addFormats(ajv);
+  ajv.addFormat(TIME_ZONE_FORMAT, { type: 'string', validate: isIanaTimeZone });
+  ajv.addKeyword({
+    keyword: NOT_FUTURE_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (enabled: boolean, data: string) => !enabled || isNotFutureDate(data, now()),
+  });
+  ajv.addKeyword({
+    keyword: MIN_AGE_KEYWORD,
+    type: 'string',
+    schemaType: 'number',
+    validate: (years: number, data: string) => isAtLeastYearsOld(data, years, now()),
+  });
+  return ajv;
+}
+
+/**
+ * The JSON pointers of the fields an ajv error is about: a missing key names the key, not its
+ * parent (ajv-errors folds every missing key of one keyword into one error; unfold them).
+ */
+function fieldsOf(error: ErrorObject): string[] {
+  const originals =
+    error.keyword === 'errorMessage' && Array.isArray(error.params.errors)
+      ? (error.params.errors as ErrorObject[])
+      : [error];
+  const missing = originals
+    .filter((e) => e.keyword === 'required' || e.keyword === 'dependentRequired')
+    .map((e) => e.params.missingProperty as unknown)
+    .filter((name): name is string => typeof name === 'string');
+  if (missing.length === 0) return [error.instancePath];
+  return missing.map((name) => formatPointer([...parsePointer(error.instancePath), name]));
+}
+
+/** ajv's errors as one message per field, the first rule that failed (the order the schema lists them). */
+export function toAccountFormErrors(errors: readonly ErrorObject[] | null | undefined): AccountFormError[] {
+  const out: AccountFormError[] = [];
+  const seen = new Set<string>();
+  for (const error of errors ?? []) {
+    for (const field of fieldsOf(error)) {
+      if (seen.has(field)) continue;
+      seen.add(field);
+      out.push({ field, message: error.message ?? 'invalid' });
+    }
+  }
+  return out;
+}
+
+/** Compiles every account form; throws when a form's schema does not compile (the registry reports it). */
+export function compileAccountForms(
+  forms: AccountForms,
+  ajv: Ajv2020 = createAccountFormAjv(),
+): Record<AccountFormId, ValidateFunction> {
+  const out: Partial<Record<AccountFormId, ValidateFunction>> = {};
+  for (const id of ACCOUNT_FORM_IDS) out[id] = ajv.compile(forms[id].schema);
+  return out as Record<AccountFormId, ValidateFunction>;
+}
+
+const compiledCache = new WeakMap<AccountForms, Record<AccountFormId, ValidateFunction>>();
+
+/**
+ * Validates a form's values. `[]` means valid; otherwise one {field, message} per field with the
+ * spec's message. `forms` is the registry's `accountForms`.
+ */
+export function validateAccountForm(
+  forms: AccountForms,
+  formId: AccountFormId,
+  values: unknown,
+): AccountFormError[] {
+  let compiled = compiledCache.get(forms);
+  if (!compiled) {
+    compiled = compileAccountForms(forms);
+    compiledCache.set(forms, compiled);
+  }
+  const validate = compiled[formId];
+  if (validate(values)) return [];
+  return toAccountFormErrors(validate.errors);
+}
+
+export function isAccountFormId(id: string): id is AccountFormId {
+  return (ACCOUNT_FORM_IDS as readonly string[]).includes(id);
+}
