@@ -8,7 +8,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import ajvErrors from 'ajv-errors';
 import addFormats from 'ajv-formats';
 
+import { isPlainObject } from './json';
+import { resolveMessages } from './messages';
 import { formatPointer, parsePointer } from './pointer';
+import type { IssueSink } from './refs';
 
 export const ACCOUNT_FORM_IDS = ['register', 'login', 'profile', 'settings', 'approval-email'] as const;
 export type AccountFormId = (typeof ACCOUNT_FORM_IDS)[number];
@@ -175,4 +178,63 @@ export function validateAccountForm(
 
 export function isAccountFormId(id: string): id is AccountFormId {
   return (ACCOUNT_FORM_IDS as readonly string[]).includes(id);
+}
+
+const EMPTY_ACCOUNT_FORM: AccountFormDef = { title: '', schema: { type: 'object', properties: {} } };
+
+/**
+ * The account forms of accounts.json: messages resolved, the file's $defs handed to each form's
+ * schema (so "#/$defs/<name>" resolves), each compiled once here so a rule the engine's ajv
+ * refuses is a schema issue rather than a failure at the first request.
+ */
+export function loadAccountForms(
+  file: unknown,
+  messages: Readonly<Record<string, string>>,
+  onIssue: IssueSink = () => {},
+): AccountForms {
+  const empty = Object.fromEntries(ACCOUNT_FORM_IDS.map((id) => [id, EMPTY_ACCOUNT_FORM])) as Record<
+    AccountFormId,
+    AccountFormDef
+  >;
+  if (!isPlainObject(file) || !isPlainObject(file.forms)) return empty;
+  const resolved = resolveMessages(file, messages, onIssue) as {
+    $defs?: Record<string, unknown>;
+    forms: Record<string, { title: string; schema: Record<string, unknown> }>;
+  };
+  const forms = { ...empty };
+  for (const id of ACCOUNT_FORM_IDS) {
+    const form = resolved.forms[id];
+    if (!isPlainObject(form) || !isPlainObject(form.schema)) continue;
+    const schema = resolved.$defs ? { ...form.schema, $defs: resolved.$defs } : form.schema;
+    forms[id] = { title: form.title, schema };
+  }
+  for (const id of ACCOUNT_FORM_IDS) {
+    try {
+      compileAccountForms({ ...empty, [id]: forms[id] });
+    } catch (err) {
+      onIssue(formatPointer(['forms', id, 'schema']), `does not compile: ${(err as Error).message}`);
+      forms[id] = EMPTY_ACCOUNT_FORM;
+    }
+  }
+  return forms;
+}
+
+/**
+ * The account forms from the two parsed files alone (accounts.json and platform.json), for a
+ * bundle that needs the forms but not the whole registry (the browser's sign-in and profile pages).
+ * Throws when the files are not usable; the registry reports the same issues file by file.
+ */
+export function accountFormsFrom(accountsJson: unknown, platformJson: unknown): AccountForms {
+  const messages =
+    isPlainObject(platformJson) && isPlainObject(platformJson.messages)
+      ? (platformJson.messages as Record<string, string>)
+      : {};
+  const issues: string[] = [];
+  const forms = loadAccountForms(accountsJson, messages, (pointer, reason) =>
+    issues.push(`${pointer}: ${reason}`),
+  );
+  if (!isPlainObject(accountsJson) || !isPlainObject(accountsJson.forms))
+    issues.push('accounts.json has no forms');
+  if (issues.length > 0) throw new Error(`Invalid account forms:\n  ${issues.join('\n  ')}`);
+  return forms;
 }

@@ -94,6 +94,8 @@ export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
 export { checkFile, acceptAttribute, type FileCheck } from './files';
 export {
   validateAccountForm,
+  accountFormsFrom,
+  loadAccountForms,
   compileAccountForms,
   createAccountFormAjv,
   toAccountFormErrors,

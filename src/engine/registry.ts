@@ -6,10 +6,8 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
 
 import {
-  ACCOUNT_FORM_IDS,
-  compileAccountForms,
+  loadAccountForms,
   validateAccountForm,
-  type AccountFormDef,
   type AccountFormError,
   type AccountFormId,
   type AccountForms,
@@ -308,45 +306,6 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
   }
   problems.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || a.id.localeCompare(b.id));
   return { problems, platform, categories, outputs, defs, accountForms, issues };
-}
-
-const EMPTY_ACCOUNT_FORM: AccountFormDef = { title: '', schema: { type: 'object', properties: {} } };
-
-/**
- * The account forms of accounts.json: messages resolved, the file's $defs handed to each form's
- * schema (so "#/$defs/<name>" resolves), each compiled once here so a rule the engine's ajv
- * refuses is a schema issue rather than a failure at the first request.
- */
-function loadAccountForms(
-  file: unknown,
-  messages: Readonly<Record<string, string>>,
-  onIssue: (pointer: string, reason: string) => void,
-): AccountForms {
-  const empty = Object.fromEntries(ACCOUNT_FORM_IDS.map((id) => [id, EMPTY_ACCOUNT_FORM])) as Record<
-    AccountFormId,
-    AccountFormDef
-  >;
-  if (!isPlainObject(file) || !isPlainObject(file.forms)) return empty;
-  const resolved = resolveMessages(file, messages, onIssue) as {
-    $defs?: Record<string, unknown>;
-    forms: Record<string, { title: string; schema: Record<string, unknown> }>;
-  };
-  const forms = { ...empty };
-  for (const id of ACCOUNT_FORM_IDS) {
-    const form = resolved.forms[id];
-    if (!isPlainObject(form) || !isPlainObject(form.schema)) continue;
-    const schema = resolved.$defs ? { ...form.schema, $defs: resolved.$defs } : form.schema;
-    forms[id] = { title: form.title, schema };
-  }
-  for (const id of ACCOUNT_FORM_IDS) {
-    try {
-      compileAccountForms({ ...empty, [id]: forms[id] });
-    } catch (err) {
-      onIssue(formatPointer(['forms', id, 'schema']), `does not compile: ${(err as Error).message}`);
-      forms[id] = EMPTY_ACCOUNT_FORM;
-    }
-  }
-  return forms;
 }
 
 export interface ProblemSummary {
