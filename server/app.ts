@@ -8,6 +8,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { adminRoutes } from './admin/admin-routes';
+import type { AdminService } from './admin/admin-service';
 import { authPlugin } from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { AuthService } from './auth/auth-service';
@@ -36,6 +38,7 @@ export interface AppServices {
   jobs: JobsService;
   runtime: WorkerRuntimeCheck;
   registry: Registry;
+  admin: AdminService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
@@ -89,6 +92,7 @@ export async function buildApp(
       await api.register(authRoutes, { auth: services.auth, throttle: services.throttle });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
+      await api.register(adminRoutes, { admin: services.admin });
       api.get(
         '/openapi.json',
         {

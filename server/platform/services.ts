@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
+import { AdminService } from '../admin/admin-service';
+import { AdminUsersRepository } from '../admin/admin-users-repository';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
 import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle';
@@ -30,6 +32,8 @@ export interface Services {
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
   mailer: Mailer;
+  /** The admin console's account decisions (approve, reject, disable, roles) and the outbox. */
+  admin: AdminService;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
   throttle: LoginThrottle;
   close(): Promise<void>;
@@ -71,6 +75,11 @@ export function createServices(
     users,
     sessions,
   });
+  const admin = new AdminService(db, new AdminUsersRepository(db), mailer, auth, {
+    publicUrl: config.publicUrl,
+    sendVerification: null,
+    log,
+  });
   return {
     config,
     db,
@@ -83,6 +92,7 @@ export function createServices(
     runtime,
     registry: loadRegistry(),
     mailer,
+    admin,
     throttle,
     async close() {
       await runtime.stop(); // a check under way is a child process
