@@ -20,6 +20,8 @@ import { healthRoutes } from './health/health-routes';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
+import type { ImageStore } from './media/image-store';
+import { mediaRoutes } from './media/media-routes';
 import type { JobsService } from './jobs/jobs-service';
 import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
 import { useJsonBodyParser } from './platform/json-body';
@@ -38,6 +40,8 @@ export interface AppServices {
   jobs: JobsService;
   runtime: WorkerRuntimeCheck;
   registry: Registry;
+  /** Uploaded images (avatars) under DATA_DIR. */
+  images: ImageStore;
   admin: AdminService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
@@ -92,6 +96,7 @@ export async function buildApp(
       await api.register(authRoutes, { auth: services.auth, throttle: services.throttle });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
+      await api.register(mediaRoutes, { images: services.images });
       await api.register(adminRoutes, { admin: services.admin });
       api.get(
         '/openapi.json',

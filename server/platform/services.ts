@@ -16,6 +16,7 @@ import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-qu
 import { JobRunner } from '../jobs/job-runner';
 import { JobsRepository } from '../jobs/jobs-repository';
 import { JobsService } from '../jobs/jobs-service';
+import { ImageStore } from '../media/image-store';
 import { createMailer, type Mailer } from '../mail/mailer';
 
 export interface Services {
@@ -32,6 +33,8 @@ export interface Services {
   /** The problem types from schemas/, checked against their meta-schemas at start. */
   registry: Registry;
   mailer: Mailer;
+  /** Uploaded images (avatars): files under DATA_DIR/images, rows in `images`. */
+  images: ImageStore;
   /** The admin console's account decisions (approve, reject, disable, roles) and the outbox. */
   admin: AdminService;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -92,6 +95,7 @@ export function createServices(
     runtime,
     registry: loadRegistry(),
     mailer,
+    images: new ImageStore(db, config.dataDir),
     admin,
     throttle,
     async close() {
