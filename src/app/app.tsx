@@ -1,51 +1,72 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router';
 import { ErrorBoundary } from './components/error-boundary';
 import { NotFoundPage } from './components/not-found-page';
+import { ToastProvider } from './components/toasts';
 import { TopBar } from './components/top-bar';
+import { ApprovedAccountPage } from './features/account-status/approved-account-page';
+import { EmailVerifiedPage } from './features/account-status/email-verified-page';
+import { OAuthRedirectPage } from './features/account-status/oauth-redirect-page';
+import { PendingVerifyPage } from './features/account-status/pending-verify-page';
+import { UnauthorizedPage } from './features/account-status/unauthorized-page';
+import { AccessGate } from './features/auth/access-gate';
+import { AccountModalsProvider } from './features/auth/account-modals';
 import { AuthProvider } from './features/auth/auth-context';
 import { LandingPage } from './features/landing/landing-page';
+import { ProfilePage } from './features/profile/profile-page';
 
 // Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
-// Flow; the self-test page carries ApexCharts.
+// Flow; the self-test page carries ApexCharts; the account forms carry the engine's validator.
 const SchemaGalleryPage = lazy(() =>
   import('./features/schema-gallery/schema-gallery-page').then((m) => ({ default: m.SchemaGalleryPage })),
 );
 const SelfTestPage = lazy(() =>
   import('./features/diagnostics/self-test-page').then((m) => ({ default: m.SelfTestPage })),
 );
+const ProfileEditPage = lazy(() =>
+  import('./features/profile/profile-edit-page').then((m) => ({ default: m.ProfileEditPage })),
+);
+const SettingsPage = lazy(() =>
+  import('./features/profile/settings-page').then((m) => ({ default: m.SettingsPage })),
+);
+const WaitingApprovalPage = lazy(() =>
+  import('./features/account-status/waiting-approval-page').then((m) => ({ default: m.WaitingApprovalPage })),
+);
 const loading = <p className="muted">Loading…</p>;
+const onDemand = (page: ReactNode) => <Suspense fallback={loading}>{page}</Suspense>;
+/** Spec section 2's protected group: the access gate runs before the page. */
+const gated = (page: ReactNode) => <AccessGate>{onDemand(page)}</AccessGate>;
 
 export function App() {
   return (
     <ErrorBoundary>
       <AuthProvider>
-        <BrowserRouter>
-          <TopBar />
-          <main className="main">
-            <Routes>
-              <Route path="/" element={<LandingPage />} />
-              <Route
-                path="/admin/diagnostics"
-                element={
-                  <Suspense fallback={loading}>
-                    <SelfTestPage />
-                  </Suspense>
-                }
-              />
-              <Route
-                path="/schemas"
-                element={
-                  <Suspense fallback={loading}>
-                    <SchemaGalleryPage />
-                  </Suspense>
-                }
-              />
-              <Route path="/error/404" element={<NotFoundPage />} />
-              <Route path="*" element={<NotFoundPage />} />
-            </Routes>
-          </main>
-        </BrowserRouter>
+        <ToastProvider>
+          <BrowserRouter>
+            <AccountModalsProvider>
+              <TopBar />
+              <main className="main">
+                <Routes>
+                  <Route path="/" element={<LandingPage />} />
+                  <Route path="/profile" element={gated(<ProfilePage />)} />
+                  <Route path="/profile/edit" element={gated(<ProfileEditPage />)} />
+                  <Route path="/profile/settings" element={gated(<SettingsPage />)} />
+                  <Route path="/setting" element={gated(<SettingsPage />)} />
+                  <Route path="/pending-verify" element={<PendingVerifyPage />} />
+                  <Route path="/email-verified" element={<EmailVerifiedPage />} />
+                  <Route path="/waiting-admin-approval" element={onDemand(<WaitingApprovalPage />)} />
+                  <Route path="/approved-account" element={<ApprovedAccountPage />} />
+                  <Route path="/unauthorized" element={<UnauthorizedPage />} />
+                  <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
+                  <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
+                  <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
+                  <Route path="/error/404" element={<NotFoundPage />} />
+                  <Route path="*" element={<NotFoundPage />} />
+                </Routes>
+              </main>
+            </AccountModalsProvider>
+          </BrowserRouter>
+        </ToastProvider>
       </AuthProvider>
     </ErrorBoundary>
   );

@@ -1,48 +1,89 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useAccountModals } from '../features/auth/account-modals';
 import { useAuth } from '../features/auth/auth-context';
-import { LoginModal } from '../features/auth/login-modal';
+import { UserAvatar } from './user-avatar';
 
-const initials = (name: string) =>
-  name
-    .split(/[\s_]+/)
-    .map((part) => part[0]?.toUpperCase() ?? '')
-    .join('')
-    .slice(0, 2);
+/** Spec section 9: the bar turns solid past this scroll offset. */
+export const SOLID_AFTER_PX = 50;
 
-/** The top bar: logo, menu, Login or the avatar menu; solid after 50 px of scrolling. */
+/** The top bar: logo, the visitor or signed-in menu, Login and Register or the avatar menu. */
 export function TopBar() {
-  const { user, refresh, logout } = useAuth();
+  const { user, logout } = useAuth();
+  const { open } = useAccountModals();
   const navigate = useNavigate();
-  const [loginOpen, setLoginOpen] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const [solid, setSolid] = useState(false);
+  const menuRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    const onScroll = () => setSolid(window.scrollY > 50);
-    window.addEventListener('scroll', onScroll);
+    const onScroll = () => setSolid(window.scrollY > SOLID_AFTER_PX);
+    onScroll();
+    window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
 
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onDown = (event: MouseEvent) => {
+      if (!menuRef.current?.contains(event.target as Node)) setMenuOpen(false);
+    };
+    document.addEventListener('mousedown', onDown);
+    return () => document.removeEventListener('mousedown', onDown);
+  }, [menuOpen]);
+
+  const isAdmin = user?.roles.includes('admin') ?? false;
   return (
     <header className={`top-bar${solid ? ' solid' : ''}`}>
       <Link to="/" className="logo">
         <span className="logo-mark">⟨ψ⟩</span> QML Studio
       </Link>
-      <nav className="menu">
-        <Link to="/">Home</Link>
-        {user?.roles.includes('admin') && <Link to="/admin/diagnostics">Diagnostics</Link>}
-        {user?.roles.includes('admin') && <Link to="/schemas">Schemas</Link>}
+      <nav className="menu" aria-label="Main">
+        {user ? (
+          <>
+            <Link to="/profile">Dashboard</Link>
+            <Link to="/">All Applications</Link>
+            <Link to="/examples">Examples</Link>
+          </>
+        ) : (
+          <>
+            <Link to="/">Home</Link>
+            <Link to="/#services">Services</Link>
+            <Link to="/examples">Examples</Link>
+            <Link to="/#overview">Overview</Link>
+          </>
+        )}
+        {isAdmin && (
+          <>
+            <Link to="/admin">Admin</Link>
+            <Link to="/admin/diagnostics">Diagnostics</Link>
+            <Link to="/schemas">Schemas</Link>
+          </>
+        )}
       </nav>
       <div className="top-actions">
         {user ? (
-          <div className="avatar-menu">
-            <button className="avatar" aria-label="Account menu" onClick={() => setMenuOpen((open) => !open)}>
-              {initials(user.name)}
+          <div className="avatar-menu" ref={menuRef}>
+            <button
+              className="avatar-button"
+              aria-label="Account menu"
+              aria-expanded={menuOpen}
+              onClick={() => setMenuOpen((shown) => !shown)}
+            >
+              <UserAvatar name={user.name} imageUrl={user.image_url} size={36} />
             </button>
             {menuOpen && (
               <div className="dropdown" role="menu">
                 <p>Hello, {user.name}</p>
+                <button
+                  role="menuitem"
+                  onClick={() => {
+                    setMenuOpen(false);
+                    navigate('/profile/edit');
+                  }}
+                >
+                  My profile
+                </button>
                 <button
                   role="menuitem"
                   onClick={async () => {
@@ -57,20 +98,16 @@ export function TopBar() {
             )}
           </div>
         ) : (
-          <button className="button primary" onClick={() => setLoginOpen(true)}>
-            Login
-          </button>
+          <>
+            <button className="button secondary" onClick={() => open('register')}>
+              Register
+            </button>
+            <button className="button primary" onClick={() => open('login')}>
+              Login
+            </button>
+          </>
         )}
       </div>
-      {loginOpen && (
-        <LoginModal
-          onClose={() => setLoginOpen(false)}
-          onSuccess={() => {
-            void refresh();
-            setLoginOpen(false);
-          }}
-        />
-      )}
     </header>
   );
 }

@@ -1,0 +1,14 @@
+import { apiFetch } from '../../../api/client';
+
+export type OAuthProvider = 'google' | 'github';
+
+/** GET /api/oauth2/providers: only the providers the server has client ids for. */
+export async function getOAuthProviders(): Promise<OAuthProvider[]> {
+  return (await apiFetch<{ data: { providers: OAuthProvider[] } }>('/oauth2/providers')).data.providers;
+}
+
+/** Where the browser goes to start a social sign-in; the server sends it back to /oauth2/redirect. */
+export function authorizeUrl(provider: OAuthProvider, origin = window.location.origin): string {
+  const back = encodeURIComponent(`${origin}/oauth2/redirect`);
+  return `/api/oauth2/authorize/${provider}?redirect_uri=${back}`;
+}
