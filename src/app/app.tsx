@@ -32,6 +32,7 @@ const SettingsPage = lazy(() =>
 const WaitingApprovalPage = lazy(() =>
   import('./features/account-status/waiting-approval-page').then((m) => ({ default: m.WaitingApprovalPage })),
 );
+const AdminPage = lazy(() => import('./features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
 const loading = <p className="muted">Loading…</p>;
 const onDemand = (page: ReactNode) => <Suspense fallback={loading}>{page}</Suspense>;
 /** Spec section 2's protected group: the access gate runs before the page. */
@@ -58,6 +59,7 @@ export function App() {
                   <Route path="/approved-account" element={<ApprovedAccountPage />} />
                   <Route path="/unauthorized" element={<UnauthorizedPage />} />
                   <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
+                  <Route path="/admin" element={gated(<AdminPage />)} />
                   <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
                   <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
                   <Route path="/error/404" element={<NotFoundPage />} />
