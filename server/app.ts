@@ -22,6 +22,8 @@ import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
 import type { ImageStore } from './media/image-store';
 import { mediaRoutes } from './media/media-routes';
+import { oauthRoutes } from './oauth/oauth-routes';
+import type { SocialSignIn } from './oauth/social-sign-in';
 import type { JobsService } from './jobs/jobs-service';
 import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
 import { useJsonBodyParser } from './platform/json-body';
@@ -42,6 +44,8 @@ export interface AppServices {
   registry: Registry;
   /** Uploaded images (avatars) under DATA_DIR. */
   images: ImageStore;
+  /** Google and GitHub sign-in (offers only the configured ones). */
+  social: SocialSignIn;
   admin: AdminService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
@@ -97,6 +101,7 @@ export async function buildApp(
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
       await api.register(mediaRoutes, { images: services.images });
+      await api.register(oauthRoutes, { social: services.social });
       await api.register(adminRoutes, { admin: services.admin });
       api.get(
         '/openapi.json',

@@ -17,6 +17,8 @@ import { JobRunner } from '../jobs/job-runner';
 import { JobsRepository } from '../jobs/jobs-repository';
 import { JobsService } from '../jobs/jobs-service';
 import { ImageStore } from '../media/image-store';
+import { configuredProviders } from '../oauth/oauth-providers';
+import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
 
 export interface Services {
@@ -35,6 +37,8 @@ export interface Services {
   mailer: Mailer;
   /** Uploaded images (avatars): files under DATA_DIR/images, rows in `images`. */
   images: ImageStore;
+  /** Social sign-in with the providers whose client ids are set. */
+  social: SocialSignIn;
   /** The admin console's account decisions (approve, reject, disable, roles) and the outbox. */
   admin: AdminService;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -96,6 +100,7 @@ export function createServices(
     registry: loadRegistry(),
     mailer,
     images: new ImageStore(db, config.dataDir),
+    social: new SocialSignIn(db, auth, configuredProviders(config), config.publicUrl, log),
     admin,
     throttle,
     async close() {
