@@ -76,7 +76,10 @@ export function WaitingApprovalPage() {
     <section className="page status-page">
       <div className="card status-card">
         <p className="status-icon" aria-hidden="true">
-          ⏳
+          <svg width="30" height="30" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2">
+            <circle cx="12" cy="12" r="9" />
+            <path d="M12 7v5l3 2" strokeLinecap="round" />
+          </svg>
         </p>
         <h1>Awaiting Admin Approval</h1>
         <p className="timer" aria-label="Time waiting">

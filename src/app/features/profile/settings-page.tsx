@@ -6,6 +6,7 @@ import { fieldErrorsOf, hasErrors, type FieldErrors } from '../auth/field-errors
 import { checkAccountForm } from '../auth/form-rules';
 import { updateProfile, type ProfileUpdate } from './api/update-profile';
 import { PROFILE_FAILED, PROFILE_UPDATED } from './profile-edit-page';
+import { ProfileSidebar } from './profile-sidebar';
 import { storedTimeZone, storeTimeZone } from './timezones';
 import { TimezonePicker } from './timezone-picker';
 
@@ -52,58 +53,63 @@ export function SettingsPage() {
   }
 
   return (
-    <section className="page settings-page">
-      <header className="page-header">
-        <h1>Settings</h1>
-        <p className="muted">Your time zone for dates, and your own quantum-provider token.</p>
-      </header>
-      <form className="card settings-form" onSubmit={save} noValidate aria-label="Settings">
-        <div className="field">
-          <TimezonePicker
-            label="Time zone"
-            value={zone}
-            onChange={setZone}
-            placeholder="Search timezones..."
-            emptyText="No time zone found"
-          />
-          {errors.provided_timezone && <p className="field-error">{errors.provided_timezone}</p>}
-        </div>
-        <div className="field">
-          <label>
-            Quantum provider token
-            <input
-              name="custom_ibmq_token"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder={user.has_custom_ibmq_token ? 'A token is stored; type to replace it' : 'Optional'}
-              value={token}
-              onChange={(e) => setToken(e.target.value)}
+    <section className="page profile-layout">
+      <ProfileSidebar user={user} />
+      <div className="profile-main">
+        <header className="page-header">
+          <h1>Settings</h1>
+          <p className="muted">Your time zone for dates, and your own quantum-provider token.</p>
+        </header>
+        <form className="card settings-form" onSubmit={save} noValidate aria-label="Settings">
+          <div className="field">
+            <TimezonePicker
+              label="Time zone"
+              value={zone}
+              onChange={setZone}
+              placeholder="Search timezones..."
+              emptyText="No time zone found"
             />
-          </label>
-          {errors.custom_ibmq_token && <p className="field-error">{errors.custom_ibmq_token}</p>}
-        </div>
-        {errors.form && (
-          <p className="form-error" role="alert">
-            {errors.form}
-          </p>
-        )}
-        <div className="form-actions">
-          <button
-            type="button"
-            className="button secondary"
-            onClick={() => {
-              setZone(initialZone);
-              setToken('');
-              setErrors({});
-            }}
-          >
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save changes'}
-          </button>
-        </div>
-      </form>
+            {errors.provided_timezone && <p className="field-error">{errors.provided_timezone}</p>}
+          </div>
+          <div className="field">
+            <label>
+              Quantum provider token
+              <input
+                name="custom_ibmq_token"
+                autoComplete="off"
+                spellCheck={false}
+                placeholder={
+                  user.has_custom_ibmq_token ? 'A token is stored; type to replace it' : 'Optional'
+                }
+                value={token}
+                onChange={(e) => setToken(e.target.value)}
+              />
+            </label>
+            {errors.custom_ibmq_token && <p className="field-error">{errors.custom_ibmq_token}</p>}
+          </div>
+          {errors.form && (
+            <p className="form-error" role="alert">
+              {errors.form}
+            </p>
+          )}
+          <div className="form-actions">
+            <button
+              type="button"
+              className="button secondary"
+              onClick={() => {
+                setZone(initialZone);
+                setToken('');
+                setErrors({});
+              }}
+            >
+              Cancel
+            </button>
+            <button type="submit" className="button primary" disabled={busy}>
+              {busy ? 'Saving…' : 'Save changes'}
+            </button>
+          </div>
+        </form>
+      </div>
     </section>
   );
 }
