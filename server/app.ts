@@ -8,6 +8,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accountsRoutes } from './accounts/accounts-routes';
+import type { AccountsService } from './accounts/accounts-service';
 import { adminRoutes } from './admin/admin-routes';
 import type { AdminService } from './admin/admin-service';
 import { authPlugin } from './auth/auth-plugin';
@@ -47,10 +49,12 @@ export interface AppServices {
   /** Google and GitHub sign-in (offers only the configured ones). */
   social: SocialSignIn;
   admin: AdminService;
+  /** Registration, verification, approval status, the current user and the profile. */
+  accounts: AccountsService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
-  config?: Pick<Config, 'trustProxy'>;
+  config?: Pick<Config, 'trustProxy' | 'publicUrl'>;
 }
 
 /**
@@ -98,6 +102,10 @@ export async function buildApp(
     async (api) => {
       await api.register(healthRoutes, { db: services.db, queue: services.queue, runtime: services.runtime });
       await api.register(authRoutes, { auth: services.auth, throttle: services.throttle });
+      await api.register(accountsRoutes, {
+        accounts: services.accounts,
+        publicUrl: services.config?.publicUrl ?? 'http://localhost:8000',
+      });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
       await api.register(mediaRoutes, { images: services.images });

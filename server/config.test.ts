@@ -54,6 +54,7 @@ describe('configuration', () => {
       SMTP_URL: 'smtp://mail',
       MAIL_FROM: 'x@example.com',
       JWT_SECRET: 's'.repeat(32),
+      TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       ACCESS_TOKEN_TTL_SECONDS: '120',
       WORKER_CONCURRENCY: '3',
       WORKER_TIMEOUT_SECONDS: '30',

@@ -198,6 +198,16 @@ const VARIABLES = {
       return raw ?? '';
     },
   ),
+  tokenEncryptionKey: variable(
+    'TOKEN_ENCRYPTION_KEY',
+    "Key that encrypts users' quantum-provider tokens at rest (32 bytes in base64)",
+    'generated into $DATA_DIR/token-key',
+    (raw, ctx) => {
+      if (raw && Buffer.from(raw, 'base64').length !== 32)
+        ctx.fail('TOKEN_ENCRYPTION_KEY must be 32 bytes in base64 (e.g. openssl rand -base64 32)');
+      return raw ?? '';
+    },
+  ),
   accessTokenTtlSeconds: named(
     'ACCESS_TOKEN_TTL_SECONDS',
     'Lifetime of an access token in seconds (60 to 2592000)',
@@ -335,15 +345,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 }
 
 /**
- * Makes sure the data directory exists and a JWT secret is set: when JWT_SECRET is absent a random
- * one is generated once into DATA_DIR/jwt-secret (mode 0600) and reused on later starts.
+ * Makes sure the data directory exists and the secrets are set: when JWT_SECRET (or
+ * TOKEN_ENCRYPTION_KEY) is absent a random one is generated once into DATA_DIR/jwt-secret (or
+ * DATA_DIR/token-key, mode 0600) and reused on later starts.
  */
 export function prepareDataDir(config: Config): Config {
   mkdirSync(config.dataDir, { recursive: true });
-  if (config.jwtSecret) return config;
-  const secretFile = path.join(config.dataDir, 'jwt-secret');
-  if (!existsSync(secretFile)) {
-    writeFileSync(secretFile, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  }
-  return { ...config, jwtSecret: readFileSync(secretFile, 'utf8').trim() };
+  const generated = (file: string, make: () => string) => {
+    const full = path.join(config.dataDir, file);
+    if (!existsSync(full)) writeFileSync(full, make(), { mode: 0o600 });
+    return readFileSync(full, 'utf8').trim();
+  };
+  return {
+    ...config,
+    jwtSecret: config.jwtSecret || generated('jwt-secret', () => randomBytes(48).toString('base64url')),
+    // The same for the key of the quantum-provider tokens (TOKEN_ENCRYPTION_KEY).
+    tokenEncryptionKey:
+      config.tokenEncryptionKey || generated('token-key', () => randomBytes(32).toString('base64')),
+  };
 }

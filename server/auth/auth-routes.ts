@@ -4,25 +4,11 @@ import { LoginThrottle } from './login-throttle';
 import {
   acknowledgement,
   BODY_ERRORS,
-  envelope,
   errorBody,
   errorReplies,
   errorReply,
   PUBLIC,
 } from '../platform/reply-schemas';
-
-const userSchema = {
-  type: 'object',
-  required: ['id', 'name', 'email', 'email_verified', 'is_approved', 'roles'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    email: { type: 'string' },
-    email_verified: { type: 'boolean' },
-    is_approved: { type: 'boolean' },
-    roles: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
 
 // Text fields reach the database and the log: control characters (NUL among them, which PostgreSQL
 // refuses with a server error) are a field error instead.
@@ -77,7 +63,7 @@ const loginRefusal = {
   },
 } as const;
 
-/** POST /login (the spec's form-encoded password grant), POST /logout, GET /users/me. */
+/** POST /login (the spec's form-encoded password grant), POST /logout. GET /users/me: server/accounts. */
 export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { auth: AuthService; throttle?: LoginThrottle };
 }> = async (app, { auth, throttle = new LoginThrottle() }) => {
@@ -148,22 +134,6 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     async (request, reply) => {
       await auth.logout(request.currentUser!.id, request.sessionId!);
       return reply.code(200).send({ success: true, message: 'Signed out' });
-    },
-  );
-
-  app.get(
-    '/users/me',
-    {
-      schema: {
-        tags: ['auth'],
-        summary: 'The signed-in user',
-        response: { 200: envelope(userSchema), ...errorReplies(401) },
-      },
-      onRequest: app.requireUser,
-    },
-    async (request, reply) => {
-      const { password_hash: _omit, ...user } = request.currentUser!;
-      return reply.code(200).send({ success: true, data: user });
     },
   );
 };

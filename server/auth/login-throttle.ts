@@ -46,7 +46,8 @@ export class MemoryFailureStore implements FailureStore {
 
 /**
  * On Redis (REDIS_URL): every server shares the counts and they survive restarts. One sorted set
- * per key holds the failure times; it expires with its window.
+ * per key ("<prefix>:<key>") holds the event times; it expires with its window. The sign-in
+ * throttle and the account rate limits (server/accounts/rate-limiter.ts) both count on it.
  */
 export class RedisFailureStore implements FailureStore {
   private sequence = 0;
@@ -85,7 +86,7 @@ export class RedisFailureStore implements FailureStore {
   }
 
   private name(key: string) {
-    return `${this.prefix}:login-failures:${key}`;
+    return `${this.prefix}:${key}`;
   }
 }
 
@@ -162,5 +163,5 @@ export function createLoginThrottle(config: { redisUrl: string | null; redisPref
   // One retry, not twenty, while Redis is away: a sign-in should fail soon rather than hang.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined); // the health check reports Redis; a command in flight fails
-  return new LoginThrottle(new RedisFailureStore(redis, config.redisPrefix));
+  return new LoginThrottle(new RedisFailureStore(redis, `${config.redisPrefix}:login-failures`));
 }

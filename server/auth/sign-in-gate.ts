@@ -1,20 +1,27 @@
 import type { UserRecord } from './users-repository';
 
+export const ACCOUNT_DISABLED = 'This account has been disabled.';
+export const REGISTRATION_REJECTED = 'Your registration was not approved.';
+
 /** Why an account with the right credentials may not sign in yet, and where the client goes next. */
 export interface SignInRefusal {
   status: 403;
   /** A short machine-readable reason (the social sign-in callback passes it as `?error=`). */
-  code: 'not_verified' | 'not_approved' | 'no_role';
+  code: 'disabled' | 'rejected' | 'not_verified' | 'not_approved' | 'no_role';
   detail: string;
-  redirect: string;
+  /** The page the client goes to next; none for a closed account (it stays where it is). */
+  redirect?: string;
   email?: string;
 }
 
 /**
- * The gate every sign-in passes (password and social), in the spec's order: verified e-mail, admin
- * approval, at least one role. Null when the user may have a session.
+ * The gate every sign-in passes (password and social): first a closed account (disabled by an
+ * admin, or a rejected registration), then the spec's order: verified e-mail, admin approval, at
+ * least one role. Null when the user may have a session.
  */
 export function signInRefusal(user: UserRecord): SignInRefusal | null {
+  if (user.disabled) return { status: 403, code: 'disabled', detail: ACCOUNT_DISABLED };
+  if (user.rejected) return { status: 403, code: 'rejected', detail: REGISTRATION_REJECTED };
   if (!user.email_verified) {
     return {
       status: 403,

@@ -1,6 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
+import { randomBytes } from 'node:crypto';
+import { AccountsService } from '../accounts/accounts-service';
+import { createRateStore, RateLimiter } from '../accounts/rate-limiter';
+import { parseTokenKey, TokenCipher } from '../accounts/token-cipher';
 import { AdminService } from '../admin/admin-service';
 import { AdminUsersRepository } from '../admin/admin-users-repository';
 import { AccessTokens } from '../auth/access-tokens';
@@ -41,6 +45,10 @@ export interface Services {
   social: SocialSignIn;
   /** The admin console's account decisions (approve, reject, disable, roles) and the outbox. */
   admin: AdminService;
+  /** Registration, verification, approval status, the current user and the profile. */
+  accounts: AccountsService;
+  /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
+  rateLimiter: RateLimiter;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
   throttle: LoginThrottle;
   close(): Promise<void>;
@@ -82,9 +90,26 @@ export function createServices(
     users,
     sessions,
   });
+  const registry = loadRegistry();
+  const rateLimiter = new RateLimiter(createRateStore(config));
+  // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
+  // a key of its own for this process.
+  const tokenKey = parseTokenKey(config.tokenEncryptionKey) ?? randomBytes(32);
+  const accounts = new AccountsService(
+    users,
+    auth,
+    mailer,
+    registry,
+    new TokenCipher(tokenKey),
+    rateLimiter,
+    {
+      publicUrl: config.publicUrl,
+      log,
+    },
+  );
   const admin = new AdminService(db, new AdminUsersRepository(db), mailer, auth, {
     publicUrl: config.publicUrl,
-    sendVerification: null,
+    sendVerification: accounts.sendVerification,
     log,
   });
   return {
@@ -97,16 +122,19 @@ export function createServices(
     jobs,
     repositories: { jobs: jobsRepository, users, sessions },
     runtime,
-    registry: loadRegistry(),
+    registry,
     mailer,
     images: new ImageStore(db, config.dataDir),
     social: new SocialSignIn(db, auth, configuredProviders(config), config.publicUrl, log),
     admin,
+    accounts,
+    rateLimiter,
     throttle,
     async close() {
       await runtime.stop(); // a check under way is a child process
       mailer.close();
       await throttle.close();
+      await rateLimiter.close();
       await queue.close();
       await bus.close();
       await db.close();

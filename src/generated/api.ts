@@ -420,6 +420,393 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Register (the account then needs a verified e-mail and an admin approval) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string;
+            email?: string;
+            password?: string;
+            /** @description Ignored: a new account has no role until an admin approves it */
+            role_ids?: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+              data: {
+                id: number;
+                email: string;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request conflicts with the current state (e.g. an e-mail address already taken, the last admin) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/verify-email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Opens an e-mail verification link, then redirects to the front end's /email-verified */
+    get: {
+      parameters: {
+        query?: {
+          token?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Redirect to the front end (Location header) */
+        302: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/resend-verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mails a new verification link (the same reply whether or not the account exists) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            email: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/approval-status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether an e-mail is verified and approved (false/false for unknown e-mails) */
+    get: {
+      parameters: {
+        query?: {
+          email?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              extra_data: {
+                email_verified: boolean;
+                is_approved: boolean;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/users/me': {
     parameters: {
       query?: never;
@@ -427,7 +814,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The signed-in user */
+    /** The signed-in user (never the provider token) */
     get: {
       parameters: {
         query?: never;
@@ -452,6 +839,13 @@ export interface paths {
                 email_verified: boolean;
                 is_approved: boolean;
                 roles: string[];
+                /** @description YYYY-MM-DD */
+                dob: string | null;
+                image_url: string | null;
+                /** @description IANA time-zone name */
+                provided_timezone: string | null;
+                /** @description Whether a quantum-provider token is stored (the token itself: GET /users/{id}/ibmq-token) */
+                has_custom_ibmq_token: boolean;
               };
             };
           };
@@ -478,6 +872,270 @@ export interface paths {
       };
     };
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}/ibmq-token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The owner's own quantum-provider token, for their edit form (anyone else: 404) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                custom_ibmq_token: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Update a profile or settings (the owner or an admin; anyone else: 404) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string;
+            dob?: string | null;
+            image_url?: string | null;
+            custom_ibmq_token?: string | null;
+            provided_timezone?: string | null;
+            old_password?: string;
+            new_password?: string;
+            confirm_new_password?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+              data: {
+                id: number;
+                name: string;
+                email: string;
+                email_verified: boolean;
+                is_approved: boolean;
+                roles: string[];
+                /** @description YYYY-MM-DD */
+                dob: string | null;
+                image_url: string | null;
+                /** @description IANA time-zone name */
+                provided_timezone: string | null;
+                /** @description Whether a quantum-provider token is stored (the token itself: GET /users/{id}/ibmq-token) */
+                has_custom_ibmq_token: boolean;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
     post?: never;
     delete?: never;
     options?: never;
@@ -1536,6 +2194,202 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/oauth2/providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The social sign-in providers this deployment offers */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                providers: ('google' | 'github')[];
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth2/authorize/{provider}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Start social sign-in: redirects to the provider; it comes back to the callback, then to redirect_uri */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Where the browser goes with ?token= (or ?error=) at the end; must be on PUBLIC_URL */
+          redirect_uri?: string;
+        };
+        header?: never;
+        path: {
+          provider: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description To the provider (authorize) or back to the front end (callback) */
+        302: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/oauth2/callback/{provider}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The provider's redirect back: signs in and sends the browser on with ?token= or ?error= */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+          state?: string;
+          error?: string;
+        };
+        header?: never;
+        path: {
+          provider: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description To the provider (authorize) or back to the front end (callback) */
+        302: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/admin/users': {
     parameters: {
       query?: never;
@@ -2058,6 +2912,201 @@ export interface paths {
     get?: never;
     put?: never;
     /** Mark the user's e-mail address verified */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+              data: {
+                id: number;
+                name: string;
+                email: string;
+                email_verified: boolean;
+                is_approved: boolean;
+                roles: string[];
+                /**
+                 * @description The console group the account is in
+                 * @enum {string}
+                 */
+                status: 'pending-verification' | 'pending-approval' | 'approved' | 'rejected' | 'disabled';
+                /** @description ISO 8601 */
+                created_at: string;
+                /** @description ISO 8601, or null */
+                approved_at: string | null;
+                /** @description ISO 8601, or null */
+                rejected_at: string | null;
+                /** @description ISO 8601, or null */
+                disabled_at: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The signed-in user may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request conflicts with the current state (e.g. an e-mail address already taken, the last admin) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/users/{id}/send-verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send the user a fresh verification link */
     post: {
       parameters: {
         query?: never;
