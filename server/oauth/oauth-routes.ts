@@ -93,7 +93,20 @@ export const oauthRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         const message = '/redirect_uri must be an address of this site';
         return reply.code(400).send(errorBody(message, [{ field: '/redirect_uri', message }]));
       }
-      const { url, state } = await social.start(provider, redirectUri);
+      const started = await social.start(provider, redirectUri).catch((error: unknown) => {
+        // The provider's discovery document did not answer: the front end hears it as ?error=.
+        request.log.warn(
+          { provider: provider.id, err: error instanceof Error ? error.message : 'error' },
+          'social sign-in could not start',
+        );
+        return null;
+      });
+      if (!started) {
+        return reply
+          .header('cache-control', 'no-store')
+          .redirect(social.errorRedirect(redirectUri, 'provider_error'), 302);
+      }
+      const { url, state } = started;
       return reply
         .header('set-cookie', stateCookie(state, STATE_TTL_SECONDS, social.secureCookies))
         .header('cache-control', 'no-store')

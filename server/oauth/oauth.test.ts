@@ -250,3 +250,25 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('social sign-in on 
     }
   });
 });
+
+describe('social sign-in when the provider does not answer', () => {
+  it('sends the browser back with ?error=provider_error instead of failing', async () => {
+    const stack = await startStack(
+      { database: 'pglite', queue: 'in-process' },
+      {
+        PUBLIC_URL,
+        GOOGLE_CLIENT_ID: 'google-client',
+        GOOGLE_CLIENT_SECRET: 'google-secret',
+        GOOGLE_ISSUER_URL: 'http://127.0.0.1:9', // the discard port: nothing listens
+      },
+    );
+    try {
+      const reply = await stack.app.inject({ url: '/api/oauth2/authorize/google' });
+      expect(reply.statusCode).toBe(302);
+      expect(reply.headers.location).toBe(`${FRONT_END}?error=provider_error`);
+      expect(reply.headers['set-cookie']).toBeUndefined();
+    } finally {
+      await stack.close();
+    }
+  });
+});

@@ -178,6 +178,11 @@ export class SocialSignIn {
     });
   }
 
+  /** Where the browser goes when sign-in cannot go on. */
+  errorRedirect(redirectUri: string, error: SocialSignInError): string {
+    return withQuery(redirectUri, { error });
+  }
+
   private refuse(redirectUri: string, error: SocialSignInError, email?: string): CallbackOutcome {
     return { location: withQuery(redirectUri, email ? { error, email } : { error }) };
   }
