@@ -156,6 +156,14 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('social sign-in on 
     },
   );
 
+  it.skipIf(!mode.available)('lets no disabled account in through a provider', async () => {
+    await stack.userToken('closed@example.com');
+    await stack.services.db.query(`update users set disabled_at = now() where email = 'closed@example.com'`);
+    github.signInAs({ id: 31337, login: 'closed', name: 'C', email: 'closed@example.com', verified: true });
+    const landed = await signIn('github');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ error: 'disabled' });
+  });
+
   it.skipIf(!mode.available)('refuses an address the provider has not verified', async () => {
     github.signInAs({ id: 77, login: 'mallory', name: 'M', email: 'victim@example.com', verified: false });
     google.signInAs({ sub: 'g-3', email: 'victim@example.com', email_verified: false, name: 'M' });
