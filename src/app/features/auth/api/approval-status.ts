@@ -1,12 +1,11 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch } from '../../../api/client';
 
-export interface ApprovalStatus {
-  email_verified: boolean;
-  is_approved: boolean;
-}
+type Reply = paths['/api/users/approval-status']['get']['responses'][200]['content']['application/json'];
+export type ApprovalStatus = Reply['extra_data'];
 
 /** GET /api/users/approval-status: the same shape for unknown e-mails (false, false). */
 export async function getApprovalStatus(email: string): Promise<ApprovalStatus> {
   const query = new URLSearchParams({ email });
-  return (await apiFetch<{ extra_data: ApprovalStatus }>(`/users/approval-status?${query}`)).extra_data;
+  return (await apiFetch<Reply>(`/users/approval-status?${query}`)).extra_data;
 }

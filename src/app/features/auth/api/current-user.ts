@@ -1,18 +1,9 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch, setAccessToken } from '../../../api/client';
 
 /** GET /api/users/me: the signed-in account (whether a provider token is stored, never the token). */
-export interface CurrentUser {
-  id: number;
-  name: string;
-  email: string;
-  email_verified: boolean;
-  is_approved: boolean;
-  roles: string[];
-  dob?: string | null;
-  image_url?: string | null;
-  provided_timezone?: string | null;
-  has_custom_ibmq_token?: boolean;
-}
+export type CurrentUser =
+  paths['/api/users/me']['get']['responses'][200]['content']['application/json']['data'];
 
 export async function getCurrentUser(): Promise<CurrentUser> {
   return (await apiFetch<{ data: CurrentUser }>('/users/me')).data;

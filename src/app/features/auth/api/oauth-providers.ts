@@ -1,10 +1,12 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch } from '../../../api/client';
 
-export type OAuthProvider = 'google' | 'github';
+type Reply = paths['/api/oauth2/providers']['get']['responses'][200]['content']['application/json'];
+export type OAuthProvider = Reply['data']['providers'][number];
 
 /** GET /api/oauth2/providers: only the providers the server has client ids for. */
 export async function getOAuthProviders(): Promise<OAuthProvider[]> {
-  return (await apiFetch<{ data: { providers: OAuthProvider[] } }>('/oauth2/providers')).data.providers;
+  return (await apiFetch<Reply>('/oauth2/providers')).data.providers;
 }
 
 /** Where the browser goes to start a social sign-in; the server sends it back to /oauth2/redirect. */

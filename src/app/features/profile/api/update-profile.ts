@@ -1,23 +1,10 @@
+import type { paths } from '../../../../generated/api';
 import { apiFetch } from '../../../api/client';
-import type { CurrentUser } from '../../auth/api/current-user';
 
+type Put = paths['/api/users/{id}']['put'];
 /** The body of PUT /api/users/{id}; the password trio is sent only when all three are filled. */
-export interface ProfileUpdate {
-  name?: string;
-  dob?: string;
-  image_url?: string | null;
-  custom_ibmq_token?: string | null;
-  provided_timezone?: string;
-  old_password?: string;
-  new_password?: string;
-  confirm_new_password?: string;
-}
-
-export interface ProfileUpdateReply {
-  success: boolean;
-  message?: string;
-  data?: CurrentUser;
-}
+export type ProfileUpdate = Put['requestBody']['content']['application/json'];
+export type ProfileUpdateReply = Put['responses'][200]['content']['application/json'];
 
 /** PUT /api/users/{id}: the owner (or an admin) changes the profile; the reply's message is the toast. */
 export async function updateProfile(id: number, update: ProfileUpdate): Promise<ProfileUpdateReply> {
