@@ -168,7 +168,6 @@ export const adminRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { admin: A
   );
 
   for (const [action, { summary, run }] of Object.entries(ACTIONS)) {
-    if (action === 'send-verification' && !admin.canSendVerification) continue;
     app.post(
       `/admin/users/:id/${action}`,
       {

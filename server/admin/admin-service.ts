@@ -42,8 +42,7 @@ export class AdminService {
     private readonly auth: AuthService,
     private readonly options: {
       publicUrl: string;
-      /** Null until the accounts module provides it: the route is then not offered. */
-      sendVerification: SendVerification | null;
+      sendVerification: SendVerification;
       log: FastifyBaseLogger;
     },
   ) {}
@@ -58,10 +57,6 @@ export class AdminService {
 
   outbox(limit: number): Promise<OutboxRecord[]> {
     return this.repository.outbox(limit);
-  }
-
-  get canSendVerification(): boolean {
-    return this.options.sendVerification !== null;
   }
 
   get mailMode(): Mailer['mode'] {
@@ -120,7 +115,6 @@ export class AdminService {
     const user = await this.repository.find(id);
     if (!user) return notFound;
     if (user.email_verified) return conflict(ALREADY_VERIFIED);
-    if (!this.options.sendVerification) throw new Error('no verification sender configured');
     await this.options.sendVerification(user);
     return { ok: true, message: 'Verification e-mail sent.', user };
   }

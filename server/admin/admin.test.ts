@@ -3,7 +3,13 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/passwords';
 import { ADMIN, bearer, MODES, startStack, type TestStack } from '../test-support/harness';
-import { LAST_ADMIN_DISABLE, LAST_ADMIN_REJECT, LAST_ADMIN_ROLE, USER_NOT_FOUND } from './admin-service';
+import {
+  ALREADY_VERIFIED,
+  LAST_ADMIN_DISABLE,
+  LAST_ADMIN_REJECT,
+  LAST_ADMIN_ROLE,
+  USER_NOT_FOUND,
+} from './admin-service';
 
 const PASSWORD = 'a registered password';
 
@@ -113,6 +119,31 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
         403,
       );
       expect((await act(id, 'approve', token)).statusCode).toBe(403);
+    },
+  );
+
+  it.skipIf(!mode.available)(
+    'sends a fresh verification link that works; a verified address gets none',
+    async () => {
+      const id = await register(stack, 'unverified@example.com');
+      const sent = await act(id, 'send-verification');
+      expect(sent.statusCode).toBe(200);
+      expect(sent.json()).toMatchObject({
+        message: 'Verification e-mail sent.',
+        data: { id, email_verified: false },
+      });
+      const mail = (await outbox()).messages[0]!;
+      expect(mail).toMatchObject({ recipient: 'unverified@example.com', kind: 'verification' });
+      const link = /https?:\/\/\S+verify-email\?token=\S+/.exec(mail.body)![0];
+      const opened = await stack.app.inject({ url: link.slice(link.indexOf('/api/')) });
+      expect(opened.statusCode).toBe(302);
+      expect(opened.headers.location).toBe(`${stack.config.publicUrl}/email-verified`);
+      expect(await listed('pending-approval')).toContain('unverified@example.com');
+
+      const again = await act(id, 'send-verification');
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toEqual({ success: false, detail: ALREADY_VERIFIED });
+      expect((await outbox()).messages[0]!.body).toBe(mail.body);
     },
   );
 
@@ -253,7 +284,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
     const anonymous = await stack.app.inject({ method: 'POST', url: `/api/admin/users/${id}/approve` });
     expect(anonymous.statusCode).toBe(401);
     expect((await stack.app.inject({ url: '/api/admin/outbox' })).statusCode).toBe(401);
-    for (const action of ['approve', 'reject', 'verify-email', 'disable', 'enable']) {
+    for (const action of ['approve', 'reject', 'verify-email', 'send-verification', 'disable', 'enable']) {
       const missing = await act(2147483000, action);
       expect(missing.statusCode, action).toBe(404);
       expect(missing.json()).toEqual({ success: false, detail: USER_NOT_FOUND });
