@@ -8,7 +8,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { linksIn, startMailSink, verificationLink, type MailSink } from './mail-sink';
-import { startOidcStandIn, type OidcStandIn } from './oidc-stand-in';
+import { startOidcStandIn, type OidcStandIn } from '../../server/test-support/oauth-stand-ins';
 
 describe('the SMTP sink', () => {
   let sink: MailSink;
