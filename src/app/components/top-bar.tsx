@@ -48,9 +48,9 @@ export function TopBar() {
         ) : (
           <>
             <Link to="/">Home</Link>
-            <Link to="/#services">Services</Link>
+            <Link to={{ pathname: '/', hash: 'services' }}>Services</Link>
             <Link to="/examples">Examples</Link>
-            <Link to="/#overview">Overview</Link>
+            <Link to={{ pathname: '/', hash: 'overview' }}>Overview</Link>
           </>
         )}
         {isAdmin && (
