@@ -23,12 +23,14 @@ export const LAST_ADMIN_DISABLE = 'The last admin cannot be disabled.';
 export const LAST_ADMIN_REJECT = 'The last admin cannot be rejected.';
 export const LAST_ADMIN_ROLE = 'The last admin cannot lose the admin role.';
 export const ALREADY_VERIFIED = 'This e-mail address is already verified.';
+export const ALREADY_APPROVED = 'This account is already approved.';
+export const ALREADY_REJECTED = 'This registration is already rejected.';
 
 const notFound = { ok: false, status: 404, detail: USER_NOT_FOUND } as const;
 const conflict = (detail: string) => ({ ok: false, status: 409, detail }) as const;
 
-/** A change the admin guard refused: it would leave no admin who can act. */
-class LastAdminRefusal extends Error {}
+/** A change refused inside its transaction (rolled back), e.g. one that would leave no admin. */
+class ConflictRefusal extends Error {}
 
 /**
  * What admins do to accounts: approve (grants `user`), reject, verify, resend verification, disable
@@ -64,7 +66,16 @@ export class AdminService {
   }
 
   async approve(id: number): Promise<AdminOutcome> {
-    return this.change(id, 'User approved.', (tx) => this.repository.approve(tx, id), approvalMail);
+    return this.change(
+      id,
+      'User approved.',
+      async (tx, user) => {
+        // A second approval would mail the user again (a double click, two admins at once).
+        if (user.status === 'approved') throw new ConflictRefusal(ALREADY_APPROVED);
+        await this.repository.approve(tx, id);
+      },
+      approvalMail,
+    );
   }
 
   async reject(id: number): Promise<AdminOutcome> {
@@ -72,6 +83,7 @@ export class AdminService {
       id,
       'User rejected.',
       async (tx, user) => {
+        if (user.status === 'rejected') throw new ConflictRefusal(ALREADY_REJECTED);
         await this.guardLastAdmin(tx, user, LAST_ADMIN_REJECT);
         await this.repository.reject(tx, id);
         await this.repository.revokeSessions(tx, id);
@@ -139,7 +151,7 @@ export class AdminService {
         return this.repository.find(id, tx);
       });
     } catch (error) {
-      if (error instanceof LastAdminRefusal) return conflict(error.message);
+      if (error instanceof ConflictRefusal) return conflict(error.message);
       throw error;
     }
     if (!updated) return notFound;
@@ -158,6 +170,6 @@ export class AdminService {
   /** Refuses (rolling the transaction back) when the user is the only admin who can still act. */
   private async guardLastAdmin(tx: Queryable, user: AdminUserRecord, detail: string): Promise<void> {
     const admins = await this.repository.activeAdminIds(tx);
-    if (admins.length === 1 && admins[0] === user.id) throw new LastAdminRefusal(detail);
+    if (admins.length === 1 && admins[0] === user.id) throw new ConflictRefusal(detail);
   }
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/passwords';
 import { ADMIN, bearer, MODES, startStack, type TestStack } from '../test-support/harness';
 import {
+  ALREADY_APPROVED,
+  ALREADY_REJECTED,
   ALREADY_VERIFIED,
   LAST_ADMIN_DISABLE,
   LAST_ADMIN_REJECT,
@@ -113,6 +115,12 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
       expect(messages[0]).toMatchObject({ recipient: 'newcomer@example.com', kind: 'approval' });
       expect(messages[0]!.body).toContain(`${stack.config.publicUrl}/approved-account`);
 
+      // A second approval (a double click, a second admin) is refused and mails nobody.
+      const twice = await act(id, 'approve');
+      expect(twice.statusCode).toBe(409);
+      expect(twice.json()).toEqual({ success: false, detail: ALREADY_APPROVED });
+      expect((await outbox()).messages.filter((m) => m.recipient === 'newcomer@example.com')).toHaveLength(1);
+
       // The approved user signs in and is an ordinary user: the admin API is closed to them.
       const token = await tokenOf(stack, 'newcomer@example.com');
       expect((await stack.app.inject({ url: '/api/admin/users', headers: bearer(token) })).statusCode).toBe(
@@ -159,6 +167,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
       data: { is_approved: false, status: 'rejected' },
     });
     expect(await listed('rejected')).toContain('declined@example.com');
+    expect((await act(id, 'reject')).json()).toEqual({ success: false, detail: ALREADY_REJECTED });
     expect(await listed('approved')).not.toContain('declined@example.com');
     expect((await stack.app.inject({ url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401);
     expect((await outbox()).messages[0]).toMatchObject({
