@@ -11,10 +11,21 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 
 import { adminToken, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
 import { pngImage } from './images';
-import { startMailSink, verificationLink, type MailSink } from './mail-sink';
+import { linksIn, startMailSink, verificationLink, type MailSink } from './mail-sink';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/accounts-${name}.png` });
+
+/** Fills and sends the Login dialog (the caller waits for what follows). */
+async function submitLogin(page: Page, product: RunningProduct, email: string, password: string) {
+  await page.goto(product.url);
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  const login = page.getByRole('dialog');
+  await login.locator('input[name=email]').fill(email);
+  await login.locator('input[name=password]').fill(password);
+  await login.getByRole('button', { name: 'Login', exact: true }).click();
+  return login;
+}
 
 interface Me {
   id: number;
@@ -235,6 +246,66 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     );
     expect(approved.body.data.users.map((user) => user.email)).toContain(ada.email);
   });
+
+  it('refuses a rejected and a disabled account with the spec-side messages, and mails the decision', async () => {
+    const admin = await adminToken(product);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    onTestFailed(async () => {
+      await page.screenshot({ path: `${ARTIFACTS}/accounts-refusals-failed.png` }).catch(() => undefined);
+    });
+    // Eve registers and verifies her address; the admin rejects her in the console.
+    const eve = { name: 'eve_reject', email: 'eve@example.com', password: 'letmein1' };
+    expect((await callApi(product, '/users', { method: 'POST', body: eve })).status).toBe(201);
+    const link = await verificationLink(sink, eve.email);
+    expect((await fetch(link, { redirect: 'manual' })).headers.get('location')).toBe(
+      `${product.url}/email-verified`,
+    );
+    const adminPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(adminPage, product);
+    await adminPage.goto(`${product.url}/admin`);
+    page.on('dialog', (dialog) => void dialog.accept());
+    adminPage.on('dialog', (dialog) => void dialog.accept());
+    await adminPage.getByTestId(`account-${eve.email}`).getByRole('button', { name: 'Reject' }).click();
+    await adminPage.getByRole('status').waitFor();
+    await shot(adminPage, '15-admin-rejected');
+    await adminPage.close();
+    const rejection = await sink.waitForMail(
+      eve.email,
+      (mail) => !linksIn(mail).some((l) => l.includes('token=')),
+    );
+    expect(rejection.subject).not.toBe('');
+    const rejected = await submitLogin(page, product, eve.email, eve.password);
+    await rejected.getByRole('alert').waitFor();
+    expect(await rejected.getByRole('alert').textContent()).toBe('Your registration was not approved.');
+    await shot(page, '16-login-rejected');
+
+    // Ada (approved in the first test) is disabled: her sessions end and sign-in is refused.
+    const approved = await callApi<{ data: { users: { id: number; email: string }[] } }>(
+      product,
+      '/admin/users?status=approved',
+      { token: admin },
+    );
+    const ada = approved.body.data.users.find((user) => user.email === 'ada@example.com')!;
+    const adaToken = (
+      await (
+        await fetch(`${product.url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'password', username: ada.email, password: 'analytical1' }),
+        })
+      ).json()
+    ).access_token as string;
+    expect((await callApi(product, '/users/me', { token: adaToken })).status).toBe(200);
+    expect(
+      (await callApi(product, `/admin/users/${ada.id}/disable`, { method: 'POST', token: admin })).status,
+    ).toBe(200);
+    expect((await callApi(product, '/users/me', { token: adaToken })).status).toBe(401);
+    const disabled = await submitLogin(page, product, ada.email, 'analytical1');
+    await disabled.getByRole('alert').waitFor();
+    expect(await disabled.getByRole('alert').textContent()).toBe('This account has been disabled.');
+    await shot(page, '17-login-disabled');
+    await page.close();
+  });
 });
 
 describe('a new account in the embedded default, where mail is kept in the outbox', () => {
@@ -269,6 +340,14 @@ describe('a new account in the embedded default, where mail is kept in the outbo
     await register.locator('input[name=password]').fill(lin.password);
     await register.getByRole('button', { name: 'Register', exact: true }).click();
     await page.waitForURL('**/pending-verify');
+    // No social providers are configured here: the dialogs offer none.
+    expect(
+      (await callApi<{ data: { providers: string[] } }>(product, '/oauth2/providers')).body.data.providers,
+    ).toEqual([]);
+    // Signing in before the address is verified leads back to the verification page.
+    await submitLogin(page, product, lin.email, lin.password);
+    expect(await page.getByRole('link', { name: /Continue with/ }).count()).toBe(0);
+    await page.waitForURL('**/pending-verify');
 
     // The admin console shows the kept mail with its link.
     await signIn(adminPage, product);
@@ -281,6 +360,10 @@ describe('a new account in the embedded default, where mail is kept in the outbo
     await page.goto(link!);
     await page.waitForURL('**/email-verified');
     await page.getByText('Email Verified').waitFor();
+    // Verified but not approved: sign-in leads to the approval page, which knows the address.
+    await submitLogin(page, product, lin.email, lin.password);
+    await page.waitForURL('**/waiting-admin-approval');
+    await page.getByText(lin.email).waitFor();
 
     await adminPage.reload();
     const row = adminPage.getByTestId(`account-${lin.email}`);
@@ -302,5 +385,39 @@ describe('a new account in the embedded default, where mail is kept in the outbo
     await page.waitForURL('**/profile', { timeout: 10_000 });
     await page.getByRole('button', { name: 'Account menu' }).click();
     await page.getByRole('menu').getByText(`Hello, ${lin.name}`).waitFor();
+
+    // An admin takes every role away: the access gate sends the person to /unauthorized, and a new
+    // sign-in is refused with the spec's message.
+    const admin = await adminToken(product);
+    const linId = (
+      await callApi<{ data: Me }>(product, '/users/me', {
+        token: await page.evaluate(() => localStorage.getItem('ACCESS_TOKEN')),
+      })
+    ).body.data.id;
+    expect(
+      (
+        await callApi(product, `/admin/users/${linId}/roles`, {
+          method: 'PUT',
+          token: admin,
+          body: { roles: [] },
+        })
+      ).status,
+    ).toBe(200);
+    await page.goto(`${product.url}/profile`);
+    await page.waitForURL('**/unauthorized');
+    await page
+      .getByText('No role has been assigned to your account yet. Please contact the admin.')
+      .waitFor();
+    await shot(page, 'outbox-03-unauthorized');
+    await page.evaluate(() => localStorage.clear());
+    const noRole = await submitLogin(page, product, lin.email, lin.password);
+    await noRole.getByRole('alert').waitFor();
+    expect(await noRole.getByRole('alert').textContent()).toBe(
+      'No role has been assigned to your account yet. Please contact the admin.',
+    );
+    // A visitor asking for a protected page is sent home.
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${product.url}/profile/settings`);
+    await page.waitForURL(`${product.url}/`);
   });
 });
