@@ -113,6 +113,17 @@ describe('the admin console', () => {
     );
   });
 
+  it('asks before disabling, and does nothing when the admin says no', async () => {
+    const calls = stubApi(['admin']);
+    const confirm = vi.fn(() => false);
+    vi.stubGlobal('confirm', confirm);
+    renderPage();
+    const row = await screen.findByTestId('account-ada@example.com');
+    fireEvent.click(within(row).getByRole('button', { name: 'Disable' }));
+    expect(confirm).toHaveBeenCalledWith('Disable ada@example.com?');
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+  });
+
   it('saves a changed role set', async () => {
     const calls = stubApi(['admin']);
     renderPage();

@@ -149,7 +149,12 @@ export function AdminPage() {
                   account={account}
                   knownRoles={knownRoles}
                   busy={busy === account.id}
-                  onAction={(action) => act(account.id, () => runUserAction(account.id, action))}
+                  onAction={(action) => {
+                    // Rejecting and disabling end the user's sessions: asked once more.
+                    const ending = action === 'reject' || action === 'disable';
+                    if (ending && !window.confirm(`${ACTION_LABELS[action]} ${account.email}?`)) return;
+                    void act(account.id, () => runUserAction(account.id, action));
+                  }}
                   onRoles={(roles) => act(account.id, () => setRoles(account.id, roles))}
                 />
               ))}
