@@ -5,7 +5,8 @@ import type { AuthService } from '../auth/auth-service';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { ProfileChanges, ProfileRecord, UsersRepository } from '../auth/users-repository';
 import type { Mailer } from '../mail/mailer';
-import { ACCOUNT_LIMITS, type RateLimiter, type RateRule } from './rate-limiter';
+import type { RateLimiter, RateRule } from '../platform/rate-limiter';
+import { ACCOUNT_LIMITS } from './account-limits';
 import type { TokenCipher } from './token-cipher';
 
 export const EMAIL_TAKEN = 'An account with this e-mail already exists.';

@@ -1,21 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemoryFailureStore, RedisFailureStore, type FailureStore } from '../auth/login-throttle';
 import { redisAvailable, REDIS_URL } from '../test-support/harness';
-import { RateLimiter } from './rate-limiter';
+import { MemoryRateStore, RateLimiter, RedisRateStore, type RateStore } from '../platform/rate-limiter';
 import { parseTokenKey, TokenCipher } from './token-cipher';
 
 const redisClients: Redis[] = [];
 afterAll(() => redisClients.forEach((client) => client.disconnect()));
 
 /** Two servers of one deployment: on Redis they share the counts; in memory each has its own. */
-const STORES: { name: string; available: boolean; shared: boolean; open: () => () => FailureStore }[] = [
+const STORES: { name: string; available: boolean; shared: boolean; open: () => () => RateStore }[] = [
   {
     name: 'memory',
     available: true,
     shared: false,
-    open: () => () => new MemoryFailureStore(),
+    open: () => () => new MemoryRateStore(),
   },
   {
     name: 'Redis',
@@ -26,7 +25,7 @@ const STORES: { name: string; available: boolean; shared: boolean; open: () => (
       return () => {
         const client = new Redis(REDIS_URL);
         redisClients.push(client);
-        return new RedisFailureStore(client, prefix);
+        return new RedisRateStore(client, prefix);
       };
     },
   },

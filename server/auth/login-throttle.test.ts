@@ -2,18 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisAvailable, REDIS_URL } from '../test-support/harness';
-import { LoginThrottle, MemoryFailureStore, RedisFailureStore, type FailureStore } from './login-throttle';
+import { MemoryRateStore, RedisRateStore, type RateStore } from '../platform/rate-limiter';
+import { LoginThrottle } from './login-throttle';
 
 const redisClients: Redis[] = [];
 afterAll(() => redisClients.forEach((client) => client.disconnect()));
 
 /** A store of each kind; the Redis ones of one test share a fresh prefix (as servers of one deployment). */
-const STORES: { name: string; available: boolean; open: () => () => FailureStore }[] = [
+const STORES: { name: string; available: boolean; open: () => () => RateStore }[] = [
   {
     name: 'memory',
     available: true,
     open: () => {
-      const store = new MemoryFailureStore();
+      const store = new MemoryRateStore();
       return () => store;
     },
   },
@@ -25,7 +26,7 @@ const STORES: { name: string; available: boolean; open: () => () => FailureStore
       return () => {
         const client = new Redis(REDIS_URL);
         redisClients.push(client);
-        return new RedisFailureStore(client, prefix);
+        return new RedisRateStore(client, prefix);
       };
     },
   },

@@ -3,13 +3,12 @@ import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts-service';
-import { createRateStore, RateLimiter } from '../accounts/rate-limiter';
 import { parseTokenKey, TokenCipher } from '../accounts/token-cipher';
 import { AdminService } from '../admin/admin-service';
 import { AdminUsersRepository } from '../admin/admin-users-repository';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
-import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle';
+import { LoginThrottle } from '../auth/login-throttle';
 import { SessionsRepository } from '../auth/sessions-repository';
 import { UsersRepository } from '../auth/users-repository';
 import type { Config } from '../config';
@@ -24,6 +23,7 @@ import { ImageStore } from '../media/image-store';
 import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
+import { createRateStore, RateLimiter } from './rate-limiter';
 
 export interface Services {
   config: Config;
@@ -82,7 +82,9 @@ export function createServices(
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
   const mailer = createMailer(config, db);
-  const throttle = createLoginThrottle(config);
+  // One store of rate counts (memory, or Redis when REDIS_URL is set) for sign-in and account limits.
+  const rateStore = createRateStore(config);
+  const throttle = new LoginThrottle(rateStore);
   const runtime = new WorkerRuntimeCheck(config.workerPython);
   const users = new UsersRepository(db);
   const sessions = new SessionsRepository(db);
@@ -91,7 +93,7 @@ export function createServices(
     sessions,
   });
   const registry = loadRegistry();
-  const rateLimiter = new RateLimiter(createRateStore(config));
+  const rateLimiter = new RateLimiter(rateStore);
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
   // a key of its own for this process.
   const tokenKey = parseTokenKey(config.tokenEncryptionKey) ?? randomBytes(32);
@@ -133,8 +135,7 @@ export function createServices(
     async close() {
       await runtime.stop(); // a check under way is a child process
       mailer.close();
-      await throttle.close();
-      await rateLimiter.close();
+      await rateStore.close(); // the throttle's and the account limits' store
       await queue.close();
       await bus.close();
       await db.close();
