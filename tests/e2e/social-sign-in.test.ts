@@ -116,8 +116,11 @@ describe('social sign-in through a local OpenID Connect stand-in for Google', ()
       error: 'not_approved',
       email: 'grace@example.com',
     });
+    // Like a refused password sign-in: the approval page, following the address the server named.
+    await page.waitForURL('**/waiting-admin-approval');
+    await page.getByText('grace@example.com').waitFor();
     await expectSignedOut(page);
-    await shot(page, '02-after-refused-sign-in');
+    await shot(page, '02-waiting-admin-approval');
     // The request to the provider carried a state and a PKCE challenge.
     const sent = provider.authorizeRequests.at(-1)!;
     expect(sent.get('state')).toBeTruthy();
@@ -221,6 +224,7 @@ describe('social sign-in through a local OpenID Connect stand-in for Google', ()
     const refused = await continueWith(page, 'GitHub');
     expect(refused.searchParams.get('error')).toBe('email_not_verified');
     expect(refused.searchParams.get('token')).toBeNull();
+    await page.waitForURL(`${product.url}/`);
     await expectSignedOut(page);
     await page.close();
   });
