@@ -41,8 +41,8 @@ const gated = (page: ReactNode) => <AccessGate>{onDemand(page)}</AccessGate>;
 export function App() {
   return (
     <ErrorBoundary>
-      <AuthProvider>
-        <ToastProvider>
+      <ToastProvider>
+        <AuthProvider>
           <BrowserRouter>
             <AccountModalsProvider>
               <TopBar />
@@ -68,8 +68,8 @@ export function App() {
               </main>
             </AccountModalsProvider>
           </BrowserRouter>
-        </ToastProvider>
-      </AuthProvider>
+        </AuthProvider>
+      </ToastProvider>
     </ErrorBoundary>
   );
 }

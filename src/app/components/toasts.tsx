@@ -40,6 +40,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   );
 }
 
+/** notify, or undefined outside a ToastProvider (providers that may run without one, in tests). */
+export function useOptionalToast(): Notify | undefined {
+  return useContext(ToastContext) ?? undefined;
+}
+
 /** notify('success' | 'error', text) */
 export function useToast(): Notify {
   const notify = useContext(ToastContext);

@@ -83,6 +83,18 @@ describe('/waiting-admin-approval', () => {
   });
 });
 
+it("says 'Failed to save email. Try again.' when the browser refuses to store it", async () => {
+  fakeApi({});
+  renderAt('/waiting-admin-approval');
+  vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+    throw new DOMException('full', 'QuotaExceededError');
+  });
+  fireEvent.change(document.querySelector('input[name=email]')!, { target: { value: 'ada@example.org' } });
+  fireEvent.click(screen.getByRole('button', { name: 'Check status' }));
+  expect(await screen.findByText('Failed to save email. Try again.')).toBeTruthy();
+  vi.restoreAllMocks();
+});
+
 describe('/email-verified', () => {
   it("shows 'Email Verified' and moves to /waiting-admin-approval after 5 s", async () => {
     fakeApi({

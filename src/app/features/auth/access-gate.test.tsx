@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../../api/client';
 import { account, fakeApi } from '../../test-support/fake-api';
 import { accessRedirect, AccessGate } from './access-gate';
-import { AuthProvider } from './auth-context';
+import { ToastProvider } from '../../components/toasts';
+import { AuthProvider, USER_INFO_FAILED } from './auth-context';
 import { STORED_EMAIL_KEY } from './stored-email';
 
 afterEach(() => {
@@ -90,5 +91,29 @@ describe('AccessGate', () => {
   it('sends an approved account without a role to /unauthorized', async () => {
     renderGate({ ...account, roles: [] });
     expect(await screen.findByText('unauthorized')).toBeTruthy();
+  });
+});
+
+describe('the current user', () => {
+  it("treats a stored token whose user cannot be fetched as signed out, with 'Failed to fetch user info. Please login again.'", async () => {
+    localStorage.setItem(ACCESS_TOKEN_KEY, 'expired');
+    fakeApi({
+      'GET /api/users/me': () => ({ status: 401, body: { success: false, detail: 'Invalid token' } }),
+    });
+    render(
+      <ToastProvider>
+        <AuthProvider>
+          <MemoryRouter initialEntries={['/profile']}>
+            <Routes>
+              <Route path="/" element={<p>home</p>} />
+              <Route path="/profile" element={<AccessGate>protected</AccessGate>} />
+            </Routes>
+          </MemoryRouter>
+        </AuthProvider>
+      </ToastProvider>,
+    );
+    expect(await screen.findByText(USER_INFO_FAILED)).toBeTruthy();
+    expect(await screen.findByText('home')).toBeTruthy();
+    expect(localStorage.getItem(ACCESS_TOKEN_KEY)).toBeNull();
   });
 });

@@ -1,6 +1,10 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { getAccessToken, setAccessToken } from '../../api/client';
+import { useOptionalToast } from '../../components/toasts';
 import { getCurrentUser, logout as logoutCall, type CurrentUser } from './api/current-user';
+
+/** Spec section 8: a stored token whose user cannot be fetched signs the visitor out with this. */
+export const USER_INFO_FAILED = 'Failed to fetch user info. Please login again.';
 
 interface AuthState {
   user: CurrentUser | null;
@@ -15,6 +19,7 @@ const AuthContext = createContext<AuthState | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<CurrentUser | null>(null);
   const [loading, setLoading] = useState(() => Boolean(getAccessToken()));
+  const notify = useOptionalToast();
 
   const refresh = useCallback(async () => {
     if (!getAccessToken()) {
@@ -44,13 +49,15 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       .then((found) => !cancelled && setUser(found))
       .catch(() => {
         setAccessToken(null);
-        if (!cancelled) setUser(null);
+        if (cancelled) return;
+        setUser(null);
+        notify?.('error', USER_INFO_FAILED);
       })
       .finally(() => !cancelled && setLoading(false));
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [notify]);
 
   const value = useMemo(() => ({ user, loading, refresh, logout }), [user, loading, refresh, logout]);
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

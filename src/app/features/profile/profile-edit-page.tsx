@@ -18,6 +18,7 @@ import { maskToken, TokenField } from './token-field';
 export const PROFILE_UPDATED = 'Profile updated successfully!';
 export const PROFILE_FAILED = 'Failed to update profile';
 export const UPLOAD_FAILED = 'Failed to upload image';
+export const USER_ID_MISSING = 'User ID is missing';
 
 /** /profile/edit: My Profile in view mode; Edit Profile opens the form, Save or Cancel returns. */
 export function ProfileEditPage() {
@@ -86,7 +87,11 @@ export function ProfileEditPage() {
 
   async function save(event: FormEvent) {
     event.preventDefault();
-    if (!values || !user) return;
+    if (!values) return;
+    if (!user?.id) {
+      notify('error', USER_ID_MISSING);
+      return;
+    }
     const update = profileUpdateOf(values, { tokenEdited: tokenEditing, imageUrl: undefined });
     const found = checkAccountForm('profile', update);
     setErrors(found);
