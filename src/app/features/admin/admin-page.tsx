@@ -239,17 +239,19 @@ function AccountRow({
           )}
         </fieldset>
       </td>
-      <td className="admin-actions">
-        {ACTIONS_BY_STATUS[account.status].map((action) => (
-          <button
-            key={action}
-            className={`button ${action === 'reject' || action === 'disable' ? 'danger' : 'secondary'}`}
-            disabled={busy}
-            onClick={() => onAction(action)}
-          >
-            {ACTION_LABELS[action]}
-          </button>
-        ))}
+      <td>
+        <div className="admin-actions">
+          {ACTIONS_BY_STATUS[account.status].map((action) => (
+            <button
+              key={action}
+              className={`button ${action === 'reject' || action === 'disable' ? 'danger' : 'secondary'}`}
+              disabled={busy}
+              onClick={() => onAction(action)}
+            >
+              {ACTION_LABELS[action]}
+            </button>
+          ))}
+        </div>
       </td>
     </tr>
   );
