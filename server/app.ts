@@ -29,6 +29,7 @@ import type { SocialSignIn } from './oauth/social-sign-in';
 import type { JobsService } from './jobs/jobs-service';
 import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
 import { useJsonBodyParser } from './platform/json-body';
+import type { RateLimiter } from './platform/rate-limiter';
 import { PUBLIC } from './platform/reply-schemas';
 import { RequestLogController } from './platform/request-log';
 import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
@@ -48,6 +49,8 @@ export interface AppServices {
   images: ImageStore;
   /** Google and GitHub sign-in (offers only the configured ones). */
   social: SocialSignIn;
+  /** Counts for rate limits (sign-up, verification mail, uploads, social sign-in starts). */
+  rateLimiter: RateLimiter;
   admin: AdminService;
   /** Registration, verification, approval status, the current user and the profile. */
   accounts: AccountsService;
@@ -108,8 +111,8 @@ export async function buildApp(
       });
       await api.register(jobsRoutes, { jobs: services.jobs });
       await api.register(problemsRoutes, { registry: services.registry });
-      await api.register(mediaRoutes, { images: services.images });
-      await api.register(oauthRoutes, { social: services.social });
+      await api.register(mediaRoutes, { images: services.images, limiter: services.rateLimiter });
+      await api.register(oauthRoutes, { social: services.social, limiter: services.rateLimiter });
       await api.register(adminRoutes, { admin: services.admin });
       api.get(
         '/openapi.json',

@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type { RateLimiter, RateRule } from '../platform/rate-limiter';
 import { errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { IMAGE_KINDS, sniffImage, type ImageKind } from './image-kinds';
 import type { ImageStore } from './image-store';
@@ -10,6 +11,11 @@ export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 export const IMAGE_TYPE_MESSAGE = 'Only PNG, JPG, GIF, or SVG files are allowed';
 export const IMAGE_SIZE_MESSAGE = 'File size must not exceed 2MB';
 const MAX_DESCRIPTION = 500;
+
+/** Uploads one account may make in an hour (each keeps up to 2 MB on disk). */
+export const uploadRules = (userId: number): RateRule[] => [
+  { key: `upload:user:${userId}`, max: 60, windowMs: 60 * 60 * 1000 },
+];
 
 /**
  * Served images: nothing in them runs. nosniff keeps the declared type; the sandboxing CSP covers an
@@ -71,10 +77,9 @@ function acceptImage(bytes: Buffer): { kind: ImageKind; bytes: Uint8Array } {
 }
 
 /** POST /upload-image (a signed-in user's avatar) and GET /images/{name} (serving it). */
-export const mediaRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { images: ImageStore } }> = async (
-  app,
-  { images },
-) => {
+export const mediaRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { images: ImageStore; limiter: RateLimiter };
+}> = async (app, { images, limiter }) => {
   // Multipart bodies only in this scope; the file limit is one byte over the allowed size so that
   // "too large" is told apart from "exactly 2 MB".
   await app.register(multipart, {
@@ -89,13 +94,20 @@ export const mediaRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { images: 
         summary:
           'Upload an image (avatar): multipart fields `file` (PNG, JPEG, GIF or SVG, at most 2 MB) and `description`',
         consumes: ['multipart/form-data'],
-        response: { 200: uploadReply, ...errorReplies(400, 401, 413, 415) },
+        response: { 200: uploadReply, ...errorReplies(400, 401, 413, 415, 429) },
       },
       onRequest: app.requireUser,
     },
     async (request, reply) => {
       if (!request.isMultipart()) {
         return reply.code(415).send(errorBody('Send the image as multipart/form-data'));
+      }
+      const wait = await limiter.attempt(uploadRules(request.currentUser!.id));
+      if (wait > 0) {
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send(errorBody(`Too many uploads. Please try again in ${Math.ceil(wait / 60)} minutes.`));
       }
       try {
         const upload = await readUpload(request.parts());

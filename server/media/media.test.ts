@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib';
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
-import { IMAGE_SIZE_MESSAGE, IMAGE_TYPE_MESSAGE, MAX_IMAGE_BYTES } from './media-routes';
+import { IMAGE_SIZE_MESSAGE, IMAGE_TYPE_MESSAGE, MAX_IMAGE_BYTES, uploadRules } from './media-routes';
 
 /** A multipart/form-data body as a browser's FormData would send it. */
 function multipart(parts: { name: string; value: Buffer | string; filename?: string; type?: string }[]): {
@@ -210,6 +210,22 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('image upload on $d
     });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ detail: '/file is required' });
+  });
+
+  it.skipIf(!mode.available)('limits uploads per account, with Retry-After', async () => {
+    const busy = await stack.userToken('busy@example.com');
+    const me = await stack.app.inject({ url: '/api/users/me', headers: bearer(busy) });
+    const rules = uploadRules((me.json() as { data: { id: number } }).data.id);
+    for (let i = 0; i < rules[0]!.max; i++) await stack.services.rateLimiter.record(rules);
+    const reply = await upload(png(), 'a.png', [], bearer(busy));
+    expect(reply.statusCode).toBe(429);
+    expect(Number(reply.headers['retry-after'])).toBeGreaterThan(0);
+    expect(reply.json()).toMatchObject({
+      success: false,
+      detail: expect.stringMatching(/^Too many uploads/),
+    });
+    // Another account is not held back.
+    expect((await upload(png())).statusCode).toBe(200);
   });
 
   it.skipIf(!mode.available)('serves only stored images by their exact name', async () => {

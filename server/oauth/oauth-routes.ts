@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyRequest } from 'fastify';
+import type { RateLimiter, RateRule } from '../platform/rate-limiter';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { PROVIDER_IDS } from './oauth-providers';
 import { STATE_TTL_SECONDS, type SocialSignIn } from './social-sign-in';
+
+/** Sign-ins one address may start in 15 minutes (each keeps a row until it is used or expires). */
+export const startRules = (address: string): RateRule[] => [
+  { key: `oauth-start:ip:${address}`, max: 30, windowMs: 15 * 60 * 1000 },
+];
 
 /** The cookie that ties a sign-in's state to the browser that started it (login CSRF). */
 const STATE_COOKIE = 'qml_oauth_state';
@@ -41,8 +47,8 @@ const redirectReply = {
 
 /** Social sign-in: which providers are offered, the start at the provider and the callback. */
 export const oauthRoutes: FastifyPluginAsyncJsonSchemaToTs<{
-  Options: { social: SocialSignIn };
-}> = async (app, { social }) => {
+  Options: { social: SocialSignIn; limiter: RateLimiter };
+}> = async (app, { social, limiter }) => {
   app.get(
     '/oauth2/providers',
     {
@@ -82,7 +88,7 @@ export const oauthRoutes: FastifyPluginAsyncJsonSchemaToTs<{
             },
           },
         },
-        response: { 302: redirectReply, ...errorReplies(400, 404) },
+        response: { 302: redirectReply, ...errorReplies(400, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -92,6 +98,13 @@ export const oauthRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       if (!social.allowsRedirect(redirectUri)) {
         const message = '/redirect_uri must be an address of this site';
         return reply.code(400).send(errorBody(message, [{ field: '/redirect_uri', message }]));
+      }
+      const wait = await limiter.attempt(startRules(request.ip));
+      if (wait > 0) {
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send(errorBody(`Too many sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`));
       }
       const started = await social.start(provider, redirectUri).catch((error: unknown) => {
         // The provider's discovery document did not answer: the front end hears it as ?error=.

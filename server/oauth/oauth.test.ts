@@ -8,6 +8,7 @@ import {
   type OidcStandIn,
 } from '../test-support/oauth-stand-ins';
 import { configuredProviders } from './oauth-providers';
+import { startRules } from './oauth-routes';
 import { accountName } from './social-sign-in';
 
 const PUBLIC_URL = 'http://localhost:8080';
@@ -244,6 +245,22 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('social sign-in on 
     const elsewhere = await signIn('github', `${PUBLIC_URL}/somewhere?keep=1`);
     expect(elsewhere.pathname).toBe('/somewhere');
     expect(elsewhere.searchParams.get('keep')).toBe('1');
+  });
+
+  it.skipIf(!mode.available)('limits how many sign-ins one address starts, with Retry-After', async () => {
+    const rules = startRules('203.0.113.9');
+    for (let i = 0; i < rules[0]!.max; i++) await stack.services.rateLimiter.record(rules);
+    const reply = await stack.app.inject({
+      url: '/api/oauth2/authorize/github',
+      remoteAddress: '203.0.113.9',
+    });
+    expect(reply.statusCode).toBe(429);
+    expect(Number(reply.headers['retry-after'])).toBeGreaterThan(0);
+    const other = await stack.app.inject({
+      url: '/api/oauth2/authorize/github',
+      remoteAddress: '203.0.113.10',
+    });
+    expect(other.statusCode).toBe(302);
   });
 
   it.skipIf(!mode.available)("passes on the provider's refusal and knows only its providers", async () => {

@@ -2126,6 +2126,25 @@ export interface paths {
             };
           };
         };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
     };
     delete?: never;
@@ -2285,6 +2304,25 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
           headers: {
             [name: string]: unknown;
           };
