@@ -100,7 +100,13 @@ export class AccountsService {
       passwordHash: await hashPassword(password),
     });
     if (id === null) return { ok: false, status: 409, detail: EMAIL_TAKEN };
-    await this.issueVerification({ id, name, email: email.trim() });
+    try {
+      await this.issueVerification({ id, name, email: email.trim() });
+    } catch (error) {
+      // The account exists either way; a mail server that is away must not turn it into a 500 the
+      // user would retry into a 409. They ask for a new link from /pending-verify.
+      this.options.log.error({ userId: id, err: error }, 'verification mail not sent');
+    }
     return { ok: true, id, email: email.trim() };
   }
 

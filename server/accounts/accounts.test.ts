@@ -384,3 +384,23 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('accounts on $datab
     },
   );
 });
+
+describe('registration while the mail server is away', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    // Nothing listens on port 1: every send fails at once.
+    stack = await startStack({ database: 'pglite', queue: 'in-process' }, { SMTP_URL: 'smtp://127.0.0.1:1' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('still creates the account (201); the user asks for a new link later', async () => {
+    const reply = await register(stack, {
+      name: 'no_mail',
+      email: 'no-mail@example.com',
+      password: 'secret1',
+    });
+    expect(reply.statusCode).toBe(201);
+    const status = await stack.app.inject({ url: '/api/users/approval-status?email=no-mail@example.com' });
+    expect(status.json().extra_data).toEqual({ email_verified: false, is_approved: false });
+  });
+});
