@@ -204,6 +204,62 @@ describe('My Profile', () => {
     expect(puts(calls)).toHaveLength(0);
   });
 
+  it('uploads the chosen avatar with a progress bar, then saves its URL', async () => {
+    const calls = renderPage();
+    await edit();
+    let progressSeen = '';
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, { createObjectURL: () => 'blob:x', revokeObjectURL: () => undefined }),
+    );
+    vi.stubGlobal(
+      'XMLHttpRequest',
+      class {
+        upload: { onprogress?: (e: { lengthComputable: boolean; loaded: number; total: number }) => void } =
+          {};
+        onload: (() => void) | null = null;
+        status = 200;
+        responseText = JSON.stringify({ success: true, image_url: '/api/images/abc.png' });
+        open() {}
+        setRequestHeader() {}
+        send() {
+          setTimeout(() => {
+            this.upload.onprogress?.({ lengthComputable: true, loaded: 1, total: 2 });
+            setTimeout(() => {
+              progressSeen = screen.queryByRole('progressbar')?.getAttribute('aria-valuenow') ?? '';
+              this.onload?.();
+            }, 0);
+          }, 0);
+        }
+      },
+    );
+    fireEvent.change(input('image'), {
+      target: { files: [new File(['png'], 'me.png', { type: 'image/png' })] },
+    });
+    click('Save');
+    expect(await screen.findByText(PROFILE_UPDATED)).toBeTruthy();
+    expect(progressSeen).toBe('50');
+    expect(puts(calls)[0]!.body).toMatchObject({ image_url: '/api/images/abc.png' });
+  });
+
+  it("searches every time zone, says 'No timezone found', and shows or hides the token", async () => {
+    renderPage({}, { ...account, has_custom_ibmq_token: true });
+    await edit();
+    const picker = screen.getByRole('combobox');
+    fireEvent.focus(picker);
+    fireEvent.change(picker, { target: { value: 'tokyo' } });
+    expect(screen.getByRole('option', { name: 'Asia/Tokyo' })).toBeTruthy();
+    fireEvent.change(picker, { target: { value: 'no such zone' } });
+    expect(screen.getByText('No timezone found')).toBeTruthy();
+    click('Edit Token');
+    await waitFor(() => expect(input('custom_ibmq_token').value).toBe(STORED_TOKEN));
+    expect(input('custom_ibmq_token').type).toBe('password');
+    click('Show');
+    expect(input('custom_ibmq_token').type).toBe('text');
+    click('Hide');
+    expect(input('custom_ibmq_token').type).toBe('password');
+  });
+
   it('Cancel discards the changes and returns to view mode', async () => {
     const calls = renderPage();
     await edit();
