@@ -379,3 +379,26 @@ describe('decision mail through SMTP', () => {
     expect(reply.json()).toEqual({ success: true, data: { mode: 'smtp', messages: [] } });
   });
 });
+
+describe('decision mail that cannot be delivered', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    // Nothing listens on port 1: the SMTP connection is refused.
+    stack = await startStack({ database: 'pglite', queue: 'in-process' }, { SMTP_URL: 'smtp://127.0.0.1:1' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('keeps the decision and tells the admin the user was not told', async () => {
+    const id = await register(stack, 'unreachable@example.com');
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${id}/approve`,
+      headers: bearer(stack.adminToken),
+    });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json()).toMatchObject({
+      message: 'User approved. The e-mail to the user could not be sent.',
+      data: { status: 'approved', roles: ['user'] },
+    });
+  });
+});
