@@ -91,6 +91,18 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     await page.waitForTimeout(1200); // let the mm:ss timer tick once
     expect(await page.locator('body').innerText()).toMatch(/\b00:0[1-9]\b/);
     await shot(page, '02-pending-verify');
+    // 'Send the link again' mails a new link, up to the per-address limit (3 resends an hour:
+    // server/accounts/account-limits.ts), then says to wait.
+    const resend = page.getByRole('button', { name: 'Send the link again' });
+    const mailsToAda = () => sink.mails.filter((mail) => mail.to.includes(ada.email)).length;
+    for (const expected of [2, 3, 4]) {
+      await resend.click();
+      await expect.poll(mailsToAda).toBe(expected);
+    }
+    await resend.click();
+    await page.getByText('Too many requests. Please try again later.').waitFor();
+    expect(mailsToAda()).toBe(4);
+    await shot(page, '02b-pending-verify-resend-limited');
 
     // Registering the same address again is a clear conflict (the page shows the server's detail).
     const again = await callApi<{ detail: string }>(product, '/users', {
@@ -180,6 +192,16 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     await form.getByRole('option', { name: 'Asia/Tokyo' }).click();
     await form.getByRole('button', { name: 'Add Token' }).click();
     await form.locator('input[name=custom_ibmq_token]').fill('ibm-token_0123456789abcdef');
+    // A file that only claims to be a PNG is refused by the server, which judges by content.
+    await form.locator('input[type=file]').setInputFiles({
+      name: 'avatar.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('<html><script>alert(1)</script></html>'),
+    });
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Failed to upload image').first().waitFor();
+    await form.getByText('Only PNG, JPG, GIF, or SVG files are allowed', { exact: true }).waitFor();
+    await shot(page, '10a-profile-upload-refused');
     const avatar = pngImage(96, 96, [40, 90, 200], [250, 200, 40]);
     await form
       .locator('input[type=file]')
@@ -206,6 +228,34 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     const served = await fetch(`${product.url}${edited.image_url}`);
     expect(served.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await served.arrayBuffer()).equals(avatar)).toBe(true);
+
+    // A password change: the rules in the browser, then the change ends the account's other sessions.
+    const otherSession = (
+      (await (
+        await fetch(`${product.url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'password', username: ada.email, password: ada.password }),
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
+    expect((await callApi(product, '/users/me', { token: otherSession })).status).toBe(200);
+    await page.getByRole('button', { name: 'Edit Profile' }).click();
+    await form.locator('input[name=old_password]').fill(ada.password);
+    await form.locator('input[name=new_password]').fill('analytical');
+    await form.locator('input[name=confirm_new_password]').fill('different#1');
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await form
+      .getByText('Password must contain at least one letter, number, and special character', { exact: true })
+      .waitFor();
+    await form.getByText('Passwords do not match', { exact: true }).waitFor();
+    await form.locator('input[name=new_password]').fill('Analytical#2');
+    await form.locator('input[name=confirm_new_password]').fill('Analytical#2');
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit Profile' }).waitFor();
+    ada.password = 'Analytical#2';
+    expect((await callApi(product, '/users/me', { token: otherSession })).status).toBe(401);
+    expect((await callApi(product, '/users/me', { token })).status).toBe(200);
 
     // Settings: another time zone, really saved.
     await page.goto(`${product.url}/setting`);
@@ -291,7 +341,11 @@ describe('a new account, from registration to a profile edit, with mail over SMT
         await fetch(`${product.url}/api/login`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'password', username: ada.email, password: 'analytical1' }),
+          body: new URLSearchParams({
+            grant_type: 'password',
+            username: ada.email,
+            password: 'Analytical#2',
+          }),
         })
       ).json()
     ).access_token as string;
@@ -300,7 +354,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
       (await callApi(product, `/admin/users/${ada.id}/disable`, { method: 'POST', token: admin })).status,
     ).toBe(200);
     expect((await callApi(product, '/users/me', { token: adaToken })).status).toBe(401);
-    const disabled = await submitLogin(page, product, ada.email, 'analytical1');
+    const disabled = await submitLogin(page, product, ada.email, 'Analytical#2');
     await disabled.getByRole('alert').waitFor();
     expect(await disabled.getByRole('alert').textContent()).toBe('This account has been disabled.');
     await shot(page, '17-login-disabled');

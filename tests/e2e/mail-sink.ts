@@ -133,10 +133,10 @@ export async function startMailSink(): Promise<MailSink> {
   };
 }
 
-/** Waits for the verification mail to `address` and returns the link in it that verifies the e-mail. */
+/** Waits for a verification mail to `address` and returns the link of the latest one caught. */
 export async function verificationLink(sink: MailSink, address: string): Promise<string> {
-  const isVerification = (mail: CaughtMail) =>
-    linksIn(mail).some((link) => link.includes('/verify-email?token='));
-  const mail = await sink.waitForMail(address, isVerification);
-  return linksIn(mail).find((link) => link.includes('/verify-email?token='))!;
+  const linkOf = (mail: CaughtMail) => linksIn(mail).find((link) => link.includes('/verify-email?token='));
+  await sink.waitForMail(address, (mail) => linkOf(mail) !== undefined);
+  const latest = sink.mails.filter((mail) => mail.to.includes(address.toLowerCase()) && linkOf(mail)).at(-1)!;
+  return linkOf(latest)!;
 }
