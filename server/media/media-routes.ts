@@ -1,15 +1,17 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import { AVATAR_RULE } from '../../src/engine';
 import type { RateLimiter, RateRule } from '../platform/rate-limiter';
 import { errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { IMAGE_KINDS, sniffImage, type ImageKind } from './image-kinds';
 import type { ImageStore } from './image-store';
 import { sanitiseSvg } from './svg-sanitiser';
 
-/** The spec's limit and messages for an avatar (platform-shell.md section 5, Profile: Image). */
-export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
-export const IMAGE_TYPE_MESSAGE = 'Only PNG, JPG, GIF, or SVG files are allowed';
-export const IMAGE_SIZE_MESSAGE = 'File size must not exceed 2MB';
+/** The spec's limit and messages for an avatar (platform-shell.md section 5, Profile: Image), from the
+ * engine's avatar rule, which the profile form's pre-check uses too. */
+export const MAX_IMAGE_BYTES = AVATAR_RULE.maxBytes;
+export const IMAGE_TYPE_MESSAGE = AVATAR_RULE.messages.type;
+export const IMAGE_SIZE_MESSAGE = AVATAR_RULE.messages.size;
 const MAX_DESCRIPTION = 500;
 
 /** Uploads one account may make in an hour (each keeps up to 2 MB on disk). */

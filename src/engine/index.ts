@@ -92,6 +92,7 @@ export {
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
 export { checkFile, acceptAttribute, type FileCheck } from './files';
+export { AVATAR_RULE, avatarProblem } from './avatar-rule';
 export {
   validateAccountForm,
   accountFormsFrom,
