@@ -70,6 +70,19 @@ describe.each(STORES)('login throttle in $name', ({ available, open }) => {
     },
   );
 
+  it.skipIf(!available)('caps one account across addresses', async () => {
+    const throttle = new LoginThrottle(open()(), {
+      perEmailAndAddress: 100,
+      perAddress: 100,
+      perAccount: 4,
+      windowMs: 60_000,
+    });
+    const t0 = Date.now();
+    for (let i = 0; i < 4; i++) await throttle.recordFailure(`10.2.0.${i}`, 'ada@example.com', t0 + i);
+    expect(await throttle.retryAfterSeconds('10.2.0.99', 'ADA@example.com', t0 + 10)).toBe(60);
+    expect(await throttle.retryAfterSeconds('10.2.0.99', 'bob@example.com', t0 + 10)).toBe(0);
+  });
+
   it.skipIf(!available)('forgets the failures of an e-mail from an address after it signs in', async () => {
     const throttle = new LoginThrottle(open()(), { perEmailAndAddress: 2, windowMs: 60_000 });
     await throttle.recordFailure('::1', 'ada@example.com');

@@ -5,18 +5,25 @@ export interface ThrottleLimits {
   perEmailAndAddress: number;
   /** Failures allowed from one address across all e-mails within the window (password spraying). */
   perAddress: number;
+  /**
+   * Failures allowed for one e-mail across all addresses (guessing one account from many
+   * addresses). Higher than the others: anyone can spend it, and it locks the account's owner out.
+   */
+  perAccount: number;
   windowMs: number;
 }
 
 export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = {
   perEmailAndAddress: 10,
   perAddress: 50,
+  perAccount: 100,
   windowMs: 15 * 60 * 1000,
 };
 
 /**
  * Slows down password guessing: after too many failed sign-ins for one e-mail from one address,
- * or from one address across e-mails, within the window, attempts are refused until it has passed.
+ * from one address across e-mails, or for one e-mail across addresses, within the window, attempts
+ * are refused until it has passed.
  * The address is the request's (request.ip), which follows X-Forwarded-For only from the proxies
  * TRUST_PROXY names. A success forgets the failures of that e-mail from that address, not the
  * address's total (one account of one's own must not reset a spraying count).
@@ -56,6 +63,7 @@ export class LoginThrottle {
     return [
       { key: this.pairKey(ip, email), max: this.limits.perEmailAndAddress, windowMs },
       { key: `login:address:${ip}`, max: this.limits.perAddress, windowMs },
+      { key: `login:account:${email.toLowerCase()}`, max: this.limits.perAccount, windowMs },
     ];
   }
 }
