@@ -1,6 +1,10 @@
 // Two instances of the product behind one PostgreSQL database and one Redis, as a deployment with
 // several servers runs: the verification-mail and sign-in limits are kept in Redis, so asking each
-// instance in turn does not get around them, and the 429 says when to come back (Retry-After).
+// instance in turn does not get around them, and the 429 says when to come back (Retry-After). With
+// JWT_SECRET and TOKEN_ENCRYPTION_KEY given to both, a session and a stored provider token work on
+// either instance, and the database holds the token only encrypted.
+
+import { randomBytes } from 'node:crypto';
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +38,14 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${database}`;
     sink = await startMailSink();
-    const env = { DATABASE_URL: url.toString(), REDIS_URL, REDIS_PREFIX: prefix, SMTP_URL: sink.url };
+    const env = {
+      DATABASE_URL: url.toString(),
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      SMTP_URL: sink.url,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
     // One after the other: the first applies the migrations.
     first = await startProduct(env);
     second = await startProduct(env);
@@ -66,6 +77,51 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     expect(refused.body.detail).toBe('Too many requests. Please try again later.');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     await expect.poll(() => sink.mails.filter((mail) => mail.to.includes(grace.email)).length).toBe(4);
+  });
+
+  it('keeps a provider token encrypted, readable by its owner on either instance', async () => {
+    const login = await fetch(`${first.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'password',
+        username: first.admin.email,
+        password: first.admin.password,
+      }),
+    });
+    const token = ((await login.json()) as { access_token: string }).access_token;
+    const me = (await callApi<{ data: { id: number } }>(second, '/users/me', { token })).body.data;
+    const secret = `ibm-${randomBytes(24).toString('hex')}`;
+    const saved = await callApi(first, `/users/${me.id}`, {
+      method: 'PUT',
+      token,
+      body: { provided_timezone: 'Europe/Berlin', custom_ibmq_token: secret },
+    });
+    expect(saved.status).toBe(200);
+    const read = await callApi<{ data: { custom_ibmq_token: string | null } }>(
+      second,
+      `/users/${me.id}/ibmq-token`,
+      {
+        token,
+      },
+    );
+    expect(read.body.data.custom_ibmq_token).toBe(secret);
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${database}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ row: string; encrypted: unknown }>(
+        'select row_to_json(users)::text as row, custom_ibmq_token_encrypted as encrypted from users where id = $1',
+        [me.id],
+      );
+      expect(rows[0]!.encrypted).toBeTruthy();
+      expect(rows[0]!.row).not.toContain(secret);
+      expect(rows[0]!.row).not.toContain(Buffer.from(secret).toString('base64'));
+      expect(rows[0]!.row).not.toContain(Buffer.from(secret).toString('hex'));
+    } finally {
+      await client.end();
+    }
   });
 
   it('counts failed sign-ins across instances', async () => {
