@@ -5,7 +5,7 @@ import type { AuthService } from '../auth/auth-service';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { ProfileChanges, ProfileRecord, UsersRepository } from '../auth/users-repository';
 import type { Mailer } from '../mail/mailer';
-import type { RateLimiter, RateRule } from '../platform/rate-limiter';
+import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { ACCOUNT_LIMITS } from './account-limits';
 import type { TokenCipher } from './token-cipher';
 
@@ -15,7 +15,6 @@ export const VERIFICATION_SENT =
   'If an account with this e-mail is waiting for verification, a new link has been sent.';
 export const PROFILE_UPDATED = 'Profile updated successfully!';
 export const WRONG_CURRENT_PASSWORD = 'Current password is incorrect';
-export const TOO_MANY = 'Too many requests. Please try again later.';
 export const USER_NOT_FOUND = 'User not found';
 
 /** How long a verification link works. */
@@ -50,7 +49,12 @@ const invalid = (errors: AccountFormError[]): Refusal => ({
   errors,
 });
 const notFound: Refusal = { ok: false, status: 404, detail: USER_NOT_FOUND };
-const tooMany = (retryAfter: number): Refusal => ({ ok: false, status: 429, detail: TOO_MANY, retryAfter });
+const tooMany = (what: string, retryAfter: number): Refusal => ({
+  ok: false,
+  status: 429,
+  detail: tooManyText(what, retryAfter),
+  retryAfter,
+});
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const lower = (email: string) => email.trim().toLowerCase();
@@ -93,7 +97,7 @@ export class AccountsService {
     const wait = await this.limiter.attempt([
       { key: `register:address:${address}`, ...registrationsPerAddress },
     ]);
-    if (wait > 0) return tooMany(wait);
+    if (wait > 0) return tooMany('registrations from this address', wait);
     const id = await this.users.createPending({
       name,
       email: email.trim(),
@@ -147,7 +151,7 @@ export class AccountsService {
     if (user)
       rules.push({ key: `verify-mail:account:${user.id}`, ...ACCOUNT_LIMITS.verificationMailsPerAccount });
     const wait = await this.limiter.attempt(rules);
-    if (wait > 0) return tooMany(wait);
+    if (wait > 0) return tooMany('verification e-mails', wait);
     if (user && !user.email_verified && !user.disabled && !user.rejected) await this.issueVerification(user);
     return { ok: true };
   }

@@ -185,7 +185,12 @@ describe.each(MODES)('accounts on $database, $queue', (mode) => {
     const refused = await send();
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(refused.json()).toMatchObject({ success: false, detail: expect.any(String) });
+    // The wait in the text agrees with Retry-After (rounded up to whole minutes: one hour here).
+    const minutes = Math.ceil(Number(refused.headers['retry-after']) / 60);
+    expect(refused.json()).toMatchObject({
+      success: false,
+      detail: `Too many verification e-mails. Please try again in ${minutes} minutes.`,
+    });
   });
 
   it.runIf(mode.available)('registration is rate-limited per address', async () => {

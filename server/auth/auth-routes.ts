@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AuthService } from './auth-service';
 import { LoginThrottle } from './login-throttle';
+import { tooManyText } from '../platform/rate-limiter';
 import {
   acknowledgement,
   BODY_ERRORS,
@@ -93,11 +94,7 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         return reply
           .code(429)
           .header('retry-after', String(wait))
-          .send(
-            errorBody(
-              `Too many failed sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`,
-            ),
-          );
+          .send(errorBody(tooManyText('failed sign-in attempts', wait)));
       }
       const outcome = await auth.login(email, request.body.password);
       if (outcome.ok) await throttle.recordSuccess(request.ip, email);

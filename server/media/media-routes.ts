@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { AVATAR_RULE } from '../../src/engine';
-import type { RateLimiter, RateRule } from '../platform/rate-limiter';
+import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { IMAGE_KINDS, sniffImage, type ImageKind } from './image-kinds';
 import type { ImageStore } from './image-store';
@@ -109,7 +109,7 @@ export const mediaRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         return reply
           .code(429)
           .header('retry-after', String(wait))
-          .send(errorBody(`Too many uploads. Please try again in ${Math.ceil(wait / 60)} minutes.`));
+          .send(errorBody(tooManyText('uploads', wait)));
       }
       try {
         const upload = await readUpload(request.parts());

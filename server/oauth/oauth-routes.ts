@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyRequest } from 'fastify';
-import type { RateLimiter, RateRule } from '../platform/rate-limiter';
+import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { PROVIDER_IDS } from './oauth-providers';
 import { STATE_TTL_SECONDS, type SocialSignIn } from './social-sign-in';
@@ -104,7 +104,7 @@ export const oauthRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         return reply
           .code(429)
           .header('retry-after', String(wait))
-          .send(errorBody(`Too many sign-in attempts. Please try again in ${Math.ceil(wait / 60)} minutes.`));
+          .send(errorBody(tooManyText('sign-in attempts', wait)));
       }
       const started = await social.start(provider, redirectUri).catch((error: unknown) => {
         // The provider's discovery document did not answer: the front end hears it as ?error=.

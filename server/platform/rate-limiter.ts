@@ -147,3 +147,12 @@ export function createRateStore(config: { redisUrl: string | null; redisPrefix: 
   redis.on('error', () => undefined); // the health check reports Redis; a command in flight fails
   return new RedisRateStore(redis, `${config.redisPrefix}:rate`);
 }
+
+/**
+ * The one wording of a rate-limit refusal, with the wait rounded up to whole minutes (the reply also
+ * carries Retry-After in seconds): "Too many uploads. Please try again in 3 minutes."
+ */
+export function tooManyText(what: string, waitSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(waitSeconds / 60));
+  return `Too many ${what}. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
+}

@@ -100,7 +100,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
       await expect.poll(mailsToAda).toBe(expected);
     }
     await resend.click();
-    await page.getByText('Too many requests. Please try again later.').waitFor();
+    await page.getByText(/^Too many verification e-mails. Please try again in \d+ minutes?\.$/).waitFor();
     expect(mailsToAda()).toBe(4);
     await shot(page, '02b-pending-verify-resend-limited');
 

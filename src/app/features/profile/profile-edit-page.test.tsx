@@ -80,6 +80,16 @@ describe('My Profile', () => {
     expect(puts(calls)).toHaveLength(0);
   });
 
+  it('clears a field error as soon as the field is corrected after a refused Save', async () => {
+    renderPage();
+    await edit();
+    fill('name', 'a');
+    click('Save');
+    expect(await screen.findByText('Username must be at least 2 characters')).toBeTruthy();
+    fill('name', 'ada_lovelace');
+    await waitFor(() => expect(screen.queryByText('Username must be at least 2 characters')).toBeNull());
+  });
+
   it('checks the password trio: lengths, the character rule, matching', async () => {
     const calls = renderPage();
     await edit();

@@ -33,6 +33,8 @@ export function ProfileEditPage() {
   const [progress, setProgress] = useState<number | null>(null);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [busy, setBusy] = useState(false);
+  // After a Save has shown field errors, every change checks again, so a corrected field clears.
+  const [checked, setChecked] = useState(false);
 
   // The stored token is fetched for the owner's own edit form only, when it opens.
   useEffect(() => {
@@ -57,6 +59,7 @@ export function ProfileEditPage() {
   const startEditing = () => {
     setValues(formValuesOf(user, token, storedTimeZone()));
     setErrors({});
+    setChecked(false);
     setFile(null);
     setPreview(null);
     setProgress(null);
@@ -70,8 +73,18 @@ export function ProfileEditPage() {
     setFile(null);
     setPreview(null);
   };
-  const set = (key: keyof ProfileFormValues) => (value: string) =>
-    setValues((current) => current && { ...current, [key]: value });
+  const set = (key: keyof ProfileFormValues) => (value: string) => {
+    if (!values) return;
+    const next = { ...values, [key]: value };
+    setValues(next);
+    if (checked) {
+      const found = checkAccountForm(
+        'profile',
+        profileUpdateOf(next, { tokenEdited: tokenEditing, imageUrl: undefined }),
+      );
+      setErrors((current) => ({ image: current.image, ...found }));
+    }
+  };
 
   function pickFile(picked: File | null) {
     setErrors((current) => ({ ...current, image: undefined }));
@@ -95,6 +108,7 @@ export function ProfileEditPage() {
     const update = profileUpdateOf(values, { tokenEdited: tokenEditing, imageUrl: undefined });
     const found = checkAccountForm('profile', update);
     setErrors(found);
+    setChecked(true);
     if (hasErrors(found)) return;
     setBusy(true);
     try {
@@ -104,6 +118,9 @@ export function ProfileEditPage() {
           update.image_url = await uploadImage(file, setProgress);
         } catch (error) {
           setErrors({ image: error instanceof ApiError ? error.message : UPLOAD_FAILED });
+          // The refused file is dropped: its preview would otherwise stand as a broken image.
+          setFile(null);
+          setPreview(null);
           notify('error', UPLOAD_FAILED);
           return;
         }
