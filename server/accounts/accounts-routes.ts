@@ -9,6 +9,8 @@ import {
   PUBLIC,
 } from '../platform/reply-schemas';
 import { PROFILE_UPDATED, REGISTERED, VERIFICATION_SENT, type AccountsService } from './accounts-service';
+import { ACCOUNT_IDENTITY_REQUIRED, accountIdentityProperties } from '../auth/account-schemas';
+import { idParams } from '../platform/id-schemas';
 
 // The routes only type the values; the rules and their messages are the account forms' (the
 // engine validates them in the service), so a field's message is the spec's, not ajv's.
@@ -37,25 +39,9 @@ const nullableText = (maxLength: number) =>
 const currentUserSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [
-    'id',
-    'name',
-    'email',
-    'email_verified',
-    'is_approved',
-    'roles',
-    'dob',
-    'image_url',
-    'provided_timezone',
-    'has_custom_ibmq_token',
-  ],
+  required: [...ACCOUNT_IDENTITY_REQUIRED, 'dob', 'image_url', 'provided_timezone', 'has_custom_ibmq_token'],
   properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    email: { type: 'string' },
-    email_verified: { type: 'boolean' },
-    is_approved: { type: 'boolean' },
-    roles: { type: 'array', items: { type: 'string' } },
+    ...accountIdentityProperties,
     dob: { type: ['string', 'null'], description: 'YYYY-MM-DD' },
     image_url: { type: ['string', 'null'] },
     provided_timezone: { type: ['string', 'null'], description: 'IANA time-zone name' },
@@ -90,12 +76,6 @@ const profileBody = {
     new_password: { type: 'string', maxLength: 1024 },
     confirm_new_password: { type: 'string', maxLength: 1024 },
   },
-} as const;
-
-const userIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
 } as const;
 
 const redirect = { description: 'Redirect to the front end (Location header)', type: 'null' } as const;
@@ -241,7 +221,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       schema: {
         tags: ['accounts'],
         summary: "The owner's own quantum-provider token, for their edit form (anyone else: 404)",
-        params: userIdParams,
+        params: idParams,
         response: {
           200: envelope({
             type: 'object',
@@ -267,7 +247,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       schema: {
         tags: ['accounts'],
         summary: 'Update a profile or settings (the owner or an admin; anyone else: 404)',
-        params: userIdParams,
+        params: idParams,
         body: profileBody,
         response: {
           200: {

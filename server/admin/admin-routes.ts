@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { AdminOutcome, AdminService } from './admin-service';
 import { ACCOUNT_STATUSES, type AdminUserRecord, type OutboxRecord } from './admin-users-repository';
 import { BODY_ERRORS, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
-
-/** The largest id the routes accept (ids beyond it do not exist; PostgreSQL integer range). */
-const MAX_ID = 2147483647;
+import { ACCOUNT_IDENTITY_REQUIRED, accountIdentityProperties } from '../auth/account-schemas';
+import { idParams } from '../platform/id-schemas';
 
 const timestamp = { type: 'string', description: 'ISO 8601' } as const;
 const optionalTimestamp = { type: ['string', 'null'], description: 'ISO 8601, or null' } as const;
@@ -12,12 +11,7 @@ const optionalTimestamp = { type: ['string', 'null'], description: 'ISO 8601, or
 const adminUserSchema = {
   type: 'object',
   required: [
-    'id',
-    'name',
-    'email',
-    'email_verified',
-    'is_approved',
-    'roles',
+    ...ACCOUNT_IDENTITY_REQUIRED,
     'status',
     'created_at',
     'approved_at',
@@ -25,12 +19,7 @@ const adminUserSchema = {
     'disabled_at',
   ],
   properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    email: { type: 'string' },
-    email_verified: { type: 'boolean' },
-    is_approved: { type: 'boolean' },
-    roles: { type: 'array', items: { type: 'string' } },
+    ...accountIdentityProperties,
     status: { type: 'string', enum: ACCOUNT_STATUSES, description: 'The console group the account is in' },
     created_at: timestamp,
     approved_at: optionalTimestamp,
@@ -57,12 +46,6 @@ const actionReply = {
   type: 'object',
   required: ['success', 'message', 'data'],
   properties: { success: { type: 'boolean' }, message: { type: 'string' }, data: adminUserSchema },
-} as const;
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1, maximum: MAX_ID } },
 } as const;
 
 const listQuery = {

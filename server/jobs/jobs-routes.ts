@@ -3,11 +3,11 @@ import type { JobEventRecord, JobRecord } from './jobs-repository';
 import { isFinal, JOB_STATUSES } from './job-states';
 import type { JobsService } from './jobs-service';
 import { describeForLog } from '../platform/error-handler';
+import { idParams, MAX_ID } from '../platform/id-schemas';
 import { acknowledgement, BODY_ERRORS, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
 import { selfTestParamsSchema } from '../../src/generated/worker-contract';
 
 /** The largest sequence number or id the database stores (PostgreSQL integer). */
-const MAX_INT32 = 2147483647;
 
 const jobSchema = {
   type: 'object',
@@ -50,12 +50,6 @@ const eventSchema = {
   },
 } as const;
 
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1, maximum: MAX_INT32 } },
-} as const;
-
 // The worker's own params schema (worker/qmlstudio_worker/schemas/self-test.params.schema.json, emitted
 // by codegen): the route accepts exactly what the worker does. A null body means every default.
 const selfTestBody = { ...selfTestParamsSchema, type: ['object', 'null'] } as const;
@@ -67,7 +61,7 @@ const listQuery = {
     before: {
       type: 'integer',
       minimum: 1,
-      maximum: MAX_INT32,
+      maximum: MAX_ID,
       description: 'Only jobs with a smaller id: the `next_before` of the previous page',
     },
   },
@@ -79,7 +73,7 @@ const eventsQuery = {
     after: {
       type: 'integer',
       minimum: 0,
-      maximum: MAX_INT32,
+      maximum: MAX_ID,
       description: 'Only events with a larger sequence number (omit for all)',
     },
   },

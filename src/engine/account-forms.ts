@@ -4,10 +4,8 @@
 // and the server's routes give the same answer for the same values.
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import Ajv2020 from 'ajv/dist/2020';
-import ajvErrors from 'ajv-errors';
-import addFormats from 'ajv-formats';
 
+import { createFormAjv, type AjvInstance } from './ajv';
 import { isPlainObject } from './json';
 import { resolveMessages } from './messages';
 import { formatPointer, parsePointer } from './pointer';
@@ -87,17 +85,8 @@ export function isIanaTimeZone(value: string): boolean {
 }
 
 /** The ajv the account forms are compiled with: $data (confirm equals new), ajv-errors, our rules. */
-export function createAccountFormAjv(now: () => Date = () => new Date()): Ajv2020 {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    $data: true,
-    strict: true,
-    strictTypes: false,
-    strictRequired: false,
-    allowUnionTypes: true,
-  });
-  ajvErrors(ajv);
-  addFormats(ajv);
+export function createAccountFormAjv(now: () => Date = () => new Date()): AjvInstance {
+  const ajv = createFormAjv();
   ajv.addFormat(TIME_ZONE_FORMAT, { type: 'string', validate: isIanaTimeZone });
   ajv.addKeyword({
     keyword: NOT_FUTURE_KEYWORD,
@@ -148,7 +137,7 @@ export function toAccountFormErrors(errors: readonly ErrorObject[] | null | unde
 /** Compiles every account form; throws when a form's schema does not compile (the registry reports it). */
 export function compileAccountForms(
   forms: AccountForms,
-  ajv: Ajv2020 = createAccountFormAjv(),
+  ajv: AjvInstance = createAccountFormAjv(),
 ): Record<AccountFormId, ValidateFunction> {
   const out: Partial<Record<AccountFormId, ValidateFunction>> = {};
   for (const id of ACCOUNT_FORM_IDS) out[id] = ajv.compile(forms[id].schema);

@@ -45,7 +45,11 @@ const xMinimum: DataValidateFunction = function (
   return false;
 };
 
-export function createAppDataAjv(): AjvInstance {
+/**
+ * The options every form validator shares (app data and the account forms): every error at once,
+ * $data references, ajv-errors messages and the standard formats.
+ */
+export function createFormAjv(): AjvInstance {
   const ajv = new Ajv2020({
     allErrors: true,
     $data: true,
@@ -56,6 +60,11 @@ export function createAppDataAjv(): AjvInstance {
   });
   ajvErrors(ajv);
   addFormats(ajv);
+  return ajv;
+}
+
+export function createAppDataAjv(): AjvInstance {
+  const ajv = createFormAjv();
   ajv.addVocabulary(['x-field', 'x-default']);
   ajv.addKeyword({
     keyword: 'x-minimum',
