@@ -59,8 +59,10 @@ export function WaitingApprovalPage() {
   function saveEmail(event: FormEvent) {
     event.preventDefault();
     const found = checkAccountForm('approval-email', { email: draft.trim() });
-    if (hasErrors(found)) {
-      setDraftError(found.email ?? found.form ?? 'Invalid email format.');
+    // The approval-email form has one field: its message is the one error there is.
+    const problem = found.email ?? Object.values(found).find(Boolean);
+    if (hasErrors(found) && problem) {
+      setDraftError(problem);
       return;
     }
     try {
