@@ -8,6 +8,7 @@ import type { Mailer } from '../mail/mailer';
 import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { ACCOUNT_LIMITS } from './account-limits';
 import type { TokenCipher } from './token-cipher';
+import type { AccountIdentity } from '../auth/account-schemas';
 
 export const EMAIL_TAKEN = 'An account with this e-mail already exists.';
 export const REGISTERED = 'Registration successful! Please check your e-mail to verify your address.';
@@ -24,13 +25,7 @@ export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
 const SETTINGS_KEYS = new Set(['provided_timezone', 'custom_ibmq_token']);
 
 /** GET /users/me's data: the profile without secrets (whether a provider token is stored, not the token). */
-export interface CurrentUser {
-  id: number;
-  name: string;
-  email: string;
-  email_verified: boolean;
-  is_approved: boolean;
-  roles: string[];
+export interface CurrentUser extends AccountIdentity {
   dob: string | null;
   image_url: string | null;
   provided_timezone: string | null;

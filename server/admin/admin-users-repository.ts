@@ -1,3 +1,4 @@
+import type { AccountIdentity } from '../auth/account-schemas';
 import type { Queryable } from '../db/database';
 
 /** Where an account stands, as the admin console groups it; each account is in exactly one group. */
@@ -10,13 +11,7 @@ export const ACCOUNT_STATUSES = [
 ] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-export interface AdminUserRecord {
-  id: number;
-  name: string;
-  email: string;
-  email_verified: boolean;
-  is_approved: boolean;
-  roles: string[];
+export interface AdminUserRecord extends AccountIdentity {
   status: AccountStatus;
   created_at: string;
   approved_at: string | null;

@@ -19,3 +19,13 @@ export const accountIdentityProperties = {
   is_approved: { type: 'boolean' },
   roles: { type: 'array', items: { type: 'string' } },
 } as const;
+
+/** The same fields as a TypeScript type, for the records the replies are built from. */
+export interface AccountIdentity {
+  id: number;
+  name: string;
+  email: string;
+  email_verified: boolean;
+  is_approved: boolean;
+  roles: string[];
+}

@@ -1,13 +1,8 @@
+import type { AccountIdentity } from './account-schemas';
 import type { Queryable } from '../db/database';
 
-export interface UserRecord {
-  id: number;
-  name: string;
-  email: string;
+export interface UserRecord extends AccountIdentity {
   password_hash: string | null;
-  email_verified: boolean;
-  is_approved: boolean;
-  roles: string[];
   /** Set by an admin (disable); such an account may not sign in. */
   disabled: boolean;
   /** The registration was rejected by an admin. */

@@ -4,6 +4,7 @@ import { ApiError, setAccessToken } from '../../api/client';
 import { login } from './api/login';
 import { hasErrors, type FieldErrors } from './field-errors';
 import { checkAccountForm } from './form-rules';
+import { AccountDialog } from './account-dialog';
 import { SocialButtons } from './social-buttons';
 import { rememberEmail } from './stored-email';
 
@@ -62,66 +63,55 @@ export function LoginModal({ onClose, onSignedIn, onRegister }: Props) {
   }
 
   return (
-    <div className="modal-backdrop" role="presentation" onClick={onClose}>
-      <form
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="login-title"
-        onClick={(e) => e.stopPropagation()}
-        onSubmit={submit}
-        noValidate
-      >
-        <h2 id="login-title">Login</h2>
-        <label>
-          E-mail
-          <input
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </label>
-        {errors.email && <p className="field-error">{errors.email}</p>}
-        <label>
-          Password
-          <input
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
-        {errors.password && <p className="field-error">{errors.password}</p>}
-        {errors.form && (
-          <p className="form-error" role="alert">
-            {errors.form}
-          </p>
-        )}
-        {success && (
-          <p className="form-success" role="status">
-            {success}
-          </p>
-        )}
-        <div className="modal-actions">
-          <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={busy || Boolean(success)}>
-            {busy ? 'Signing in…' : 'Login'}
-          </button>
-        </div>
-        <SocialButtons />
-        <p className="modal-switch muted">
-          No account yet?{' '}
-          <button type="button" className="link-button" onClick={onRegister}>
-            Register
-          </button>
+    <AccountDialog id="login" title="Login" onClose={onClose} onSubmit={submit}>
+      <label>
+        E-mail
+        <input
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </label>
+      {errors.email && <p className="field-error">{errors.email}</p>}
+      <label>
+        Password
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </label>
+      {errors.password && <p className="field-error">{errors.password}</p>}
+      {errors.form && (
+        <p className="form-error" role="alert">
+          {errors.form}
         </p>
-      </form>
-    </div>
+      )}
+      {success && (
+        <p className="form-success" role="status">
+          {success}
+        </p>
+      )}
+      <div className="modal-actions">
+        <button type="button" className="button secondary" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={busy || Boolean(success)}>
+          {busy ? 'Signing in…' : 'Login'}
+        </button>
+      </div>
+      <SocialButtons />
+      <p className="modal-switch muted">
+        No account yet?{' '}
+        <button type="button" className="link-button" onClick={onRegister}>
+          Register
+        </button>
+      </p>
+    </AccountDialog>
   );
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/client';
 import { register } from './api/register';
 import { fieldErrorsOf, hasErrors, type FieldErrors } from './field-errors';
 import { checkAccountForm } from './form-rules';
+import { AccountDialog } from './account-dialog';
 import { SocialButtons } from './social-buttons';
 import { rememberEmail } from './stored-email';
 
@@ -47,65 +48,48 @@ export function RegisterModal({ onClose, onLogin }: Props) {
   }
 
   return (
-    <div className="modal-backdrop" role="presentation" onClick={onClose}>
-      <form
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="register-title"
-        onClick={(e) => e.stopPropagation()}
-        onSubmit={submit}
-        noValidate
-      >
-        <h2 id="register-title">Register</h2>
-        <label>
-          Username
-          <input name="name" autoComplete="username" value={values.name} onChange={set('name')} />
-        </label>
-        {errors.name && <p className="field-error">{errors.name}</p>}
-        <label>
-          E-mail
-          <input
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={values.email}
-            onChange={set('email')}
-          />
-        </label>
-        {errors.email && <p className="field-error">{errors.email}</p>}
-        <label>
-          Password
-          <input
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            value={values.password}
-            onChange={set('password')}
-          />
-        </label>
-        {errors.password && <p className="field-error">{errors.password}</p>}
-        {errors.form && (
-          <p className="form-error" role="alert">
-            {errors.form}
-          </p>
-        )}
-        <div className="modal-actions">
-          <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Registering…' : 'Register'}
-          </button>
-        </div>
-        <SocialButtons />
-        <p className="modal-switch muted">
-          Already registered?{' '}
-          <button type="button" className="link-button" onClick={onLogin}>
-            Login
-          </button>
+    <AccountDialog id="register" title="Register" onClose={onClose} onSubmit={submit}>
+      <label>
+        Username
+        <input name="name" autoComplete="username" value={values.name} onChange={set('name')} />
+      </label>
+      {errors.name && <p className="field-error">{errors.name}</p>}
+      <label>
+        E-mail
+        <input name="email" type="email" autoComplete="email" value={values.email} onChange={set('email')} />
+      </label>
+      {errors.email && <p className="field-error">{errors.email}</p>}
+      <label>
+        Password
+        <input
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={values.password}
+          onChange={set('password')}
+        />
+      </label>
+      {errors.password && <p className="field-error">{errors.password}</p>}
+      {errors.form && (
+        <p className="form-error" role="alert">
+          {errors.form}
         </p>
-      </form>
-    </div>
+      )}
+      <div className="modal-actions">
+        <button type="button" className="button secondary" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Registering…' : 'Register'}
+        </button>
+      </div>
+      <SocialButtons />
+      <p className="modal-switch muted">
+        Already registered?{' '}
+        <button type="button" className="link-button" onClick={onLogin}>
+          Login
+        </button>
+      </p>
+    </AccountDialog>
   );
 }
