@@ -8,7 +8,8 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { checkSchemaSources, type SchemaIssue } from '../src/engine';
+import { checkExamplesAgainstSamples, checkSchemaSources, type SchemaIssue } from '../src/engine';
+import { loadSampleManifest } from '../src/engine/node/load-sample-manifest';
 import { DEFAULT_SCHEMAS_DIR, loadSchemaSources, REPO_ROOT } from '../src/engine/node/load-schemas';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are edited freely
@@ -337,6 +338,86 @@ describe('schemas:check', () => {
         j.job.bodySchema.properties.epochs = { $ref: 'defs.json#/$defs/epochs' };
       });
       expect(issues).toEqual([]);
+    });
+  });
+
+  describe('examples agree with the shipped samples (samples/manifest.json)', () => {
+    const PORTFOLIO = 'problems/portfolio-optimization.json';
+    const FRAUD = 'problems/fraud-detection.json';
+    const DEMAND = 'problems/demand-forecasting.json';
+    const sampleIssues = (file: string, edit: (json: Json) => void): SchemaIssue[] => {
+      const sources = loadSchemaSources();
+      const copy = structuredClone(sources[file]) as Json;
+      edit(copy);
+      return checkExamplesAgainstSamples({ ...sources, [file]: copy }, loadSampleManifest());
+    };
+
+    it('the repository examples match the files', () => {
+      expect(checkExamplesAgainstSamples(loadSchemaSources(), loadSampleManifest())).toEqual([]);
+    });
+
+    it('refuses an example context with the wrong row count (CLI on a copy)', () => {
+      const { status, output } = runCheckerOnCopy((sources) => {
+        (sources[PORTFOLIO] as Json).example.context.rowCount = 1258;
+      });
+      expect(status).toBe(1);
+      expect(output).toContain(
+        'problems/portfolio-optimization.json /example/context/rowCount: 1258, but five_companies_stock.csv has 2699 rows (samples/manifest.json)',
+      );
+    });
+
+    it('refuses columns the file does not have, in the context and in a selection', () => {
+      const issues = sampleIssues(PORTFOLIO, (j) => {
+        j.example.context.columns = ['Date', 'AAPL', 'GOOGL', 'MSFT', 'AMZN', 'TSLA'];
+        j.example.appData.preprocess.stocks_names = ['AAPL', 'GOOGL', 'MSFT', 'AMZN', 'TSLA'];
+      });
+      expect(issues).toContainEqual({
+        file: PORTFOLIO,
+        pointer: '/example/context/columns',
+        reason: expect.stringContaining(
+          'but five_companies_stock.csv has the columns ["Date","AAPL","AMZN","GOOG","META","NVDA"]',
+        ),
+      });
+      expect(issues).toContainEqual({
+        file: PORTFOLIO,
+        pointer: '/example/appData/preprocess/stocks_names',
+        reason: '"TSLA" is not a column of five_companies_stock.csv (samples/manifest.json)',
+      });
+    });
+
+    it('refuses a selected column the file lacks even when the context claims it', () => {
+      const issues = sampleIssues(DEMAND, (j) => {
+        j.example.context.columns.push('demand');
+        j.example.appData.preprocess.prediction_feature = 'demand';
+      });
+      expect(issues).toContainEqual({
+        file: DEMAND,
+        pointer: '/example/appData/preprocess/prediction_feature',
+        reason: '"demand" is not a column of product_demand.csv (samples/manifest.json)',
+      });
+    });
+
+    it("refuses a sample label that is not the manifest's (the synthetic file says so)", () => {
+      const issues = sampleIssues(FRAUD, (j) => {
+        j.dataset.samples[0].label = 'Credit Card Fraud Detection';
+      });
+      expect(issues).toContainEqual({
+        file: FRAUD,
+        pointer: '/dataset/samples/0/label',
+        reason:
+          '"Credit Card Fraud Detection" is not samples/manifest.json\'s label "Credit Card Fraud Detection (synthetic)"',
+      });
+    });
+
+    it('refuses a listed problem whose CSV sample is not shipped', () => {
+      const issues = sampleIssues(FRAUD, (j) => {
+        j.dataset.samples[0].file = 'credit_card_fraud.csv';
+      });
+      expect(issues).toContainEqual({
+        file: FRAUD,
+        pointer: '/dataset/samples/0/file',
+        reason: '"credit_card_fraud.csv" is not a shipped sample (not in samples/manifest.json)',
+      });
     });
   });
 

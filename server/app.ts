@@ -11,11 +11,18 @@ import { fileURLToPath } from 'node:url';
 import { accountsRoutes } from './accounts/accounts-routes';
 import type { AccountsService } from './accounts/accounts-service';
 import { adminRoutes } from './admin/admin-routes';
+import { applicationsRoutes } from './applications/applications-routes';
+import type { ApplicationsService } from './applications/applications-service';
+import { catalogRoutes } from './applications/catalog-routes';
 import type { AdminService } from './admin/admin-service';
 import { authPlugin } from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { AuthService } from './auth/auth-service';
+import { contactRoutes } from './contact/contact-routes';
+import type { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
+import { demoDataRoutes } from './demo-data/demo-data-routes';
+import { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
@@ -34,6 +41,8 @@ import { PUBLIC } from './platform/reply-schemas';
 import { RequestLogController } from './platform/request-log';
 import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
 import { problemsRoutes } from './problems/problems-routes';
+import type { SampleCatalog } from './samples/sample-catalog';
+import { samplesRoutes } from './samples/samples-routes';
 import type { Registry } from '../src/engine';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
@@ -54,10 +63,18 @@ export interface AppServices {
   admin: AdminService;
   /** Registration, verification, approval status, the current user and the profile. */
   accounts: AccountsService;
+  /** Applications: create, list, detail, save app_data, delete, outputs (owner or admin). */
+  applications: ApplicationsService;
+  /** The contact form's messages to the admins. */
+  contact: ContactService;
+  /** The shipped sample datasets (samples/, sha256-checked at start). */
+  samples: SampleCatalog;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
   config?: Pick<Config, 'trustProxy' | 'publicUrl'>;
+  /** The landing page's published demo data (server/demo-data/published unless a test names another). */
+  demoData?: DemoDataStore;
 }
 
 /**
@@ -114,6 +131,11 @@ export async function buildApp(
       await api.register(mediaRoutes, { images: services.images, limiter: services.rateLimiter });
       await api.register(oauthRoutes, { social: services.social, limiter: services.rateLimiter });
       await api.register(adminRoutes, { admin: services.admin });
+      await api.register(samplesRoutes, { samples: services.samples });
+      await api.register(catalogRoutes, { registry: services.registry });
+      await api.register(applicationsRoutes, { applications: services.applications });
+      await api.register(contactRoutes, { contact: services.contact });
+      await api.register(demoDataRoutes, { store: services.demoData ?? new DemoDataStore() });
       api.get(
         '/openapi.json',
         {

@@ -1,33 +1,23 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import type { FastifyReply } from 'fastify';
 import {
   acknowledgement,
+  acknowledgementWith,
   BODY_ERRORS,
   envelope,
   errorBody,
+  sendRefusal,
   errorReplies,
   PUBLIC,
 } from '../platform/reply-schemas';
 import { PROFILE_UPDATED, REGISTERED, VERIFICATION_SENT, type AccountsService } from './accounts-service';
 import { ACCOUNT_IDENTITY_REQUIRED, accountIdentityProperties } from '../auth/account-schemas';
 import { idParams } from '../platform/id-schemas';
+import { NO_CONTROL_CHARACTERS, plainText } from '../platform/text-schemas';
 
 // The routes only type the values; the rules and their messages are the account forms' (the
 // engine validates them in the service), so a field's message is the spec's, not ajv's.
 
-// Text that reaches the database and the log: control characters (NUL among them, which
-// PostgreSQL refuses with a server error) are a field error instead.
-const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
-const plainText = (maxLength: number) =>
-  ({
-    type: 'string',
-    maxLength,
-    pattern: NO_CONTROL_CHARACTERS,
-    errorMessage: {
-      pattern: 'must not contain control characters',
-      maxLength: `must be at most ${maxLength} characters`,
-    },
-  }) as const;
+// Text that reaches the database and the log (server/platform/text-schemas.ts), or null.
 const nullableText = (maxLength: number) =>
   ({
     type: ['string', 'null'],
@@ -80,19 +70,6 @@ const profileBody = {
 
 const redirect = { description: 'Redirect to the front end (Location header)', type: 'null' } as const;
 
-function refuse(
-  reply: FastifyReply,
-  outcome: {
-    status: 400 | 404 | 409 | 429;
-    detail: string;
-    errors?: { field: string; message: string }[];
-    retryAfter?: number;
-  },
-) {
-  if (outcome.retryAfter !== undefined) void reply.header('retry-after', String(outcome.retryAfter));
-  return reply.code(outcome.status).send(errorBody(outcome.detail, outcome.errors));
-}
-
 /** Registration, e-mail verification, approval status, the current user and the profile. */
 export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { accounts: AccountsService; publicUrl: string };
@@ -106,26 +83,18 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         security: PUBLIC,
         body: registerBody,
         response: {
-          201: {
+          201: acknowledgementWith({
             type: 'object',
-            required: ['success', 'message', 'data'],
-            properties: {
-              success: { type: 'boolean' },
-              message: { type: 'string' },
-              data: {
-                type: 'object',
-                required: ['id', 'email'],
-                properties: { id: { type: 'integer' }, email: { type: 'string' } },
-              },
-            },
-          },
+            required: ['id', 'email'],
+            properties: { id: { type: 'integer' }, email: { type: 'string' } },
+          }),
           ...errorReplies(...BODY_ERRORS, 409, 429),
         },
       },
     },
     async (request, reply) => {
       const outcome = await accounts.register(request.body, request.ip);
-      if (!outcome.ok) return refuse(reply, outcome);
+      if (!outcome.ok) return sendRefusal(reply, outcome);
       return reply
         .code(201)
         .send({ success: true, message: REGISTERED, data: { id: outcome.id, email: outcome.email } });
@@ -162,7 +131,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     },
     async (request, reply) => {
       const outcome = await accounts.resendVerification(request.body.email);
-      if (!outcome.ok) return refuse(reply, outcome);
+      if (!outcome.ok) return sendRefusal(reply, outcome);
       return reply.code(200).send({ success: true, message: VERIFICATION_SENT });
     },
   );
@@ -236,7 +205,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
       const outcome = await accounts.providerToken(request.currentUser!, request.params.id);
-      if (!outcome.ok) return refuse(reply, outcome);
+      if (!outcome.ok) return sendRefusal(reply, outcome);
       return reply.code(200).send({ success: true, data: { custom_ibmq_token: outcome.token } });
     },
   );
@@ -250,15 +219,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         params: idParams,
         body: profileBody,
         response: {
-          200: {
-            type: 'object',
-            required: ['success', 'message', 'data'],
-            properties: {
-              success: { type: 'boolean' },
-              message: { type: 'string' },
-              data: currentUserSchema,
-            },
-          },
+          200: acknowledgementWith(currentUserSchema),
           ...errorReplies(...BODY_ERRORS, 401, 404),
         },
       },
@@ -271,7 +232,7 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         request.params.id,
         request.body,
       );
-      if (!outcome.ok) return refuse(reply, outcome);
+      if (!outcome.ok) return sendRefusal(reply, outcome);
       return reply.code(200).send({ success: true, message: PROFILE_UPDATED, data: outcome.user });
     },
   );

@@ -16,6 +16,7 @@ export const VERIFICATION_SENT =
   'If an account with this e-mail is waiting for verification, a new link has been sent.';
 export const PROFILE_UPDATED = 'Profile updated successfully!';
 export const WRONG_CURRENT_PASSWORD = 'Current password is incorrect';
+/** The 404 for an account that does not exist or is not the caller's (admin, applications too). */
 export const USER_NOT_FOUND = 'User not found';
 
 /** How long a verification link works. */

@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AdminOutcome, AdminService } from './admin-service';
 import { ACCOUNT_STATUSES, type AdminUserRecord, type OutboxRecord } from './admin-users-repository';
-import { BODY_ERRORS, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
+import {
+  acknowledgementWith,
+  BODY_ERRORS,
+  envelope,
+  errorReplies,
+  sendRefusal,
+} from '../platform/reply-schemas';
 import { ACCOUNT_IDENTITY_REQUIRED, accountIdentityProperties } from '../auth/account-schemas';
 import { idParams } from '../platform/id-schemas';
 
@@ -42,11 +48,7 @@ const outboxMailSchema = {
   },
 } as const;
 
-const actionReply = {
-  type: 'object',
-  required: ['success', 'message', 'data'],
-  properties: { success: { type: 'boolean' }, message: { type: 'string' }, data: adminUserSchema },
-} as const;
+const actionReply = acknowledgementWith(adminUserSchema);
 
 const listQuery = {
   type: 'object',
@@ -91,9 +93,6 @@ const serialiseMail = (mail: OutboxRecord) => ({
   created_at: new Date(mail.created_at).toISOString(),
   sent_at: iso(mail.sent_at),
 });
-
-const refusal = (outcome: Exclude<AdminOutcome, { ok: true }>) =>
-  errorBody(outcome.detail, outcome.status === 400 ? outcome.errors : undefined);
 
 type Action = 'approve' | 'reject' | 'verify-email' | 'send-verification' | 'disable' | 'enable';
 
@@ -164,7 +163,7 @@ export const adminRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { admin: A
       },
       async (request, reply) => {
         const outcome = await run(admin, request.params.id);
-        if (!outcome.ok) return reply.code(outcome.status).send(refusal(outcome));
+        if (!outcome.ok) return sendRefusal(reply, outcome);
         return { success: true, message: outcome.message, data: serialiseUser(outcome.user) };
       },
     );
@@ -184,7 +183,7 @@ export const adminRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { admin: A
     },
     async (request, reply) => {
       const outcome = await admin.setRoles(request.params.id, request.body.roles);
-      if (!outcome.ok) return reply.code(outcome.status).send(refusal(outcome));
+      if (!outcome.ok) return sendRefusal(reply, outcome);
       return { success: true, message: outcome.message, data: serialiseUser(outcome.user) };
     },
   );

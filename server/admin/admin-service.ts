@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { USER_NOT_FOUND } from '../accounts/accounts-service';
 import type { AuthService } from '../auth/auth-service';
 import type { Database, Queryable } from '../db/database';
 import type { Mailer, MailMessage } from '../mail/mailer';
@@ -18,7 +19,6 @@ export type AdminOutcome =
   | { ok: false; status: 404 | 409; detail: string }
   | { ok: false; status: 400; detail: string; errors: { field: string; message: string }[] };
 
-export const USER_NOT_FOUND = 'User not found';
 export const LAST_ADMIN_DISABLE = 'The last admin cannot be disabled.';
 export const LAST_ADMIN_REJECT = 'The last admin cannot be rejected.';
 export const LAST_ADMIN_ROLE = 'The last admin cannot lose the admin role.';

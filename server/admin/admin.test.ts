@@ -10,8 +10,8 @@ import {
   LAST_ADMIN_DISABLE,
   LAST_ADMIN_REJECT,
   LAST_ADMIN_ROLE,
-  USER_NOT_FOUND,
 } from './admin-service';
+import { USER_NOT_FOUND } from '../accounts/accounts-service';
 
 const PASSWORD = 'a registered password';
 

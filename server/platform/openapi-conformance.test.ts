@@ -21,7 +21,12 @@ function usesErrorEnvelope(operation: Operation, status: number): boolean {
   return Boolean(response?.content?.['application/json']?.schema?.required?.includes('detail'));
 }
 
-const UNKNOWN_ID: Record<string, string> = { id: '2147483000' };
+const UNKNOWN_ID: Record<string, string> = {
+  id: '2147483000',
+  userId: '2147483000',
+  appId: '2147483000',
+  applicationId: '2147483000',
+};
 const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => UNKNOWN_ID[name] ?? 'unknown');
 
 describe('the OpenAPI document tells the truth', () => {
@@ -45,7 +50,7 @@ describe('the OpenAPI document tells the truth', () => {
     const undocumented: string[] = [];
     for (const { path, method, operation } of operations) {
       const url = fill(path);
-      const hasBody = method === 'post';
+      const hasBody = method === 'post' || method === 'put';
       const requests: { name: string; headers: Record<string, string>; payload?: string }[] = [
         { name: 'no token', headers: {} },
         { name: 'bad token', headers: bearer('not-a-token') },
@@ -69,7 +74,7 @@ describe('the OpenAPI document tells the truth', () => {
       const answered = new Set<number>();
       for (const request of requests) {
         const reply = await stack.app.inject({
-          method: method.toUpperCase() as 'GET' | 'POST',
+          method: method.toUpperCase() as 'GET' | 'POST' | 'PUT',
           url,
           headers: request.headers,
           ...(request.payload !== undefined && { payload: request.payload }),

@@ -2,6 +2,8 @@
 // answer, so the schema is both its TypeScript type (type provider) and its OpenAPI entry; the
 // conformance test (server/platform/openapi-conformance.test.ts) checks the list against real replies.
 
+import type { FastifyReply } from 'fastify';
+
 /** The reply envelope every successful API call uses: `{ success: true, data }`. */
 export const envelope = <Data extends object>(data: Data) =>
   ({
@@ -16,6 +18,14 @@ export const acknowledgement = {
   required: ['success', 'message'],
   properties: { success: { type: 'boolean' }, message: { type: 'string' } },
 } as const;
+
+/** `{ success: true, message, data }`: an accepted action with what it made or changed. */
+export const acknowledgementWith = <Data extends object>(data: Data) =>
+  ({
+    type: 'object',
+    required: ['success', 'message', 'data'],
+    properties: { success: { type: 'boolean' }, message: { type: 'string' }, data },
+  }) as const;
 
 export const fieldErrorSchema = {
   type: 'object',
@@ -72,3 +82,17 @@ export const PUBLIC = [] as const;
 /** The text the client shows for a refusal, in the one envelope. */
 export const errorBody = (detail: string, errors?: { field: string; message: string }[]) =>
   errors ? { success: false as const, detail, errors } : { success: false as const, detail };
+
+/** A service's refusal as the reply: its status, Retry-After when it says how long to wait, the envelope. */
+export function sendRefusal(
+  reply: FastifyReply,
+  refusal: {
+    status: ErrorStatus;
+    detail: string;
+    errors?: { field: string; message: string }[];
+    retryAfter?: number;
+  },
+) {
+  if (refusal.retryAfter !== undefined) void reply.header('retry-after', String(refusal.retryAfter));
+  return reply.code(refusal.status).send(errorBody(refusal.detail, refusal.errors));
+}

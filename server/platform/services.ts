@@ -6,12 +6,16 @@ import { AccountsService } from '../accounts/accounts-service';
 import { parseTokenKey, TokenCipher } from '../accounts/token-cipher';
 import { AdminService } from '../admin/admin-service';
 import { AdminUsersRepository } from '../admin/admin-users-repository';
+import { ApplicationsRepository } from '../applications/applications-repository';
+import { ApplicationsService } from '../applications/applications-service';
 import { AccessTokens } from '../auth/access-tokens';
 import { AuthService } from '../auth/auth-service';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionsRepository } from '../auth/sessions-repository';
 import { UsersRepository } from '../auth/users-repository';
 import type { Config } from '../config';
+import { ContactRepository } from '../contact/contact-repository';
+import { ContactService } from '../contact/contact-service';
 import type { Database } from '../db/database';
 import { WorkerRuntimeCheck } from '../health/worker-runtime';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
@@ -23,6 +27,7 @@ import { ImageStore } from '../media/image-store';
 import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
+import { SampleCatalog } from '../samples/sample-catalog';
 import { createRateStore, RateLimiter } from './rate-limiter';
 
 export interface Services {
@@ -47,6 +52,12 @@ export interface Services {
   admin: AdminService;
   /** Registration, verification, approval status, the current user and the profile. */
   accounts: AccountsService;
+  /** Applications (owner or admin): create, list, detail, save app_data, delete, outputs. */
+  applications: ApplicationsService;
+  /** The contact form: kept in contact_messages and mailed to every admin. */
+  contact: ContactService;
+  /** The shipped sample datasets (samples/ at the repository root, sha256-checked at start). */
+  samples: SampleCatalog;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
   rateLimiter: RateLimiter;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -93,6 +104,7 @@ export function createServices(
     sessions,
   });
   const registry = loadRegistry();
+  const samples = SampleCatalog.loadSync();
   const rateLimiter = new RateLimiter(rateStore);
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
   // a key of its own for this process.
@@ -114,6 +126,10 @@ export function createServices(
     sendVerification: accounts.sendVerification,
     log,
   });
+  const applications = new ApplicationsService(new ApplicationsRepository(db), registry, samples, {
+    dataDir: config.dataDir,
+  });
+  const contact = new ContactService(new ContactRepository(db), registry, mailer, rateLimiter, log);
   return {
     config,
     db,
@@ -130,6 +146,9 @@ export function createServices(
     social: new SocialSignIn(db, auth, configuredProviders(config), config.publicUrl, log),
     admin,
     accounts,
+    applications,
+    contact,
+    samples,
     rateLimiter,
     throttle,
     async close() {

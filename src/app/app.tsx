@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router';
 import { ErrorBoundary } from './components/error-boundary';
+import { MobileGuard } from './components/mobile-guard';
 import { NotFoundPage } from './components/not-found-page';
 import { ToastProvider } from './components/toasts';
 import { TopBar } from './components/top-bar';
@@ -12,11 +13,15 @@ import { UnauthorizedPage } from './features/account-status/unauthorized-page';
 import { AccessGate } from './features/auth/access-gate';
 import { AccountModalsProvider } from './features/auth/account-modals';
 import { AuthProvider } from './features/auth/auth-context';
-import { LandingPage } from './features/landing/landing-page';
-import { ProfilePage } from './features/profile/profile-page';
 
 // Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
 // Flow; the self-test page carries ApexCharts; the account forms carry the engine's validator.
+const LandingPage = lazy(() =>
+  import('./features/landing/landing-page').then((m) => ({ default: m.LandingPage })),
+);
+const ProfilePage = lazy(() =>
+  import('./features/profile/profile-page').then((m) => ({ default: m.ProfilePage })),
+);
 const SchemaGalleryPage = lazy(() =>
   import('./features/schema-gallery/schema-gallery-page').then((m) => ({ default: m.SchemaGalleryPage })),
 );
@@ -32,6 +37,29 @@ const SettingsPage = lazy(() =>
 const WaitingApprovalPage = lazy(() =>
   import('./features/account-status/waiting-approval-page').then((m) => ({ default: m.WaitingApprovalPage })),
 );
+const ApplicationDetailPage = lazy(() =>
+  import('./features/applications/application-detail-page').then((m) => ({
+    default: m.ApplicationDetailPage,
+  })),
+);
+const WorkspacePage = lazy(() =>
+  import('./features/workspace/workspace-page').then((m) => ({ default: m.WorkspacePage })),
+);
+const ExamplesPage = lazy(() =>
+  import('./features/examples/examples-page').then((m) => ({ default: m.ExamplesPage })),
+);
+const ContactPage = lazy(() =>
+  import('./features/contact/contact-page').then((m) => ({ default: m.ContactPage })),
+);
+const ServicesLayout = lazy(() =>
+  import('./features/services/services-layout').then((m) => ({ default: m.ServicesLayout })),
+);
+const ServicesHomePage = lazy(() =>
+  import('./features/services/services-home-page').then((m) => ({ default: m.ServicesHomePage })),
+);
+const ServicePage = lazy(() =>
+  import('./features/services/service-page').then((m) => ({ default: m.ServicePage })),
+);
 const AdminPage = lazy(() => import('./features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
 const loading = <p className="muted">Loading…</p>;
 const onDemand = (page: ReactNode) => <Suspense fallback={loading}>{page}</Suspense>;
@@ -45,27 +73,44 @@ export function App() {
         <AuthProvider>
           <BrowserRouter>
             <AccountModalsProvider>
-              <TopBar />
-              <main className="main">
-                <Routes>
-                  <Route path="/" element={<LandingPage />} />
-                  <Route path="/profile" element={gated(<ProfilePage />)} />
-                  <Route path="/profile/edit" element={gated(<ProfileEditPage />)} />
-                  <Route path="/profile/settings" element={gated(<SettingsPage />)} />
-                  <Route path="/setting" element={gated(<SettingsPage />)} />
-                  <Route path="/pending-verify" element={<PendingVerifyPage />} />
-                  <Route path="/email-verified" element={<EmailVerifiedPage />} />
-                  <Route path="/waiting-admin-approval" element={onDemand(<WaitingApprovalPage />)} />
-                  <Route path="/approved-account" element={<ApprovedAccountPage />} />
-                  <Route path="/unauthorized" element={<UnauthorizedPage />} />
-                  <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
-                  <Route path="/admin" element={gated(<AdminPage />)} />
-                  <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
-                  <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
-                  <Route path="/error/404" element={<NotFoundPage />} />
-                  <Route path="*" element={<NotFoundPage />} />
-                </Routes>
-              </main>
+              <MobileGuard>
+                <TopBar />
+                <main className="main">
+                  <Routes>
+                    <Route path="/" element={onDemand(<LandingPage />)} />
+                    <Route path="/profile" element={gated(<ProfilePage />)} />
+                    <Route path="/profile/edit" element={gated(<ProfileEditPage />)} />
+                    <Route path="/profile/settings" element={gated(<SettingsPage />)} />
+                    <Route path="/setting" element={gated(<SettingsPage />)} />
+                    <Route path="/contact" element={gated(<ContactPage />)} />
+                    <Route path="/applications/:appId" element={gated(<ApplicationDetailPage />)} />
+                    <Route
+                      path="/development/:problemId/:appId/:appName"
+                      element={gated(<WorkspacePage />)}
+                    />
+                    <Route
+                      path="/developmentbio/:problemId/:appId/:appName"
+                      element={gated(<WorkspacePage />)}
+                    />
+                    <Route path="/examples" element={onDemand(<ExamplesPage />)} />
+                    <Route path="/services" element={onDemand(<ServicesLayout />)}>
+                      <Route index element={onDemand(<ServicesHomePage />)} />
+                      <Route path=":service" element={onDemand(<ServicePage />)} />
+                    </Route>
+                    <Route path="/pending-verify" element={<PendingVerifyPage />} />
+                    <Route path="/email-verified" element={<EmailVerifiedPage />} />
+                    <Route path="/waiting-admin-approval" element={onDemand(<WaitingApprovalPage />)} />
+                    <Route path="/approved-account" element={<ApprovedAccountPage />} />
+                    <Route path="/unauthorized" element={<UnauthorizedPage />} />
+                    <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
+                    <Route path="/admin" element={gated(<AdminPage />)} />
+                    <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
+                    <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
+                    <Route path="/error/404" element={<NotFoundPage />} />
+                    <Route path="*" element={<NotFoundPage />} />
+                  </Routes>
+                </main>
+              </MobileGuard>
             </AccountModalsProvider>
           </BrowserRouter>
         </AuthProvider>

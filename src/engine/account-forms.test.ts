@@ -154,6 +154,36 @@ describe('settings and approval e-mail forms', () => {
   });
 });
 
+describe('create-application and contact forms', () => {
+  const app = { app_name: 'My app', category: 'financial', app_problem_id: 'stock-price-prediction' };
+  it.each([
+    ['/app_name', { app_name: undefined }, 'This field is required'],
+    ['/app_name', { app_name: '' }, 'This field is required'],
+    ['/app_name', { app_name: '   ' }, 'This field is required'],
+    ['/app_name', { app_name: 'a'.repeat(101) }, 'Application name must not exceed 100 characters'],
+    ['/category', { category: '' }, 'This field is required'],
+    ['/app_problem_id', { app_problem_id: undefined }, 'This field is required'],
+  ])('create-application %s %j: %s', (field, change, message) => {
+    expect(messageOf('create-application', withChange(app, change), field)).toBe(message);
+  });
+  it('create-application: 100 characters are allowed', () => {
+    expect(check('create-application', { ...app, app_name: 'a'.repeat(100) })).toEqual([]);
+  });
+  const contact = { name: 'Dana', email: 'dana@example.com', message: 'Hello' };
+  it.each([
+    ['/name', { name: '' }, 'This field is required'],
+    ['/email', { email: undefined }, 'Email is required'],
+    ['/email', { email: 'dana@' }, 'Invalid email format'],
+    ['/message', { message: ' \n ' }, 'This field is required'],
+    ['/message', { message: 'x'.repeat(5001) }, 'Message must not exceed 5000 characters'],
+  ])('contact %s %j: %s', (field, change, message) => {
+    expect(messageOf('contact', withChange(contact, change), field)).toBe(message);
+  });
+  it('contact: a full message of 5000 characters is accepted', () => {
+    expect(check('contact', { ...contact, message: 'x'.repeat(5000) })).toEqual([]);
+  });
+});
+
 describe('the engine keywords', () => {
   const now = new Date('2026-03-01T12:00:00Z');
   it('age: whole years by calendar date (UTC), a 29 February birthday counts from 1 March', () => {

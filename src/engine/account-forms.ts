@@ -1,7 +1,7 @@
-// The account forms (register, login, profile, settings, approval-email): their rules are JSON
-// Schema data in schemas/accounts.json with the spec's messages; this module compiles them with
-// the account-form ajv and turns ajv's errors into one message per field, so the browser's forms
-// and the server's routes give the same answer for the same values.
+// The account forms (register, login, profile, settings, approval-email, create-application,
+// contact): their rules are JSON Schema data in schemas/accounts.json with the spec's messages;
+// this module compiles them with the account-form ajv and turns ajv's errors into one message per
+// field, so the browser's forms and the server's routes give the same answer for the same values.
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 
@@ -11,7 +11,15 @@ import { resolveMessages } from './messages';
 import { formatPointer, parsePointer } from './pointer';
 import type { IssueSink } from './refs';
 
-export const ACCOUNT_FORM_IDS = ['register', 'login', 'profile', 'settings', 'approval-email'] as const;
+export const ACCOUNT_FORM_IDS = [
+  'register',
+  'login',
+  'profile',
+  'settings',
+  'approval-email',
+  'create-application',
+  'contact',
+] as const;
 export type AccountFormId = (typeof ACCOUNT_FORM_IDS)[number];
 
 export interface AccountFormDef {

@@ -91,6 +91,8 @@ export {
   type JobRequest,
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
+export { checkExamplesAgainstSamples } from './sample-check';
+export { parseSampleManifest, type SampleManifest, type SampleManifestEntry } from './sample-manifest';
 export { checkFile, acceptAttribute, type FileCheck } from './files';
 export { AVATAR_RULE, avatarProblem } from './avatar-rule';
 export {

@@ -93,7 +93,7 @@ describe('job bodies of workspace.md section 7', () => {
       file: 'samples/five_companies_stock.csv',
       risk_factor: 0.5,
       budget: 2,
-      stocks_names: ['AAPL', 'GOOGL', 'MSFT', 'AMZN', 'TSLA'],
+      stocks_names: ['AAPL', 'GOOG', 'META', 'AMZN', 'NVDA'],
       use_quantum_simulator: true,
       quantum_device_backend: 'aer_simulator_statevector',
       quantum_shots: 1024,
@@ -111,7 +111,7 @@ describe('job bodies of workspace.md section 7', () => {
   it('fraud: field for field (test_ratio from the dataset split, pretrained_path null, columns empty)', () => {
     expect(exampleBody(registry.getProblem('fraud-detection'))).toEqual({
       id: 1447,
-      dataset_url: 'samples/credit_card_fraud.csv',
+      dataset_url: 'samples/credit_card_fraud_synthetic.csv',
       test_ratio: 0.3,
       model: 'Variational Quantum Classifier',
       use_quantum_simulator: true,
@@ -133,8 +133,8 @@ describe('job bodies of workspace.md section 7', () => {
       id: 1447,
       dataset: 'samples/product_demand.csv',
       train_test_split: 0.7,
-      training_features: ['price', 'promotion', 'holiday', 'temperature'],
-      prediction_feature: 'demand',
+      training_features: ['Temperature', 'Fuel_Price', 'CPI', 'Unemployment'],
+      prediction_feature: 'Weekly_Sales',
       training_model_type: 'Classical',
       epochs: 10,
       learning_rate: 0.01,

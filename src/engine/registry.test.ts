@@ -70,7 +70,7 @@ describe('registry', () => {
       'Apple and Google stock price',
       'Five Companies Stock Price',
       'Product Demand',
-      'Credit Card Fraud Detection',
+      'Credit Card Fraud Detection (synthetic)',
       'Sample Dataset 1 (2020-2024)',
     ]) {
       expect(samples).toContain(label);

@@ -422,7 +422,7 @@ export function registryFromLoaded(loaded: LoadedSchemas): Registry {
             categoryLabel: c.label,
             appName: p.example.appName,
             workspace: p.workspace,
-            description: p.description,
+            description: p.example.description ?? p.description,
             useCases: [...p.useCases],
           })),
       );

@@ -153,6 +153,8 @@ export interface SampleDataset {
 
 export interface ExampleDef {
   appName: string;
+  /** What the example does and on which data (the gallery shows it; default: the problem's description). */
+  description?: string;
   /** Shown in the example gallery (default true). */
   gallery?: boolean;
   context?: EngineContext;

@@ -9,9 +9,17 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import { adminToken, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  adminToken,
+  callApi,
+  launchBrowser,
+  signIn,
+  startProduct,
+  startProductWithMail,
+  type RunningProduct,
+} from './harness';
 import { pngImage } from './images';
-import { linksIn, startMailSink, verificationLink, type MailSink } from './mail-sink';
+import { linksIn, verificationLink, type MailSink } from './mail-sink';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/accounts-${name}.png` });
@@ -48,8 +56,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    sink = await startMailSink();
-    product = await startProduct({ SMTP_URL: sink.url, MAIL_FROM: 'QML Studio <studio@example.com>' });
+    ({ sink, product } = await startProductWithMail());
     browser = await launchBrowser();
   });
   afterAll(async () => {

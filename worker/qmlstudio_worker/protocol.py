@@ -125,6 +125,16 @@ class Emitter:
         }
         self.emit({"type": "chart", "chart": chart})
 
+    def chart_spec(self, chart: Mapping[str, Any]) -> None:
+        """A chart already built as the protocol's chart object (the shape results also carry)."""
+        self.chart(
+            chart["type"],
+            title=chart["title"],
+            series=chart["series"],
+            categories=chart.get("categories", ()),
+            label=chart.get("label", ""),
+        )
+
     def artifact(self, name: str, path: str, media_type: str) -> None:
         self.emit({"type": "artifact", "name": str(name), "path": str(path), "media_type": str(media_type)})
 

@@ -35,3 +35,30 @@ describe('apiFetch', () => {
     await expect(apiFetch('/jobs')).rejects.toThrow('HTTP error! Status: 500');
   });
 });
+
+describe('the calls name what failed (spec section 8)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('a refused current-user lookup rejects with "Get current user failed" and the server detail', async () => {
+    const { getCurrentUser } = await import('../features/auth/api/current-user');
+    vi.stubGlobal('fetch', reply(401, JSON.stringify({ success: false, detail: 'Token expired' })));
+    const error = await getCurrentUser().catch((e: unknown) => e);
+    expect((error as ApiError).message).toBe('Get current user failed: Token expired');
+    expect((error as ApiError).status).toBe(401);
+  });
+
+  it('an applications call rejects with its own failure text; an unreachable server keeps it too', async () => {
+    const { deleteApplication, listApplications, signedInUserId } =
+      await import('../features/applications/api');
+    vi.stubGlobal('fetch', reply(404, JSON.stringify({ success: false, detail: 'Application not found' })));
+    await expect(deleteApplication(7, 1)).rejects.toThrow('Delete application failed: Application not found');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
+    await expect(listApplications(1)).rejects.toThrow('Get applications failed');
+    expect(() => signedInUserId(null)).toThrow('User is not logged in!');
+  });
+});

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
+import { formatTimestamp } from '../../format/dates';
 import { useAuth } from '../auth/auth-context';
 import { listUsers, type AccountStatus, type AdminUser } from './api/list-users';
 import { getOutbox, type Outbox } from './api/outbox';
@@ -179,7 +180,7 @@ export function AdminPage() {
                   <strong>{mail.subject}</strong>
                   <span className="muted">
                     to {mail.recipient}
-                    {mail.kind ? ` · ${mail.kind}` : ''} · {new Date(mail.created_at).toLocaleString()}
+                    {mail.kind ? ` · ${mail.kind}` : ''} · {formatTimestamp(mail.created_at)}
                   </span>
                 </div>
                 <MailBody text={mail.body} />

@@ -1,9 +1,10 @@
 import type { FormEvent, ReactNode } from 'react';
+import { useModalFocus } from '../../components/use-modal-focus';
 
 /**
  * The shell of the Login and Register dialogs: a backdrop that closes on click, and a form that is
  * the dialog itself (labelled by its title; the browser's own validation is off, the engine's rules
- * speak instead).
+ * speak instead). Keyboard: focus moves in, Tab stays inside, Escape closes (useModalFocus).
  */
 export function AccountDialog({
   id,
@@ -19,9 +20,11 @@ export function AccountDialog({
   children: ReactNode;
 }) {
   const titleId = `${id}-title`;
+  const ref = useModalFocus<HTMLFormElement>(onClose);
   return (
     <div className="modal-backdrop" role="presentation" onClick={onClose}>
       <form
+        ref={ref}
         className="modal"
         role="dialog"
         aria-modal="true"

@@ -53,6 +53,16 @@ describe('the Login dialog', () => {
     expect(calls.filter((c) => c.path === '/api/login')).toHaveLength(0);
   });
 
+  it('is keyboard-usable: focus starts inside, Escape closes it', () => {
+    const onClose = vi.fn();
+    fakeApi({});
+    renderAt(<LoginModal {...props} onClose={onClose} />);
+    const dialog = screen.getByRole('dialog', { name: 'Login' });
+    expect(dialog.contains(document.activeElement)).toBe(true);
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
   it("shows the server's detail when the sign-in is refused", async () => {
     fakeApi({
       'POST /api/login': () => ({

@@ -47,7 +47,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     let cancelled = false;
     getCurrentUser()
       .then((found) => !cancelled && setUser(found))
-      .catch(() => {
+      .catch((error: unknown) => {
+        // The lookup's own text ('Get current user failed: ...') is for diagnosis; the user is told below.
+        console.warn(error instanceof Error ? error.message : error);
         setAccessToken(null);
         if (cancelled) return;
         setUser(null);

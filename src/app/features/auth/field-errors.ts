@@ -16,3 +16,12 @@ export function fieldErrorsOf(error: unknown): FieldErrors {
 }
 
 export const hasErrors = (errors: FieldErrors): boolean => Object.values(errors).some(Boolean);
+
+/**
+ * What a refused save shows: field messages under their fields; a refusal without them (a wrong
+ * current password, a 404) as one message for the whole form.
+ */
+export function refusalErrorsOf(error: unknown): FieldErrors {
+  const fields = fieldErrorsOf(error);
+  return hasErrors(fields) || !(error instanceof ApiError) ? fields : { form: error.message };
+}

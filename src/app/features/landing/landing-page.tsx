@@ -1,78 +1,108 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { Link, useLocation } from 'react-router';
 import { useAccountModals } from '../auth/account-modals';
 import { useAuth } from '../auth/auth-context';
+import { ApplicationCards } from './application-cards';
+import { HeroCircuit } from './hero-circuit';
+import { WhyChooseUs } from './why-choose-us';
+import { WorkflowDiagram } from './workflow-diagram';
+import './landing.css';
 
-/** The service areas of spec section 2 (their pages come with the sidebar layout). */
-const SERVICES = [
-  'Finance',
-  'Drug discovery',
-  'Material science',
-  'Power systems',
-  'Optimization',
-  'Other algorithms',
-];
+// The demo sections carry their charts: loaded after the page, so the first view does not wait.
+const PerformanceComparison = lazy(() =>
+  import('../demo-data/performance-comparison').then((m) => ({ default: m.PerformanceComparison })),
+);
+// The applications browser carries the table library: its own chunk, loaded for signed-in users only.
+const ApplicationsBrowser = lazy(() =>
+  import('../applications/applications-browser').then((m) => ({ default: m.ApplicationsBrowser })),
+);
+const ResultInterpretation = lazy(() =>
+  import('../demo-data/result-interpretation').then((m) => ({ default: m.ResultInterpretation })),
+);
 
-const STEPS = [
-  'Input dataset',
-  'Application options',
-  'Choose existing classical or quantum models',
-  'Training customizations',
-  'Output results',
-  'Training and metric results',
-  'Output interpretations',
-];
-
-/** The visitor landing page (the full marketing page and the application lists come with the shell). */
+/** Spec section 2: / is the landing page for visitors and the 'All Applications' view when signed in. */
 export function LandingPage() {
-  const { user } = useAuth();
-  const { open } = useAccountModals();
+  const { user, loading } = useAuth();
   const { hash } = useLocation();
   // The visitor menu's Services and Overview are scroll links: /#services, /#overview.
   useEffect(() => {
     if (hash) document.getElementById(hash.slice(1))?.scrollIntoView({ behavior: 'smooth' });
-  }, [hash]);
+  }, [hash, user, loading]);
+  if (loading) return <p className="muted">Loading…</p>;
+  return user ? <SignedInHome name={user.name} /> : <VisitorLanding />;
+}
+
+/**
+ * Signed in: 'All Applications', then the same application cards as the visitor page under 'Start a
+ * new application' (a card's Start Now creates the application and opens its workspace).
+ */
+function SignedInHome({ name }: { name: string }) {
   return (
     <section className="page landing">
-      <div className="hero" id="overview">
-        <h1>Quantum and classical machine learning, without writing code</h1>
-        <p className="lead">
-          Build, run and compare models for stock price prediction, portfolio optimization, fraud detection,
-          demand forecasting and brain tumor MRI classification — on real quantum simulators and devices.
-        </p>
-        {user?.roles.includes('admin') ? (
-          <Link className="button primary large" to="/admin/diagnostics">
-            Run the quantum self-test
-          </Link>
-        ) : user ? (
-          <Link className="button primary large" to="/profile">
-            Go to my dashboard
-          </Link>
-        ) : (
-          <button className="button primary large" onClick={() => open('register')}>
-            Create an account
-          </button>
-        )}
-      </div>
-      <ol className="workflow">
-        {STEPS.map((step, index) => (
-          <li key={step}>
-            <span className="step-number">{index + 1}</span>
-            {step}
-          </li>
-        ))}
-      </ol>
-      <section id="services" className="services">
-        <h2>Services</h2>
-        <ul className="service-grid">
-          {SERVICES.map((name) => (
-            <li key={name} className="card">
-              <strong>{name}</strong>
-              <span className="muted">Under Development</span>
-            </li>
-          ))}
-        </ul>
+      <header className="page-header">
+        <h1>Welcome back, {name}</h1>
+      </header>
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        <ApplicationsBrowser title="All Applications" />
+      </Suspense>
+      <section className="landing-section" aria-labelledby="start-title">
+        <h2 id="start-title">Start a new application</h2>
+        <ApplicationCards />
       </section>
+      <p className="muted landing-contact">
+        Questions or feedback? <Link to="/contact">Contact us</Link>
+      </p>
+    </section>
+  );
+}
+
+function VisitorLanding() {
+  const { open } = useAccountModals();
+  return (
+    <section className="page landing">
+      <div className="landing-hero">
+        <div className="landing-hero-text">
+          <p className="eyebrow">Quantum and classical machine learning</p>
+          <h1>Build, run and compare predictive models without writing code</h1>
+          <p className="lead">
+            Stock price prediction, portfolio optimization, fraud detection, demand forecasting and brain
+            tumor MRI classification, on classical models, quantum simulators and real quantum devices.
+          </p>
+          <div className="hero-actions">
+            <button type="button" className="button primary large" onClick={() => open('login')}>
+              Start Now
+            </button>
+            <Link className="button secondary large" to="/examples">
+              Browse examples
+            </Link>
+          </div>
+        </div>
+        <HeroCircuit />
+      </div>
+
+      <section id="overview" className="landing-section" aria-labelledby="overview-title">
+        <h2 id="overview-title">How it works</h2>
+        <p className="muted section-lead">From a dataset to an interpreted result in seven steps.</p>
+        <WorkflowDiagram />
+      </section>
+
+      <section id="services" className="landing-section" aria-labelledby="services-title">
+        <div className="section-heading">
+          <div>
+            <h2 id="services-title">Applications</h2>
+            <p className="muted section-lead">Pick a problem and start from a ready-made model.</p>
+          </div>
+          <Link to="/services">All services →</Link>
+        </div>
+        <ApplicationCards />
+      </section>
+
+      <Suspense fallback={null}>
+        <PerformanceComparison />
+        <ResultInterpretation />
+      </Suspense>
+
+      <WhyChooseUs />
     </section>
   );
 }

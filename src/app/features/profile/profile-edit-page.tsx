@@ -3,7 +3,7 @@ import { ApiError } from '../../api/client';
 import { useToast } from '../../components/toasts';
 import { UserAvatar } from '../../components/user-avatar';
 import { useAuth } from '../auth/auth-context';
-import { fieldErrorsOf, hasErrors, type FieldErrors } from '../auth/field-errors';
+import { hasErrors, refusalErrorsOf, type FieldErrors } from '../auth/field-errors';
 import { checkAccountForm } from '../auth/form-rules';
 import { getIbmqToken } from './api/ibmq-token';
 import { updateProfile } from './api/update-profile';
@@ -137,9 +137,7 @@ export function ProfileEditPage() {
       setEditing(false);
       setValues(null);
     } catch (error) {
-      // Field messages go under their fields; a refusal without them (wrong current password, 404) is shown whole.
-      const fields = fieldErrorsOf(error);
-      setErrors(hasErrors(fields) || !(error instanceof ApiError) ? fields : { form: error.message });
+      setErrors(refusalErrorsOf(error));
       notify('error', PROFILE_FAILED);
     } finally {
       setBusy(false);

@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/client';
 import { useToast } from '../../components/toasts';
 import { useAuth } from '../auth/auth-context';
-import { fieldErrorsOf, hasErrors, type FieldErrors } from '../auth/field-errors';
+import { hasErrors, refusalErrorsOf, type FieldErrors } from '../auth/field-errors';
 import { checkAccountForm } from '../auth/form-rules';
 import { updateProfile, type ProfileUpdate } from './api/update-profile';
 import { PROFILE_FAILED, PROFILE_UPDATED } from './profile-edit-page';
@@ -44,8 +43,7 @@ export function SettingsPage() {
       notify('success', reply.message ?? PROFILE_UPDATED);
       await refresh();
     } catch (error) {
-      const fields = fieldErrorsOf(error);
-      setErrors(hasErrors(fields) || !(error instanceof ApiError) ? fields : { form: error.message });
+      setErrors(refusalErrorsOf(error));
       notify('error', PROFILE_FAILED);
     } finally {
       setBusy(false);

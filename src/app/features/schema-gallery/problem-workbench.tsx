@@ -5,16 +5,16 @@ import {
   createExampleAppData,
   mapJobRequest,
   validateJobBody,
-  visibleColumns,
   type AppData,
   type EngineContext,
   type Problem,
   type TabId,
 } from '../../../engine';
 import { PipelineFlow, PipelineValidityNotice, SchemaForm, useEngineForm } from '../../../renderers';
+import { SampleDatasetCard } from './sample-dataset-card';
 
-/** Ids the job body carries; illustrative (1447 is the specification's fallback application id). */
-const ILLUSTRATIVE_IDS = { applicationId: 1447, userId: 1 } as const;
+/** Ids the job body carries here (1447 is the specification's fallback application id). */
+const PREVIEW_IDS = { applicationId: 1447, userId: 1 } as const;
 const SAVED = 'Saved on this page. Values of hidden fields were left out.';
 /** The two configuration tabs, each shown as a card with its own Save. */
 const TAB_CARDS: Array<{ tab: TabId; title: string; testId: string }> = [
@@ -22,16 +22,28 @@ const TAB_CARDS: Array<{ tab: TabId; title: string; testId: string }> = [
   { tab: 'model', title: 'Model Configurations', testId: 'model-card' },
 ];
 
+/** The sample file the example's dataset names (its url or file, else its sample id's file). */
+function exampleSampleFile(problem: Problem, appData: AppData): string | undefined {
+  const dataset = appData.dataset as { url?: unknown; file?: unknown; sample?: unknown } | undefined;
+  const path =
+    typeof dataset?.url === 'string' ? dataset.url : typeof dataset?.file === 'string' ? dataset.file : '';
+  return path.split('/').pop() || problem.dataset.samples.find((s) => s.id === dataset?.sample)?.file;
+}
+
 /** One problem: its sample dataset, both forms, the pipeline and the job request, all live. */
 export function ProblemWorkbench({ problem }: { problem: Problem }) {
   const example = useMemo(() => createExampleAppData(problem), [problem]);
-  const [rowCount, setRowCount] = useState<number | undefined>(example.context.rowCount);
-  const columns = example.context.columns;
+  // The example's context states its sample file's real rows and columns (schemas:check holds it to
+  // samples/manifest.json); choosing another sample in the card puts that file's in its place.
+  const [sample, setSample] = useState<{ file: string; rows: number; columns: string[] } | undefined>();
+  const sampleFile = sample?.file ?? exampleSampleFile(problem, example.appData);
+  const rowCount = sample ? sample.rows : example.context.rowCount;
+  const columns = sample ? sample.columns : example.context.columns;
   const context = useMemo<EngineContext>(
     () => ({
       ...(rowCount !== undefined ? { rowCount } : {}),
       ...(columns ? { columns } : {}),
-      ...ILLUSTRATIVE_IDS,
+      ...PREVIEW_IDS,
     }),
     [rowCount, columns],
   );
@@ -44,8 +56,6 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
     [problem, form.appData, context],
   );
   const bodyCheck = useMemo(() => validateJobBody(problem, request.body), [problem, request.body]);
-  const shown = visibleColumns(columns, problem.platform);
-  const hidden = (columns ?? []).filter((c) => !shown.includes(c));
   const query = new URLSearchParams(
     Object.entries(request.query).map(([k, v]) => [k, String(v)] as [string, string]),
   ).toString();
@@ -98,45 +108,7 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
         </div>
       </div>
 
-      <div className="schema-sample card" aria-label="Illustrative sample dataset">
-        <h2>
-          Sample dataset <span className="schema-badge schema-badge--info">Illustrative</span>
-        </h2>
-        <p className="muted">
-          Not real data: a row count and column names from the problem&apos;s example, so that the splitter
-          limits and the column lists work here.
-        </p>
-        <div className="schema-sample-row">
-          <label className="schema-rows">
-            Rows
-            <input
-              type="number"
-              min={1}
-              value={rowCount ?? ''}
-              onChange={(e) =>
-                setRowCount(e.target.value === '' ? undefined : Math.max(1, Number(e.target.value)))
-              }
-            />
-          </label>
-          {columns && columns.length > 0 ? (
-            <div className="schema-columns">
-              <span className="muted">Columns</span>
-              {shown.map((c) => (
-                <span key={c} className="schema-column">
-                  {c}
-                </span>
-              ))}
-              {hidden.map((c) => (
-                <span key={c} className="schema-column is-hidden" title="Hidden from feature selection">
-                  {c}
-                </span>
-              ))}
-            </div>
-          ) : (
-            <span className="muted">No columns (this problem&apos;s dataset is not a table).</span>
-          )}
-        </div>
-      </div>
+      <SampleDatasetCard problem={problem} file={sampleFile} onChoose={setSample} />
 
       <div className="schema-columns-2">
         <div className="schema-forms">
@@ -198,7 +170,7 @@ export function ProblemWorkbench({ problem }: { problem: Problem }) {
             </pre>
             <p className="muted schema-note">
               Mapped by <code>mapJobRequest</code> from the current values (application id{' '}
-              {ILLUSTRATIVE_IDS.applicationId}, user id {ILLUSTRATIVE_IDS.userId}).
+              {PREVIEW_IDS.applicationId}, user id {PREVIEW_IDS.userId}).
             </p>
           </div>
         </aside>

@@ -1,0 +1,125 @@
+import type { Database } from '../db/database';
+
+/** An application row; the timestamps are ISO strings (the server's clock, never the client's). */
+export interface ApplicationRecord {
+  id: number;
+  user_id: number;
+  app_name: string;
+  app_problem_id: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApplicationWithData extends ApplicationRecord {
+  app_data: Record<string, unknown>;
+}
+
+/** An output of an application: a job that ran it. */
+export interface OutputRecord {
+  id: number;
+  name: string;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  application_id: number;
+}
+
+const COLUMNS = 'id, user_id, app_name, app_problem_id, status, created_at, updated_at';
+
+type Row<T> = { [K in keyof T]: K extends `${string}_at` ? Date | string | null : T[K] };
+
+const iso = (value: Date | string | null): string | null =>
+  value === null ? null : new Date(value).toISOString();
+
+function toRecord(row: Row<ApplicationRecord>): ApplicationRecord {
+  return {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    app_name: row.app_name,
+    app_problem_id: row.app_problem_id,
+    status: row.status,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+function toDetail(row: Row<ApplicationWithData>): ApplicationWithData {
+  return { ...toRecord(row), app_data: row.app_data ?? {} };
+}
+
+/** The SQL of applications and their outputs (jobs rows with application_id). */
+export class ApplicationsRepository {
+  constructor(private readonly db: Database) {}
+
+  async userExists(userId: number): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from users where id = $1', [userId]);
+    return rows.length > 0;
+  }
+
+  async create(input: {
+    userId: number;
+    appName: string;
+    appProblemId: string;
+    status: string;
+    appData: object;
+  }): Promise<ApplicationWithData> {
+    const { rows } = await this.db.query<Row<ApplicationWithData>>(
+      `insert into applications (user_id, app_name, app_problem_id, status, app_data)
+       values ($1, $2, $3, $4, $5) returning ${COLUMNS}, app_data`,
+      [input.userId, input.appName, input.appProblemId, input.status, JSON.stringify(input.appData)],
+    );
+    return toDetail(rows[0]!);
+  }
+
+  /** A user's applications, newest first (id descending), without their app_data. */
+  async listByUser(userId: number): Promise<ApplicationRecord[]> {
+    const { rows } = await this.db.query<Row<ApplicationRecord>>(
+      `select ${COLUMNS} from applications where user_id = $1 order by id desc`,
+      [userId],
+    );
+    return rows.map(toRecord);
+  }
+
+  async find(id: number): Promise<ApplicationWithData | null> {
+    const { rows } = await this.db.query<Row<ApplicationWithData>>(
+      `select ${COLUMNS}, app_data from applications where id = $1`,
+      [id],
+    );
+    return rows[0] ? toDetail(rows[0]) : null;
+  }
+
+  /** Replaces app_data whole and stamps updated_at; null when the application is gone. */
+  async updateAppData(id: number, appData: object): Promise<ApplicationWithData | null> {
+    const { rows } = await this.db.query<Row<ApplicationWithData>>(
+      `update applications set app_data = $2, updated_at = now() where id = $1
+       returning ${COLUMNS}, app_data`,
+      [id, JSON.stringify(appData)],
+    );
+    return rows[0] ? toDetail(rows[0]) : null;
+  }
+
+  /** Deletes the application; its outputs (jobs, their events) go with it (on delete cascade). */
+  async delete(id: number): Promise<boolean> {
+    const { rows } = await this.db.query('delete from applications where id = $1 returning id', [id]);
+    return rows.length > 0;
+  }
+
+  /** The application's outputs, newest first. A job's name is its params' name, else its kind. */
+  async listOutputs(applicationId: number): Promise<OutputRecord[]> {
+    const { rows } = await this.db.query<Row<OutputRecord>>(
+      `select id, coalesce(params->>'name', kind) as name, status, created_at,
+              finished_at as completed_at, application_id
+       from jobs where application_id = $1 order by id desc`,
+      [applicationId],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: row.name,
+      status: row.status,
+      created_at: iso(row.created_at)!,
+      completed_at: iso(row.completed_at),
+      application_id: Number(row.application_id),
+    }));
+  }
+}

@@ -1,0 +1,119 @@
+/** Small, dependency-free charts of the demo sections (the landing page stays light). */
+
+const WIDTH = 360;
+const HEIGHT = 180;
+const PAD = 28;
+
+function points(values: number[], min: number, max: number): string {
+  const span = max - min || 1;
+  const step = values.length > 1 ? (WIDTH - 2 * PAD) / (values.length - 1) : 0;
+  return values
+    .map(
+      (value, index) => `${PAD + index * step},${HEIGHT - PAD - ((value - min) / span) * (HEIGHT - 2 * PAD)}`,
+    )
+    .join(' ');
+}
+
+/** Training and test loss per epoch: two lines on shared axes, with a legend. */
+export function LossChart({
+  train = [],
+  test = [],
+  title,
+}: {
+  train?: number[];
+  test?: number[];
+  title: string;
+}) {
+  const all = [...train, ...test];
+  const min = Math.min(...all);
+  const max = Math.max(...all);
+  return (
+    <figure className="demo-chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={`${title}: training and test loss per epoch`}
+      >
+        <line x1={PAD} y1={HEIGHT - PAD} x2={WIDTH - PAD} y2={HEIGHT - PAD} className="demo-axis" />
+        <line x1={PAD} y1={PAD} x2={PAD} y2={HEIGHT - PAD} className="demo-axis" />
+        <text x={PAD} y={PAD - 8} className="demo-tick">
+          {max.toFixed(3)}
+        </text>
+        <text x={PAD} y={HEIGHT - 8} className="demo-tick">
+          {min.toFixed(3)}
+        </text>
+        {train.length > 0 && <polyline points={points(train, min, max)} className="demo-line train" />}
+        {test.length > 0 && <polyline points={points(test, min, max)} className="demo-line test" />}
+      </svg>
+      <figcaption className="demo-legend">
+        <span className="train">Training loss</span> <span className="test">Test loss</span>
+      </figcaption>
+    </figure>
+  );
+}
+
+/** Spec: heatmap colour ranges are thirds of the largest count. */
+export function heatLevel(value: number, max: number): 'low' | 'mid' | 'high' {
+  if (max <= 0 || value <= max / 3) return 'low';
+  return value <= (2 * max) / 3 ? 'mid' : 'high';
+}
+
+/** A confusion matrix: rows are the true class, columns the predicted class. */
+export function ConfusionHeatmap({ matrix, title }: { matrix: number[][]; title: string }) {
+  const max = Math.max(...matrix.flat());
+  return (
+    <table className="demo-confusion" aria-label={`${title}: confusion matrix`}>
+      <thead>
+        <tr>
+          <th scope="col">True \ Predicted</th>
+          {matrix[0]?.map((_, column) => (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {matrix.map((row, index) => (
+          <tr key={index}>
+            <th scope="row">{index}</th>
+            {row.map((value, column) => (
+              <td key={column} className={`heat-${heatLevel(value, max)}`}>
+                {value}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The first rows the model was trained on, as a table. */
+export function TrainingDataTable({ rows, title }: { rows: Record<string, unknown>[]; title: string }) {
+  const columns = Object.keys(rows[0] ?? {});
+  return (
+    <div className="demo-table-wrap">
+      <table className="demo-table" aria-label={`${title}: training data`}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.slice(0, 10).map((row, index) => (
+            <tr key={index}>
+              {columns.map((column) => (
+                <td key={column}>{String(row[column] ?? '')}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,374 @@
+"""Classical recurrent forecasters for stock price prediction (and demand forecasting): LSTM, GRU, RNN.
+
+One-step-ahead forecasts: a window of the last ``window`` rows of the (normalized) training features
+predicts the next value of the prediction feature. The rows are split in time order (the first
+``train_share`` for training, the rest for testing; nothing is shuffled across the split). The imputer
+and the normalizers are fitted on the training rows only; the windows that predict the first test
+targets look back into the training rows, as a forecast made on that day would. Predictions are
+mapped back to the prediction feature's units before scoring, and the metrics are shown next to the
+persistence baseline (tomorrow = today) on exactly the same targets (:mod:`.forecast_metrics`).
+
+The same seed gives the same metrics: ``torch.manual_seed``, a seeded generator for the batch order
+(shuffled within the training windows only) and deterministic algorithms during training. torch is
+imported inside the functions so that importing this module (and validating a job body) stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped]
+
+from qmlstudio_worker.ml.forecast_metrics import (
+    Metrics,
+    emit_metrics,
+    evaluate_forecast,
+    persistence_forecast,
+)
+from qmlstudio_worker.ml.preprocess import (
+    MISSING_VALUES,
+    MinMaxNormalizer,
+    MissingValueImputer,
+    MissingValues,
+    Normalization,
+    numeric_features,
+    select_rows,
+    time_ordered_split,
+)
+from qmlstudio_worker.protocol import Emitter
+
+RECURRENT_MODELS: tuple[str, ...] = ("LSTM", "GRU", "RNN")
+DEFAULT_WINDOW = 10
+DEFAULT_BATCH_SIZE = 32
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+def _round(value: float) -> float:
+    return float(round(float(value), 10))
+
+
+@contextmanager
+def _torch_settings(threads: int | None) -> Iterator[None]:
+    """Deterministic algorithms (and optionally a thread count) for the block; the previous global
+    settings are restored afterwards."""
+    import torch
+
+    was_deterministic = torch.are_deterministic_algorithms_enabled()
+    previous_threads = torch.get_num_threads()
+    torch.use_deterministic_algorithms(True)
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was_deterministic)
+        if threads is not None:
+            torch.set_num_threads(previous_threads)
+
+
+def build_network(model: str, n_features: int, hidden_size: int) -> Any:
+    """An ``nn.Module``: one recurrent layer of ``hidden_size`` units (the form's hidden_layers) and a
+    linear head on the last time step's hidden state. Input (batch, window, features) -> (batch,)."""
+    import torch
+    from torch import nn
+
+    if model not in RECURRENT_MODELS:
+        raise ValueError(f"unknown recurrent model {model!r}; expected one of {', '.join(RECURRENT_MODELS)}")
+    if hidden_size < 1:
+        raise ValueError(f"hidden_layers must be a positive integer, got {hidden_size}")
+    layers: dict[str, type[nn.Module]] = {"LSTM": nn.LSTM, "GRU": nn.GRU, "RNN": nn.RNN}
+
+    class RecurrentRegressor(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.recurrent = layers[model](
+                input_size=n_features, hidden_size=hidden_size, num_layers=1, batch_first=True
+            )
+            self.head = nn.Linear(hidden_size, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            output, _ = self.recurrent(x)
+            result: torch.Tensor = self.head(output[:, -1, :]).squeeze(-1)
+            return result
+
+    return RecurrentRegressor()
+
+
+def sliding_windows(
+    features: FloatArray, target: FloatArray, window: int, targets_from: int, targets_to: int
+) -> tuple[FloatArray, FloatArray]:
+    """Windows ``features[t - window : t]`` and targets ``target[t]`` for t in [targets_from, targets_to)."""
+    if targets_from < window:
+        raise ValueError(f"the first target needs {window} earlier rows, it has {targets_from}")
+    positions = range(targets_from, targets_to)
+    x = np.stack([features[t - window : t] for t in positions]) if len(positions) else np.empty((0,))
+    y = np.asarray([target[t] for t in positions], dtype="float64")
+    return x.astype("float64"), y
+
+
+@dataclass
+class FittedForecaster:
+    """What inference needs: the network, its configuration, the imputer and both normalizers."""
+
+    model: str
+    network: Any
+    training_features: list[str]
+    prediction_feature: str
+    window: int
+    hidden_layers: int
+    feature_normalizer: MinMaxNormalizer
+    target_normalizer: MinMaxNormalizer
+    imputer: MissingValueImputer | None
+
+    def predict(self, frame: pd.DataFrame) -> FloatArray:
+        """Next-value forecasts of the prediction feature for rows ``window``.. of ``frame`` (each from
+        the ``window`` rows before it), in the prediction feature's units."""
+        import torch
+
+        x_frame = numeric_features(frame, self.training_features)
+        if self.imputer is not None:
+            x_frame = self.imputer.transform(x_frame)  # per column, from the training statistics
+        elif x_frame.isna().to_numpy().any():
+            raise ValueError("the data has empty cells; remove them first")
+        scaled = self.feature_normalizer.transform(x_frame)
+        if len(scaled) <= self.window:
+            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
+        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        self.network.eval()
+        with torch.no_grad():
+            out = self.network(torch.as_tensor(x, dtype=torch.float32)).double().numpy()
+        return self.target_normalizer.inverse_transform(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scaler artifact's JSON (the network's weights are saved with ``torch.save`` separately)."""
+        return {
+            "model": self.model,
+            "training_features": list(self.training_features),
+            "prediction_feature": self.prediction_feature,
+            "window": self.window,
+            "hidden_layers": self.hidden_layers,
+            "feature_normalizer": self.feature_normalizer.to_dict(),
+            "target_normalizer": self.target_normalizer.to_dict(),
+            "imputer": self.imputer.to_dict() if self.imputer is not None else None,
+        }
+
+
+def loss_chart(train_loss: Sequence[float], test_loss: Sequence[float]) -> dict[str, Any]:
+    return {
+        "type": "line",
+        "title": "Training and test loss per epoch",
+        "label": "MSE (normalized)",
+        "series": [
+            {"name": "train", "data": [_round(v) for v in train_loss]},
+            {"name": "test", "data": [_round(v) for v in test_loss]},
+        ],
+        "categories": list(range(1, len(train_loss) + 1)),
+    }
+
+
+def actual_vs_predicted_chart(
+    categories: Sequence[str | int | float],
+    actual: Sequence[float],
+    predicted: Sequence[float],
+    baseline: Sequence[float],
+    feature: str,
+) -> dict[str, Any]:
+    return {
+        "type": "line",
+        "title": f"Actual vs predicted {feature} (test part)",
+        "label": feature,
+        "series": [
+            {"name": "actual", "data": [_round(v) for v in actual]},
+            {"name": "predicted", "data": [_round(v) for v in predicted]},
+            {"name": "persistence", "data": [_round(v) for v in baseline]},
+        ],
+        "categories": list(categories),
+    }
+
+
+def history_chart(
+    categories: Sequence[str | int | float], series: Sequence[float], test_start: int, feature: str
+) -> dict[str, Any]:
+    """The whole selected series, as two series (training and test rows) with gaps (null) elsewhere."""
+    values = [_round(v) for v in series]
+    train = [v if i < test_start else None for i, v in enumerate(values)]
+    test = [v if i >= test_start else None for i, v in enumerate(values)]
+    return {
+        "type": "line",
+        "title": f"{feature} history: training and test rows",
+        "label": feature,
+        "series": [{"name": "train", "data": train}, {"name": "test", "data": test}],
+        "categories": list(categories),
+    }
+
+
+def train_recurrent_forecaster(
+    frame: pd.DataFrame,
+    *,
+    model: str,
+    training_features: Sequence[str],
+    prediction_feature: str,
+    train_share: float,
+    epochs: int,
+    learning_rate: float,
+    hidden_layers: int,
+    window: int = DEFAULT_WINDOW,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    normalization: Normalization = "[0,1]",
+    missing_values: MissingValues = "impute_average",
+    from_index: float | None = None,
+    to_index: float | None = None,
+    seed: int = 0,
+    date_column: str | None = "Date",
+    torch_threads: int | None = None,
+    emit: Emitter | None = None,
+) -> tuple[dict[str, Any], FittedForecaster]:
+    """Train ``model`` (LSTM, GRU or RNN) and score it on the test part next to the persistence baseline.
+
+    Returns (result, fitted): result holds ``metrics`` (the model's), ``baselines`` (``persistence``),
+    ``loss`` (train/test per epoch), ``charts`` (protocol chart shape) and ``data`` (split sizes, actual
+    and predicted test values); ``fitted`` is for the artifacts and inference. With ``emit``: progress per
+    epoch, ``train_loss``/``test_loss`` metrics with the epoch as step, the final metrics (a baseline's as
+    ``persistence_rmse`` ...) and the charts.
+    """
+    import torch
+
+    if model not in RECURRENT_MODELS:
+        raise ValueError(f"unknown recurrent model {model!r}; expected one of {', '.join(RECURRENT_MODELS)}")
+    if missing_values not in MISSING_VALUES:
+        raise ValueError(f"missing_values must be one of {MISSING_VALUES}, got {missing_values!r}")
+    for name, value in (("epochs", epochs), ("window", window), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive, got {learning_rate!r}")
+    if emit is not None:
+        emit.progress(2, "preprocessing")
+
+    if from_index is not None or to_index is not None:
+        frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
+    features = list(training_features)
+    columns = list(dict.fromkeys([*features, prediction_feature]))
+    values = numeric_features(frame, columns)
+    selected = len(values)
+    if missing_values == "remove_rows":
+        keep = ~values.isna().any(axis=1).to_numpy()
+        values = values.loc[keep].reset_index(drop=True)
+        frame = frame.loc[keep].reset_index(drop=True)
+    train_frame, test_frame = time_ordered_split(values, train_share)
+    test_start = len(train_frame)
+    if test_start <= window:
+        raise ValueError(
+            f"the training part has {test_start} rows; it needs more than the window of {window} rows"
+        )
+    imputer: MissingValueImputer | None = None
+    if missing_values != "remove_rows":
+        imputer = MissingValueImputer(missing_values, seed=seed).fit(train_frame)
+        train_frame = imputer.transform(train_frame)
+        test_frame = imputer.transform(test_frame)
+    full = pd.concat([train_frame, test_frame], ignore_index=True)
+    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
+    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
+    x_scaled = feature_normalizer.transform(full[features])
+    y_raw = full[prediction_feature].to_numpy(dtype="float64")
+    y_scaled = target_normalizer.transform(y_raw)
+    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
+    x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
+
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    with _torch_settings(torch_threads):
+        network = build_network(model, len(features), hidden_layers)
+        optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+        loss_fn = torch.nn.MSELoss()
+        xt_train = torch.as_tensor(x_train, dtype=torch.float32)
+        yt_train = torch.as_tensor(y_train, dtype=torch.float32)
+        xt_test = torch.as_tensor(x_test, dtype=torch.float32)
+        yt_test = torch.as_tensor(y_test, dtype=torch.float32)
+        if emit is not None:
+            emit.log(
+                f"{model}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
+                f"{len(features)} feature(s), hidden size {hidden_layers}"
+            )
+            emit.progress(5, "training")
+        train_loss: list[float] = []
+        test_loss: list[float] = []
+        for epoch in range(1, epochs + 1):
+            network.train()
+            order = torch.randperm(len(yt_train), generator=generator)  # within the training windows
+            for start in range(0, len(order), batch_size):
+                batch = order[start : start + batch_size]
+                optimizer.zero_grad()
+                loss = loss_fn(network(xt_train[batch]), yt_train[batch])
+                loss.backward()
+                optimizer.step()
+            network.eval()
+            with torch.no_grad():
+                train_loss.append(float(loss_fn(network(xt_train), yt_train)))
+                test_loss.append(float(loss_fn(network(xt_test), yt_test)))
+            if emit is not None:
+                emit.metric("train_loss", train_loss[-1], step=epoch)
+                emit.metric("test_loss", test_loss[-1], step=epoch)
+                emit.progress(5 + 85 * epoch / epochs, f"epoch {epoch}/{epochs}")
+        with torch.no_grad():
+            predicted_scaled = network(xt_test).double().numpy()
+
+    predicted = target_normalizer.inverse_transform(predicted_scaled)
+    results = evaluate_forecast(y_raw, predicted, test_start)
+    metrics: Metrics = results["model"]
+    baseline = persistence_forecast(y_raw, test_start)
+    if date_column is not None and date_column in frame.columns:
+        categories: list[str | int | float] = [str(v) for v in frame[date_column].tolist()]
+    else:
+        categories = list(range(1, len(full) + 1))
+    charts = [
+        loss_chart(train_loss, test_loss),
+        actual_vs_predicted_chart(
+            categories[test_start:],
+            y_raw[test_start:].tolist(),
+            predicted.tolist(),
+            baseline.tolist(),
+            prediction_feature,
+        ),
+        history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
+    ]
+    if emit is not None:
+        emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
+        for chart in charts:
+            emit.chart_spec(chart)
+        emit.progress(95, "evaluated")
+    result: dict[str, Any] = {
+        "model": model,
+        "seed": seed,
+        "metrics": metrics,
+        "baselines": {"persistence": results["persistence"]},
+        "loss": {"train": train_loss, "test": test_loss},
+        "charts": charts,
+        "data": {
+            "rows_selected": selected,
+            "rows_removed": selected - len(full),
+            "train_rows": test_start,
+            "test_rows": len(full) - test_start,
+            "train_windows": len(y_train),
+            "test_windows": len(y_test),
+            "window": window,
+            "actual": y_raw[test_start:].tolist(),
+            "predicted": predicted.tolist(),
+        },
+    }
+    fitted = FittedForecaster(
+        model=model,
+        network=network,
+        training_features=features,
+        prediction_feature=prediction_feature,
+        window=window,
+        hidden_layers=hidden_layers,
+        feature_normalizer=feature_normalizer,
+        target_normalizer=target_normalizer,
+        imputer=imputer,
+    )
+    return result, fitted
