@@ -3,10 +3,12 @@ import type { JobEventBus } from './job-event-bus';
 import { JobStatus, type JobStatusValue } from './job-states';
 import type { JobRecord, JobsRepository } from './jobs-repository';
 import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-protocol';
-import { startWorker, type WorkerExit, type WorkerHandle } from './worker-process';
+import type { WorkerLauncher } from './worker-launcher';
+import type { WorkerExit, WorkerHandle } from './worker-process';
 
 export interface JobRunnerOptions {
-  python: string;
+  /** Starts the worker process of each job (cold: a fresh Python; warm: a fork of a preloaded one). */
+  launcher: WorkerLauncher;
   timeoutSeconds: number;
   /** Time a stopped worker gets between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
@@ -118,8 +120,7 @@ export class JobRunner {
     }
     let result: Record<string, unknown> | null = null;
     let reportedError: string | null = null;
-    const handle = startWorker({
-      python: this.options.python,
+    const handle = this.options.launcher.launch({
       command: 'run',
       input,
       onLine: async (text) => {

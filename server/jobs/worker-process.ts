@@ -32,7 +32,7 @@ const STDERR_TAIL_BYTES = 4096;
  */
 export function startWorker(options: {
   python: string;
-  command: 'run' | 'health';
+  command: 'run' | 'infer' | 'health';
   input?: unknown;
   onLine?: (line: string) => Promise<void> | void;
 }): WorkerHandle {

@@ -21,6 +21,7 @@ import { WorkerRuntimeCheck } from '../health/worker-runtime';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
 import { JobRunner } from '../jobs/job-runner';
+import { ColdWorkerLauncher, type WorkerLauncher } from '../jobs/worker-launcher';
 import { JobsRepository } from '../jobs/jobs-repository';
 import { JobsService } from '../jobs/jobs-service';
 import { ImageStore } from '../media/image-store';
@@ -36,6 +37,8 @@ export interface Services {
   queue: JobQueue;
   bus: JobEventBus;
   runner: JobRunner;
+  /** Starts worker processes for jobs and inference (cold, or the warm pool). */
+  launcher: WorkerLauncher;
   auth: AuthService;
   jobs: JobsService;
   /** The stores' repositories, each built once (tests and operations read them directly). */
@@ -84,10 +87,11 @@ export function createServices(
     : new InProcessJobQueue(config.workerConcurrency);
   // One repository per store, handed to every service that reads or writes it.
   const jobsRepository = new JobsRepository(db);
+  const launcher: WorkerLauncher = new ColdWorkerLauncher(config.workerPython);
   const runner = new JobRunner(
     jobsRepository,
     bus,
-    { python: config.workerPython, timeoutSeconds: config.workerTimeoutSeconds },
+    { launcher, timeoutSeconds: config.workerTimeoutSeconds },
     log,
   );
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
@@ -136,6 +140,7 @@ export function createServices(
     queue,
     bus,
     runner,
+    launcher,
     auth,
     jobs,
     repositories: { jobs: jobsRepository, users, sessions },
@@ -156,6 +161,7 @@ export function createServices(
       mailer.close();
       await rateStore.close(); // the throttle's and the account limits' store
       await queue.close();
+      await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
       await db.close();
     },
