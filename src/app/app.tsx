@@ -42,6 +42,9 @@ const ApplicationDetailPage = lazy(() =>
     default: m.ApplicationDetailPage,
   })),
 );
+const OutputDetailPage = lazy(() =>
+  import('./features/outputs/output-detail-page').then((m) => ({ default: m.OutputDetailPage })),
+);
 const WorkspacePage = lazy(() =>
   import('./features/workspace/workspace-page').then((m) => ({ default: m.WorkspacePage })),
 );
@@ -84,6 +87,10 @@ export function App() {
                     <Route path="/setting" element={gated(<SettingsPage />)} />
                     <Route path="/contact" element={gated(<ContactPage />)} />
                     <Route path="/applications/:appId" element={gated(<ApplicationDetailPage />)} />
+                    <Route
+                      path="/applications/:appId/outputs/:outputId"
+                      element={gated(<OutputDetailPage />)}
+                    />
                     <Route
                       path="/development/:problemId/:appId/:appName"
                       element={gated(<WorkspacePage />)}
