@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from qmlstudio_worker.protocol import Emitter
 
@@ -13,6 +14,10 @@ class JobContext:
     job_id: str
     emitter: Emitter
     output_dir: Path | None = None
+    # The envelope's ``extension`` (schemas/job-envelope.schema.json): the resolved dataset
+    # (``extension["dataset"]["path"]`` etc.), normalization, missing_values, target_column and seed.
+    # Empty for worker kinds such as self-test.
+    extension: dict[str, Any] = field(default_factory=dict)
 
     def artifact_dir(self) -> Path | None:
         """The job's output directory, created on first use; None when the job has none."""

@@ -1,6 +1,6 @@
 """Parsing and validating the job envelope read from stdin.
 
-The envelope is ``{"kind": str, "job_id": str, "params": {...}, "output_dir"?: str}``
+The envelope is ``{"kind": str, "job_id": str, "params": {...}, "output_dir"?: str, "extension"?: {...}}``
 (``schemas/job-envelope.schema.json``). ``params`` is the job body, validated against the schema of its
 kind: for a problem type, ``job.bodySchema`` of the problem file itself (``problem_schemas``); for a
 worker kind such as ``self-test``, its ``schemas/<kind>.params.schema.json``. The schema's top-level
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ class Job:
     job_id: str
     params: dict[str, Any]
     output_dir: Path | None
+    extension: dict[str, Any] = field(default_factory=dict)
 
 
 def _describe(error: ValidationError, base: str) -> JobValidationError:
@@ -160,4 +161,5 @@ def validate_job(
         job_id=document["job_id"],
         params=apply_defaults(schema, params),
         output_dir=Path(document["output_dir"]) if "output_dir" in document else None,
+        extension=copy.deepcopy(document.get("extension", {})),
     )

@@ -52,7 +52,7 @@ def run_job(
         emitter.error(f"schema files: {exc}", kind="runtime")
         return EXIT_RUNTIME_ERROR
 
-    ctx = JobContext(job_id=job.job_id, emitter=emitter, output_dir=job.output_dir)
+    ctx = JobContext(job_id=job.job_id, emitter=emitter, output_dir=job.output_dir, extension=job.extension)
     try:
         handler = job.kind.load_handler()
         data = handler(job.params, ctx)
