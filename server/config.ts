@@ -154,6 +154,30 @@ const VARIABLES = {
     './data',
     (raw, ctx) => path.resolve(ctx.cwd, raw ?? 'data'),
   ),
+  uploadMaxBytes: named(
+    'UPLOAD_MAX_BYTES',
+    'Largest dataset (CSV) a user may upload, in bytes',
+    '104857600 (100 MB)',
+    integer(100 * 1024 * 1024, 1024, 10 * 1024 ** 3),
+  ),
+  datasetQuotaBytes: named(
+    'DATASET_QUOTA_BYTES',
+    "Room for one user's uploaded datasets under $DATA_DIR/datasets, in bytes",
+    '1073741824 (1 GiB)',
+    integer(1024 ** 3, 1024, 1024 ** 4),
+  ),
+  urlFetchMaxBytes: named(
+    'URL_FETCH_MAX_BYTES',
+    'Largest dataset the server fetches from an http(s) URL for a job, in bytes',
+    '104857600 (100 MB)',
+    integer(100 * 1024 * 1024, 1024, 10 * 1024 ** 3),
+  ),
+  urlFetchTimeoutMs: named(
+    'URL_FETCH_TIMEOUT_MS',
+    'Time limit of fetching one dataset URL (with its redirects), in milliseconds',
+    '30000',
+    integer(30_000, 100, 600_000),
+  ),
   databaseUrl: named(
     'DATABASE_URL',
     'PostgreSQL instead of the embedded PGlite, e.g. postgres://user@127.0.0.1:5432/qmlstudio',
