@@ -7,6 +7,8 @@
 - ``health``: import qiskit, qiskit_aer and torch; print one line {"ok": true, "versions": {...}}
               (or {"ok": false, "error": "..."} and exit 1).
 - ``kinds``:  print one line {"kinds": {kind: {"description", "params_schema"}}} for the server.
+- ``infer``:  read one inference request {problem, model_dir, dataset: {path}, features} on stdin; write one
+              result line {actual, predicted, rows} or an error line (``qmlstudio_worker/inference.py``).
 
 Stdout carries protocol JSON only: before anything else runs, the real stdout is moved to a private file
 descriptor and file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a library that prints,
@@ -84,7 +86,18 @@ def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS: dict[str, Command] = {"run": _command_run, "health": _command_health, "kinds": _command_kinds}
+def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
+    from qmlstudio_worker.inference import run_inference
+
+    return run_inference(sys.stdin.read(), Emitter(out))
+
+
+COMMANDS: dict[str, Command] = {
+    "run": _command_run,
+    "health": _command_health,
+    "kinds": _command_kinds,
+    "infer": _command_infer,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("health", help="check that qiskit, qiskit_aer and torch import; one JSON line")
     sub.add_parser("kinds", help="list the job kinds and their params schemas as one JSON line")
+    sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
     return parser
 
 
