@@ -12,6 +12,8 @@ export interface JobRunnerOptions {
   timeoutSeconds: number;
   /** Time a stopped worker gets between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
+  /** Where each job's artifacts go: `{outputsDir}/{jobId}` (DATA_DIR/outputs); none when absent. */
+  outputsDir?: string;
 }
 
 interface RunningJob {
@@ -111,7 +113,7 @@ export class JobRunner {
 
     let input: JobEnvelope;
     try {
-      input = buildJobEnvelope(job);
+      input = buildJobEnvelope(job, this.options.outputsDir);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error({ jobId, reason }, 'job envelope breaks the worker contract; no worker started');

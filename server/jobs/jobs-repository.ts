@@ -13,6 +13,26 @@ export interface JobRecord {
   started_at: string | null;
   finished_at: string | null;
   execution_time: number | null;
+  /** The application this job ran (an output), or null (e.g. the self-test). */
+  application_id: number | null;
+  /** The application's app_data when the run was submitted (outputs only). */
+  app_data: Record<string, unknown> | null;
+  /** What the worker envelope carries beside the body (dataset, preprocessing, seed); {} when none. */
+  extension: Record<string, unknown>;
+  /** The output's name ('{app_name} #{id}'), or null. */
+  name: string | null;
+}
+
+/** What a new job is made of; an output also names its application, app_data snapshot and extension. */
+export interface NewJob {
+  kind: string;
+  ownerId: number;
+  params: object;
+  applicationId?: number | null;
+  appData?: object | null;
+  extension?: object;
+  /** The output's name; `{id}` is replaced by the new job's id. */
+  name?: string | null;
 }
 
 export interface JobEventRecord {
@@ -23,18 +43,35 @@ export interface JobEventRecord {
 }
 
 const JOB_COLUMNS = `id, kind, owner_id, status, params, result, error, created_at, started_at, finished_at,
-  execution_time`;
+  execution_time, application_id, app_data, extension, name`;
 
 export class JobsRepository {
   constructor(private readonly db: Database) {}
 
   /** Inserts the job and its first timeline entry (queued). */
-  async create(tx: Queryable, input: { kind: string; ownerId: number; params: object }): Promise<JobRecord> {
+  async create(tx: Queryable, input: NewJob): Promise<JobRecord> {
     const { rows } = await tx.query<JobRecord>(
-      `insert into jobs (kind, owner_id, params, status) values ($1, $2, $3, $4) returning ${JOB_COLUMNS}`,
-      [input.kind, input.ownerId, JSON.stringify(input.params), JobStatus.queued],
+      `insert into jobs (kind, owner_id, params, status, application_id, app_data, extension, name)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${JOB_COLUMNS}`,
+      [
+        input.kind,
+        input.ownerId,
+        JSON.stringify(input.params),
+        JobStatus.queued,
+        input.applicationId ?? null,
+        input.appData ? JSON.stringify(input.appData) : null,
+        JSON.stringify(input.extension ?? {}),
+        input.name ?? null,
+      ],
     );
-    const job = rows[0]!;
+    let job = rows[0]!;
+    if (job.name?.includes('{id}')) {
+      const named = await tx.query<JobRecord>(
+        `update jobs set name = replace(name, '{id}', id::text) where id = $1 returning ${JOB_COLUMNS}`,
+        [job.id],
+      );
+      job = named.rows[0]!;
+    }
     await tx.query(`insert into job_events (job_id, seq, type, payload) values ($1, 0, 'status', $2)`, [
       job.id,
       JSON.stringify({ status: job.status }),

@@ -5,7 +5,7 @@ import { isFinal, JobStatus } from './job-states';
 import type { JobQueue } from './job-queue';
 import type { JobEventBus, JobEventListener } from './job-event-bus';
 import type { JobRunner } from './job-runner';
-import type { JobEventRecord, JobRecord, JobsRepository } from './jobs-repository';
+import type { JobEventRecord, JobRecord, JobsRepository, NewJob } from './jobs-repository';
 
 /** Creating, reading and stopping jobs, with ownership decided here: a stranger's job is "not found". */
 export class JobsService {
@@ -17,9 +17,18 @@ export class JobsService {
     private readonly bus: JobEventBus,
   ) {}
 
-  async submit(owner: UserRecord, kind: string, params: object): Promise<JobRecord> {
+  /**
+   * Creates a job (queued) and enqueues it. An output (`extra.applicationId`) also keeps the
+   * application's app_data snapshot, the envelope extension and its name (`{id}` = the new id).
+   */
+  async submit(
+    owner: UserRecord,
+    kind: string,
+    params: object,
+    extra: Omit<NewJob, 'kind' | 'ownerId' | 'params'> = {},
+  ): Promise<JobRecord> {
     const job = await this.db.transaction((tx) =>
-      this.repository.create(tx, { kind, ownerId: owner.id, params }),
+      this.repository.create(tx, { kind, ownerId: owner.id, params, ...extra }),
     );
     try {
       await this.queue.enqueue(job.id);

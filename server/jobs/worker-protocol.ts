@@ -4,6 +4,7 @@
  * the job envelope written to a worker's stdin, and each JSON line it writes on stdout.
  */
 import Ajv from 'ajv';
+import path from 'node:path';
 
 import { joinPointer } from '../../src/engine';
 import {
@@ -48,9 +49,22 @@ export class InvalidJobEnvelopeError extends Error {
   }
 }
 
-/** The envelope for a job, checked against job-envelope.schema.json before any worker is started. */
-export function buildJobEnvelope(job: { id: number; kind: string; params: unknown }): JobEnvelope {
-  const envelope: unknown = { kind: job.kind, job_id: String(job.id), params: job.params };
+/**
+ * The envelope for a job, checked against job-envelope.schema.json before any worker is started.
+ * With `outputsDir`, the job writes its artifacts to `{outputsDir}/{id}`; a non-empty `extension`
+ * (dataset, preprocessing, seed of an output) goes along beside the body.
+ */
+export function buildJobEnvelope(
+  job: { id: number; kind: string; params: unknown; extension?: Record<string, unknown> | null },
+  outputsDir?: string,
+): JobEnvelope {
+  const envelope: unknown = {
+    kind: job.kind,
+    job_id: String(job.id),
+    params: job.params,
+    ...(outputsDir && { output_dir: path.join(outputsDir, String(job.id)) }),
+    ...(job.extension && Object.keys(job.extension).length > 0 && { extension: job.extension }),
+  };
   if (isJobEnvelope(envelope)) return envelope;
   const [error] = isJobEnvelope.errors ?? [];
   const extra = error?.params as { missingProperty?: string; additionalProperty?: string } | undefined;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { loadRegistry } from '../../src/engine/node/load-schemas';
 import type { Registry } from '../../src/engine';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { AccountsService } from '../accounts/accounts-service';
 import { parseTokenKey, TokenCipher } from '../accounts/token-cipher';
 import { AdminService } from '../admin/admin-service';
@@ -91,7 +92,11 @@ export function createServices(
   const runner = new JobRunner(
     jobsRepository,
     bus,
-    { launcher, timeoutSeconds: config.workerTimeoutSeconds },
+    {
+      launcher,
+      timeoutSeconds: config.workerTimeoutSeconds,
+      outputsDir: path.join(config.dataDir, 'outputs'),
+    },
     log,
   );
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);

@@ -28,6 +28,56 @@ export const jobEnvelopeSchema = {
       type: 'string',
       minLength: 1,
     },
+    extension: {
+      description:
+        "What the server carries to the worker beside the spec's job body (documented extension of spec section 7): the dataset the server resolved and checked (handlers read it from dataset.path, never from a URL in params), the preprocessing inputs the spec body leaves out (normalization, missing values, target column; derived by the engine from the problem file's job.extension), and the seed. Absent for worker kinds such as self-test.",
+      type: 'object',
+      required: ['dataset'],
+      additionalProperties: false,
+      properties: {
+        dataset: {
+          description:
+            "The resolved dataset file (a shipped sample, the user's upload or a fetched URL copy).",
+          type: 'object',
+          required: ['path', 'sha256', 'row_count', 'columns', 'label', 'synthetic'],
+          additionalProperties: false,
+          properties: {
+            path: { description: 'Absolute path of the CSV file.', type: 'string', minLength: 1 },
+            sha256: {
+              description: "SHA-256 of the file's bytes (hex).",
+              type: 'string',
+              pattern: '^[0-9a-f]{64}$',
+            },
+            row_count: { description: 'Data rows (header excluded).', type: 'integer', minimum: 0 },
+            columns: {
+              description: 'Header columns in file order.',
+              type: 'array',
+              items: { type: 'string' },
+            },
+            label: { description: 'Human label of the dataset (file name or sample title).', type: 'string' },
+            synthetic: { description: 'True for a shipped synthetic sample.', type: 'boolean' },
+          },
+        },
+        normalization: {
+          description: 'Scale features to this range, fit on the training part only; null = none.',
+          enum: ['[0,1]', '[-1,1]', null],
+        },
+        missing_values: {
+          description: "How missing values are handled; null = the handler's default.",
+          enum: ['impute_average', 'random_values', 'remove_rows', null],
+        },
+        target_column: {
+          description:
+            "The column to predict (fraud detection's label column); null = the problem's default.",
+          type: ['string', 'null'],
+        },
+        seed: {
+          description:
+            'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
+          type: 'integer',
+        },
+      },
+    },
   },
 } as const;
 
@@ -53,6 +103,56 @@ export interface JobEnvelope {
    * Optional directory (absolute, or relative to the worker's working directory) where the job may write artifacts; artifact lines report paths inside it. Created if missing.
    */
   output_dir?: string;
+  /**
+   * What the server carries to the worker beside the spec's job body (documented extension of spec section 7): the dataset the server resolved and checked (handlers read it from dataset.path, never from a URL in params), the preprocessing inputs the spec body leaves out (normalization, missing values, target column; derived by the engine from the problem file's job.extension), and the seed. Absent for worker kinds such as self-test.
+   */
+  extension?: {
+    /**
+     * The resolved dataset file (a shipped sample, the user's upload or a fetched URL copy).
+     */
+    dataset: {
+      /**
+       * Absolute path of the CSV file.
+       */
+      path: string;
+      /**
+       * SHA-256 of the file's bytes (hex).
+       */
+      sha256: string;
+      /**
+       * Data rows (header excluded).
+       */
+      row_count: number;
+      /**
+       * Header columns in file order.
+       */
+      columns: string[];
+      /**
+       * Human label of the dataset (file name or sample title).
+       */
+      label: string;
+      /**
+       * True for a shipped synthetic sample.
+       */
+      synthetic: boolean;
+    };
+    /**
+     * Scale features to this range, fit on the training part only; null = none.
+     */
+    normalization?: '[0,1]' | '[-1,1]' | null;
+    /**
+     * How missing values are handled; null = the handler's default.
+     */
+    missing_values?: 'impute_average' | 'random_values' | 'remove_rows' | null;
+    /**
+     * The column to predict (fraud detection's label column); null = the problem's default.
+     */
+    target_column?: string | null;
+    /**
+     * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
+     */
+    seed?: number;
+  };
 }
 
 /** worker/qmlstudio_worker/schemas/worker-protocol.schema.json */
