@@ -7,6 +7,8 @@
 - ``health``: import qiskit, qiskit_aer and torch; print one line {"ok": true, "versions": {...}}
               (or {"ok": false, "error": "..."} and exit 1).
 - ``kinds``:  print one line {"kinds": {kind: {"description", "params_schema"}}} for the server.
+- ``serve``:  warm worker: preload the libraries, then fork one child per request on the Unix socket
+              ``--socket PATH``, each running ``run``/``infer`` as above (see ``serve.py``).
 - ``infer``:  read one inference request {problem, model_dir, dataset: {path}, features} on stdin; write one
               result line {actual, predicted, rows} or an error line (``qmlstudio_worker/inference.py``).
 
@@ -92,11 +94,18 @@ def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
     return run_inference(sys.stdin.read(), Emitter(out))
 
 
+def _command_serve(out: TextIO, args: argparse.Namespace) -> int:
+    from qmlstudio_worker.serve import serve
+
+    return serve(out, args.socket)
+
+
 COMMANDS: dict[str, Command] = {
     "run": _command_run,
     "health": _command_health,
     "kinds": _command_kinds,
     "infer": _command_infer,
+    "serve": _command_serve,
 }
 
 
@@ -115,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("health", help="check that qiskit, qiskit_aer and torch import; one JSON line")
     sub.add_parser("kinds", help="list the job kinds and their params schemas as one JSON line")
+    serve = sub.add_parser("serve", help="warm worker: preload, then fork a child per request on a socket")
+    serve.add_argument("--socket", metavar="PATH", required=True, help="Unix socket path to listen on")
     sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
     return parser
 
