@@ -68,5 +68,29 @@ JOB_KINDS: dict[str, JobKind] = {
             params_schema_file="self-test.params.schema.json",
             description="Quantum self-test diagnostic: a 2-qubit Bell circuit on Qiskit Aer.",
         ),
+        JobKind(
+            kind="stock-price-prediction",
+            handler_module="qmlstudio_worker.handlers.stock_price_prediction",
+            params_schema_file=None,
+            description="Next-day price forecasts: LSTM, GRU or RNN (PyTorch) or the hybrid quantum model.",
+        ),
+        JobKind(
+            kind="demand-forecasting",
+            handler_module="qmlstudio_worker.handlers.demand_forecasting",
+            params_schema_file=None,
+            description="Demand forecasts: LSTM (Classical) or the hybrid quantum model.",
+        ),
+        JobKind(
+            kind="fraud-detection",
+            handler_module="qmlstudio_worker.handlers.fraud_detection",
+            params_schema_file=None,
+            description="Fraud classifiers (scikit-learn) or the variational quantum classifier.",
+        ),
+        JobKind(
+            kind="portfolio-optimization",
+            handler_module="qmlstudio_worker.handlers.portfolio_optimization",
+            params_schema_file=None,
+            description="Mean-variance selection of budget stocks: exact (Classical), VQE or QAOA.",
+        ),
     )
 }
