@@ -202,6 +202,7 @@ class FittedFraudModel:
     estimator: Any
     prepared: PreparedData
     positive: Any
+    target: str = DEFAULT_TARGET
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray[Any, Any]:
         from qmlstudio_worker.ml.preprocess import numeric_features
@@ -353,4 +354,4 @@ def train_fraud_detector(
         "fit_seconds": round(fit_seconds, 3),
         "duration_seconds": round(time.monotonic() - started, 3),
     }
-    return result, FittedFraudModel(model, estimator, prepared, positive)
+    return result, FittedFraudModel(model, estimator, prepared, positive, target)

@@ -120,7 +120,25 @@ class MissingValueImputer:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "seed": self.seed, "means": dict(self.means)}
+        """Plain JSON for the scaler artifact: everything :meth:`from_dict` needs to fill cells again."""
+        return {
+            "strategy": self.strategy,
+            "seed": self.seed,
+            "means": dict(self.means),
+            "lows": dict(self.lows),
+            "highs": dict(self.highs),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MissingValueImputer:
+        means = {str(k): float(v) for k, v in data["means"].items()}
+        return cls(
+            strategy=data["strategy"],
+            seed=int(data.get("seed", 0)),
+            means=means,
+            lows={str(k): float(v) for k, v in data.get("lows", means).items()},
+            highs={str(k): float(v) for k, v in data.get("highs", means).items()},
+        )
 
 
 @dataclass

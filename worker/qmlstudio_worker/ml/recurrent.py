@@ -28,6 +28,7 @@ from qmlstudio_worker.ml.forecast_metrics import (
     emit_metrics,
     evaluate_forecast,
     persistence_forecast,
+    seasonal_naive_forecast,
 )
 from qmlstudio_worker.ml.preprocess import (
     MISSING_VALUES,
@@ -176,16 +177,20 @@ def actual_vs_predicted_chart(
     predicted: Sequence[float],
     baseline: Sequence[float],
     feature: str,
+    seasonal: Sequence[float] | None = None,
 ) -> dict[str, Any]:
+    series = [
+        {"name": "actual", "data": [_round(v) for v in actual]},
+        {"name": "predicted", "data": [_round(v) for v in predicted]},
+        {"name": "persistence", "data": [_round(v) for v in baseline]},
+    ]
+    if seasonal is not None:
+        series.append({"name": "seasonal naive", "data": [_round(v) for v in seasonal]})
     return {
         "type": "line",
         "title": f"Actual vs predicted {feature} (test part)",
         "label": feature,
-        "series": [
-            {"name": "actual", "data": [_round(v) for v in actual]},
-            {"name": "predicted", "data": [_round(v) for v in predicted]},
-            {"name": "persistence", "data": [_round(v) for v in baseline]},
-        ],
+        "series": series,
         "categories": list(categories),
     }
 
@@ -225,6 +230,7 @@ def train_recurrent_forecaster(
     seed: int = 0,
     date_column: str | None = "Date",
     torch_threads: int | None = None,
+    season_length: int | None = None,
     emit: Emitter | None = None,
 ) -> tuple[dict[str, Any], FittedForecaster]:
     """Train ``model`` (LSTM, GRU or RNN) and score it on the test part next to the persistence baseline.
@@ -234,6 +240,10 @@ def train_recurrent_forecaster(
     and predicted test values); ``fitted`` is for the artifacts and inference. With ``emit``: progress per
     epoch, ``train_loss``/``test_loss`` metrics with the epoch as step, the final metrics (a baseline's as
     ``persistence_rmse`` ...) and the charts.
+
+    ``season_length``: also score the seasonal-naive baseline (the value ``season_length`` rows earlier)
+    when the training part holds at least that many rows; ``data.season_length`` says whether it was used
+    (None when not asked for or when the rows are too few).
     """
     import torch
 
@@ -313,12 +323,13 @@ def train_recurrent_forecaster(
             if emit is not None:
                 emit.metric("train_loss", train_loss[-1], step=epoch)
                 emit.metric("test_loss", test_loss[-1], step=epoch)
-                emit.progress(5 + 85 * epoch / epochs, f"epoch {epoch}/{epochs}")
+                emit.progress(5 + 85 * epoch / epochs, f"Epoch {epoch}/{epochs}")
         with torch.no_grad():
             predicted_scaled = network(xt_test).double().numpy()
 
     predicted = target_normalizer.inverse_transform(predicted_scaled)
-    results = evaluate_forecast(y_raw, predicted, test_start)
+    season = season_length if season_length is not None and test_start >= season_length else None
+    results = evaluate_forecast(y_raw, predicted, test_start, season)
     metrics: Metrics = results["model"]
     baseline = persistence_forecast(y_raw, test_start)
     if date_column is not None and date_column in frame.columns:
@@ -333,6 +344,7 @@ def train_recurrent_forecaster(
             predicted.tolist(),
             baseline.tolist(),
             prediction_feature,
+            seasonal_naive_forecast(y_raw, test_start, season).tolist() if season is not None else None,
         ),
         history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
     ]
@@ -345,7 +357,7 @@ def train_recurrent_forecaster(
         "model": model,
         "seed": seed,
         "metrics": metrics,
-        "baselines": {"persistence": results["persistence"]},
+        "baselines": {name: value for name, value in results.items() if name != "model"},
         "loss": {"train": train_loss, "test": test_loss},
         "charts": charts,
         "data": {
@@ -356,6 +368,7 @@ def train_recurrent_forecaster(
             "train_windows": len(y_train),
             "test_windows": len(y_test),
             "window": window,
+            "season_length": season,
             "actual": y_raw[test_start:].tolist(),
             "predicted": predicted.tolist(),
         },

@@ -98,8 +98,8 @@ def test_training_lowers_the_loss_and_output_lines_are_valid(
     assert [s["name"] for s in actual_vs_predicted["series"]] == ["actual", "predicted", "persistence"]
     assert actual_vs_predicted["categories"][0] == aapl["Date"][210]
     assert len(history["categories"]) == 300
-    epochs = [line for line in lines if line["type"] == "progress" and line["stage"].startswith("epoch")]
-    assert [line["stage"] for line in epochs] == [f"epoch {i}/5" for i in range(1, 6)]
+    epochs = [line for line in lines if line["type"] == "progress" and line["stage"].startswith("Epoch")]
+    assert [line["stage"] for line in epochs] == [f"Epoch {i}/5" for i in range(1, 6)]
     percents = [line["percent"] for line in lines if line["type"] == "progress"]
     assert percents == sorted(percents)
     metrics = {

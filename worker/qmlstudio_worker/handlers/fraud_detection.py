@@ -1,0 +1,167 @@
+"""The "fraud-detection" job: a classifier of the target column (default ``Class``; the envelope's
+``extension.target_column`` when the form names another) from every other column.
+
+Body (``schemas/problems/fraud-detection.json`` job.bodySchema): ``model`` SVM, Random Forest, Logistic
+Regression, Gradient Boosting or Neural Network trains that scikit-learn classifier
+(:mod:`qmlstudio_worker.ml.fraud`: class imbalance handled with balanced class or sample weights);
+``Variational Quantum Classifier`` trains the quantum classifier of ``qmlstudio_worker.quantum.vqc`` with
+``pqc``, ``circuit_repetition``, ``optimizer_alg``, ``optimizer_alg_maxiter`` and ``quantum_shots``.
+Split stratified with ``test_ratio`` as the test share (seeded); normalization and missing values from
+the extension, fitted on the training part only. Metrics (accuracy, precision, recall, F1 as ``f1`` and
+the spec's ``fMeasure``, ROC-AUC, PR-AUC) next to the majority-class baseline on the same test rows;
+charts: confusion matrices, ROC and PR curves.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.context import JobContext
+from qmlstudio_worker.ml.fraud import CLASSICAL_MODELS, DEFAULT_TARGET, train_fraud_detector
+from qmlstudio_worker.ml.job_support import (
+    Stopwatch,
+    base_result,
+    data_errors,
+    load_job_inputs,
+    require_fields,
+    run_record,
+    save_model,
+)
+from qmlstudio_worker.ml.preprocess import prepare_classification
+from qmlstudio_worker.ml.run_record import seed_everything
+
+PROBLEM = "fraud-detection"
+QUANTUM_MODEL = "Variational Quantum Classifier"
+
+
+def _with_f1(metrics: dict[str, Any]) -> dict[str, Any]:
+    out = dict(metrics)
+    if "fMeasure" in out and "f1" not in out:
+        out["f1"] = out["fMeasure"]
+    if "f1" in out and "fMeasure" not in out:
+        out["fMeasure"] = out["f1"]
+    return out
+
+
+def confusion_from_chart(chart: dict[str, Any], positive: Any) -> list[list[int]] | None:
+    """[[tn, fp], [fn, tp]] from a confusion-matrix chart (rows: true class, columns: predicted)."""
+    names = [str(c) for c in chart.get("categories", [])]
+    if len(names) != 2 or str(positive) not in names:
+        return None
+    p = names.index(str(positive))
+    n = 1 - p
+    rows = [list(s["data"]) for s in chart["series"]]
+    return [[int(rows[n][n]), int(rows[n][p])], [int(rows[p][n]), int(rows[p][p])]]
+
+
+def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any) -> Any:
+    try:
+        from qmlstudio_worker.quantum import vqc  # type: ignore[attr-defined, unused-ignore]
+    except ImportError as exc:
+        raise RuntimeError(
+            f"the variational quantum classifier is not available in this worker ({exc})"
+        ) from exc
+    prepared = prepare_classification(
+        frame,
+        target,
+        test_ratio=float(params["test_ratio"]),
+        normalization=inputs.normalization,
+        missing_values=inputs.missing_values,
+        seed=inputs.seed,
+    )
+    offered: dict[str, Any] = {
+        "x_train": prepared.x_train,
+        "y_train": prepared.y_train,
+        "x_test": prepared.x_test,
+        "y_test": prepared.y_test,
+        "prepared": prepared,
+        "target": target,
+        "pqc": params.get("pqc") or "RealAmplitudes",
+        "reps": int(params.get("circuit_repetition") or 2),
+        "optimizer": params.get("optimizer_alg") or "COBYLA",
+        "maxiter": int(params.get("optimizer_alg_maxiter") or 100),
+        "shots": params.get("quantum_shots"),
+        "seed": inputs.seed,
+        "emit": emit,
+    }
+    train = vqc.train_vqc_fraud
+    accepted = inspect.signature(train).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    return train(**{k: v for k, v in offered.items() if takes_any or k in accepted})
+
+
+def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    emit = ctx.emitter
+    clock = Stopwatch()
+    emit.progress(1, "loading the dataset")
+    inputs = load_job_inputs(params, ctx, "dataset_url")
+    for note in inputs.notes:
+        emit.log(note, level="warning")
+    target = inputs.target_column or DEFAULT_TARGET
+    require_fields(inputs.frame, [target], "/extension/target_column")
+    model = str(params["model"])
+    quantum = model == QUANTUM_MODEL
+    emit.log(
+        f"{PROBLEM}: {inputs.label} ({len(inputs.frame)} rows), target {target}, model {model}, "
+        f"test share {params['test_ratio']}; normalization {inputs.normalization}, "
+        f"missing values {inputs.missing_values}, seed {inputs.seed}"
+    )
+    seed_everything(inputs.seed)
+    with data_errors(None):
+        if quantum:
+            trained, fitted = _train_quantum(params, inputs.frame, target, inputs, emit)
+        elif model in CLASSICAL_MODELS:
+            trained, fitted = train_fraud_detector(
+                inputs.frame,
+                model=model,
+                test_ratio=float(params["test_ratio"]),
+                target=target,
+                normalization=inputs.normalization,
+                missing_values=inputs.missing_values,
+                seed=inputs.seed,
+                emit=emit,
+            )
+        else:  # the body schema's enum keeps this out
+            raise ValueError(f"unknown model {model!r}")
+    trained = dict(trained)
+    raw_baseline = dict(trained.get("baseline") or {})
+    baseline_name = str(raw_baseline.pop("name", "majority class"))
+    baseline_metrics = raw_baseline.get("metrics", raw_baseline)
+    result = base_result(
+        problem=PROBLEM,
+        model=str(trained.get("model") or model),
+        model_type="Quantum" if quantum else "Classical",
+        metrics=_with_f1(dict(trained.get("metrics") or {})),
+        baseline={"name": baseline_name, "metrics": _with_f1(dict(baseline_metrics))},
+        charts=trained.get("charts") or [],
+    )
+    data = dict(trained.get("data") or {})
+    positive = data.get("positive_class", getattr(fitted, "positive", 1))
+    matrix = trained.get("confusion_matrix")
+    if matrix is None:
+        charts = [c for c in result["charts"] if c.get("type") == "confusion_matrix"]
+        matrix = confusion_from_chart(charts[0], positive) if charts else None
+    result["confusion_matrix"] = matrix
+    estimator = getattr(fitted, "estimator", None)
+    curve = getattr(estimator, "loss_curve_", None)
+    if curve is None:
+        curve = getattr(estimator, "train_score_", None)
+    losses = trained.get("losses")
+    if losses is None and curve is not None:
+        losses = {"train": [float(v) for v in np.asarray(curve)], "test": []}
+    result["losses"] = losses
+    result["training_data"] = {**data, "config": trained.get("config")}
+    emit.progress(96, "saving the model")
+    artifacts, model_path = save_model(ctx, fitted, PROBLEM)
+    result["artifacts"] = artifacts
+    result["trained_model_path"] = model_path
+    rows_used = int(data.get("rows_selected", len(inputs.frame))) - int(data.get("rows_removed", 0))
+    result["dataset"] = inputs.dataset_summary(rows_used)
+    result["run_record"] = run_record(params, inputs, {"model": model, "target_column": target})
+    result["seed"] = inputs.seed
+    result["duration_seconds"] = clock.seconds()
+    emit.progress(100, "done")
+    return result

@@ -1,0 +1,212 @@
+"""The "portfolio-optimization" job: choose ``budget`` stocks out of ``stocks_names``.
+
+Body (``schemas/problems/portfolio-optimization.json`` job.bodySchema): ``model`` Classical solves the
+binary mean-variance selection exactly (:func:`qmlstudio_worker.ml.portfolio.run_portfolio`: every
+feasible selection enumerated, q = ``risk_factor``); VQE and QAOA solve the same problem's QUBO with the
+quantum solvers of ``qmlstudio_worker.quantum.portfolio_vqe`` (``optimizer_alg``,
+``optimizer_alg_maxiter``, ``circuit_repetition``, ``quantum_shots``), next to the exact optimum.
+The classical run's baseline is the average feasible selection (what picking ``budget`` stocks at random
+gives on average). Metrics: expected_return (mean daily return of the selection), risk (variance of its
+daily return) and objective (risk_factor * risk - expected_return, lower is better).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.context import JobContext
+from qmlstudio_worker.ml.job_support import Stopwatch, base_result, load_job_inputs, run_record
+from qmlstudio_worker.ml.portfolio import (
+    PortfolioProblem,
+    RankedSelection,
+    build_problem,
+    covariance_heatmap,
+    daily_returns,
+    ranked_objective_chart,
+    run_portfolio,
+    selection_chart,
+    solve_exact,
+)
+from qmlstudio_worker.ml.run_record import seed_everything
+
+PROBLEM = "portfolio-optimization"
+METRICS = ("expected_return", "risk", "objective")
+
+
+def _metrics_of(problem: PortfolioProblem, bits: Sequence[int]) -> dict[str, float]:
+    return {
+        "expected_return": problem.expected_return(bits),
+        "risk": problem.risk(bits),
+        "objective": problem.objective(bits),
+    }
+
+
+def _average_selection(ranked: Sequence[RankedSelection | dict[str, Any]]) -> dict[str, float]:
+    def value(r: RankedSelection | dict[str, Any], name: str) -> float:
+        return float(r[name] if isinstance(r, dict) else getattr(r, name))
+
+    return {name: float(np.mean([value(r, name) for r in ranked])) for name in METRICS}
+
+
+def _bits_of(problem: PortfolioProblem, selection: Any) -> list[int]:
+    """The solver's selection as 0/1 per asset: it may give asset names, bits or a bitstring."""
+    if isinstance(selection, str):
+        chosen = [int(c) for c in selection]
+        if len(chosen) == problem.size:
+            return chosen
+    items = list(selection)
+    if items and all(isinstance(i, str) for i in items):
+        return [1 if asset in items else 0 for asset in problem.assets]
+    return [int(i) for i in items]
+
+
+def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, Any]:
+    try:
+        from qmlstudio_worker.quantum import portfolio_vqe  # type: ignore[attr-defined, unused-ignore]
+    except ImportError as exc:
+        raise RuntimeError(f"the quantum portfolio solvers are not available in this worker ({exc})") from exc
+    model = params["model"]
+    emit.progress(10, "computing daily returns")
+    returns = daily_returns(inputs.frame, params["stocks_names"])
+    problem = build_problem(returns, float(params["risk_factor"]), int(params["budget"]))
+    ranked = solve_exact(problem)
+    exact = ranked[0]
+    solve = portfolio_vqe.solve_sampling_vqe if model == "VQE" else portfolio_vqe.solve_qaoa
+    offered: dict[str, Any] = {
+        "problem": problem,
+        "optimizer": params.get("optimizer_alg") or "COBYLA",
+        "maxiter": int(params.get("optimizer_alg_maxiter") or 100),
+        "reps": int(params.get("circuit_repetition") or 2),
+        "seed": inputs.seed,
+        "shots": params.get("quantum_shots"),
+        "emit": emit,
+    }
+    accepted = inspect.signature(solve).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    emit.progress(20, f"running {model}")
+    solved = dict(solve(**{k: v for k, v in offered.items() if takes_any or k in accepted}))
+    bits = _bits_of(problem, solved["selection"])
+    chosen = RankedSelection(
+        assets=tuple(a for a, b in zip(problem.assets, bits, strict=True) if b),
+        bits=tuple(bits),
+        objective=problem.objective(bits),
+        expected_return=problem.expected_return(bits),
+        risk=problem.risk(bits),
+    )
+    charts = [selection_chart(problem, chosen), *list(solved.get("charts") or [])]
+    convergence = solved.get("convergence")
+    if convergence and not any("onvergence" in str(c.get("title")) for c in charts):
+        charts.append(
+            {
+                "type": "line",
+                "title": f"{model} convergence",
+                "label": "objective",
+                "series": [{"name": model, "data": [float(v) for v in convergence]}],
+                "categories": list(range(1, len(convergence) + 1)),
+            }
+        )
+    charts += [ranked_objective_chart(ranked), covariance_heatmap(problem)]
+    for chart in charts:
+        emit.chart_spec(chart)
+    return {
+        "model": model,
+        "problem": problem,
+        "chosen": chosen,
+        "baseline": {"name": "exact optimum (enumeration)", "metrics": _metrics_of(problem, exact.bits)},
+        "charts": charts,
+        "solver": {k: v for k, v in solved.items() if k not in ("charts", "selection")},
+        "exact_selection": list(exact.assets),
+        "observations": len(returns),
+        "ranked": ranked,
+    }
+
+
+def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    emit = ctx.emitter
+    clock = Stopwatch()
+    emit.progress(1, "loading the dataset")
+    inputs = load_job_inputs(params, ctx, "file")
+    for note in inputs.notes:
+        emit.log(note, level="warning")
+    model = str(params["model"])
+    emit.log(
+        f"{PROBLEM}: {inputs.label}, {params['budget']} of {', '.join(params['stocks_names'])}, "
+        f"risk factor {params['risk_factor']}, model {model}, seed {inputs.seed}"
+    )
+    seed_everything(inputs.seed)
+    if model == "Classical":
+        solved = run_portfolio(params, inputs.frame, emit=None)
+        emit.progress(80, "solved")
+        metrics = {name: float(solved[name]) for name in METRICS}
+        for name, value in metrics.items():
+            emit.metric(name, value)
+        for chart in solved["charts"]:
+            emit.chart_spec(chart)
+        emit.log(f"selection: {', '.join(solved['selection'])} (objective {solved['objective']:.6g})")
+        baseline = {"name": "average feasible selection", "metrics": _average_selection(solved["ranked"])}
+        result = base_result(
+            problem=PROBLEM,
+            model="Classical",
+            model_type="Classical",
+            metrics=metrics,
+            baseline=baseline,
+            charts=solved["charts"],
+        )
+        result["selection"] = {
+            "assets": solved["selection"],
+            "bits": solved["bits"],
+            "stocks_names": solved["stocks_names"],
+            "budget": solved["budget"],
+            "risk_factor": solved["risk_factor"],
+            "solver": solved["solver"],
+            "feasible_selections": solved["feasible_selections"],
+            "ranked": solved["ranked"][:20],
+        }
+        observations = int(solved["observations"])
+        result["training_data"] = {
+            "observations": observations,
+            "mean_returns": solved["mean_returns"],
+            "covariance": solved["covariance"],
+            "quadratic_program": solved["quadratic_program"],
+        }
+    else:
+        q = _run_quantum(params, inputs, emit)
+        problem, chosen = q["problem"], q["chosen"]
+        metrics = _metrics_of(problem, chosen.bits)
+        for name, value in metrics.items():
+            emit.metric(name, value)
+        result = base_result(
+            problem=PROBLEM,
+            model=model,
+            model_type="Quantum",
+            metrics=metrics,
+            baseline=q["baseline"],
+            charts=q["charts"],
+        )
+        result["selection"] = {
+            "assets": list(chosen.assets),
+            "bits": list(chosen.bits),
+            "stocks_names": list(problem.assets),
+            "budget": problem.budget,
+            "risk_factor": problem.risk_factor,
+            "solver": model,
+            "exact_selection": q["exact_selection"],
+            "solver_details": q["solver"],
+        }
+        observations = int(q["observations"])
+        result["training_data"] = {
+            "observations": observations,
+            "mean_returns": [float(m) for m in problem.mu],
+            "covariance": problem.sigma.tolist(),
+            "quadratic_program": problem.to_quadratic_program(),
+        }
+    result["dataset"] = inputs.dataset_summary(observations + 1)
+    result["run_record"] = run_record(params, inputs, {"model": model})
+    result["seed"] = inputs.seed
+    result["duration_seconds"] = clock.seconds()
+    emit.progress(100, "done")
+    return result

@@ -1,0 +1,226 @@
+"""What the four financial handlers share: reading the envelope's extension, loading the dataset, turning
+bad data into validation errors that name the field, saving the model, and the common result keys.
+
+The server sends, beside the spec's job body, ``extension`` (``schemas/job-envelope.schema.json``): the
+dataset it resolved (``dataset.path`` and its facts), ``normalization``, ``missing_values``,
+``target_column`` and ``seed``. Handlers read the dataset only from ``extension.dataset.path``. When a
+job comes without an extension (the CLI by hand, an older server), a shipped sample named in the body
+(``samples/<file>.csv``) is read from the checkout's ``samples/`` directory; any other dataset URL is
+refused, because only the server fetches URLs and checks uploads.
+
+Defaults when the extension leaves an input out (null): normalization ``[0,1]`` and missing values
+``impute_average`` (the forms' defaults, ``schemas/defs.json``), seed 42, fraud target ``Class``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import pandas as pd  # type: ignore[import-untyped]
+
+from qmlstudio_worker.context import JobContext
+from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.ml.artifacts import media_type, save_fitted
+from qmlstudio_worker.ml.datasets import DatasetError, DatasetFacts, load_csv, require_columns
+from qmlstudio_worker.ml.preprocess import MISSING_VALUES, NORMALIZATIONS, MissingValues, Normalization
+from qmlstudio_worker.ml.run_record import build_run_record, check_seed
+from qmlstudio_worker.problem_schemas import resolve_schemas_dir
+
+DEFAULT_SEED = 42
+DEFAULT_NORMALIZATION: Normalization = "[0,1]"
+DEFAULT_MISSING_VALUES: MissingValues = "impute_average"
+#: The server checked the file's size already; the worker reads what it was given (uploads are <= 100 MB).
+MAX_DATASET_BYTES = 1024 * 1024 * 1024
+SAMPLE_PREFIX = "samples/"
+
+
+@dataclass
+class JobInputs:
+    """A job's dataset and the preprocessing inputs that travel beside its body."""
+
+    frame: pd.DataFrame
+    facts: DatasetFacts
+    path: Path
+    label: str
+    synthetic: bool
+    seed: int
+    normalization: Normalization
+    missing_values: MissingValues
+    target_column: str | None
+    notes: list[str] = field(default_factory=list)
+
+    def dataset_summary(self, rows_used: int) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "synthetic": self.synthetic,
+            "sha256": self.facts.sha256,
+            "rows_used": int(rows_used),
+        }
+
+
+def extension_of(ctx: JobContext) -> dict[str, Any]:
+    extension = getattr(ctx, "extension", None)
+    return dict(extension) if isinstance(extension, Mapping) else {}
+
+
+def _sample_path(url: str) -> Path | None:
+    if not url.startswith(SAMPLE_PREFIX):
+        return None
+    name = url[len(SAMPLE_PREFIX) :]
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        return None
+    return resolve_schemas_dir().parent / "samples" / name
+
+
+def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) -> JobInputs:
+    """The dataset (from ``extension.dataset.path``) and the preprocessing inputs of the job.
+
+    ``url_field`` is the body field holding the dataset URL (``dataset``, ``dataset_url`` or ``file``):
+    a dataset that cannot be read is refused naming it.
+    """
+    extension = extension_of(ctx)
+    pointer = f"/params/{url_field}"
+    dataset = extension.get("dataset")
+    notes: list[str] = []
+    if isinstance(dataset, Mapping) and isinstance(dataset.get("path"), str):
+        path = Path(dataset["path"])
+        label = str(dataset.get("label") or path.name)
+        synthetic = bool(dataset.get("synthetic", False))
+        expected_sha = dataset.get("sha256")
+    else:
+        url = str(params.get(url_field, ""))
+        sample = _sample_path(url)
+        if sample is None:
+            raise JobValidationError(
+                f"The dataset {url!r} was not resolved by the server (the job carries no extension.dataset).",
+                pointer,
+            )
+        path, label, synthetic, expected_sha = sample, sample.name, "synthetic" in sample.name, None
+        notes.append(f"no extension.dataset: read the shipped sample {sample.name}")
+    try:
+        loaded = load_csv(path, max_bytes=MAX_DATASET_BYTES)
+    except (DatasetError, OSError) as exc:
+        message = exc.message if isinstance(exc, DatasetError) else f"The dataset could not be read ({exc})."
+        raise JobValidationError(message, pointer) from None
+    if expected_sha and expected_sha != loaded.facts.sha256:
+        notes.append(
+            f"the dataset's sha256 is {loaded.facts.sha256}, not {expected_sha} as the server recorded"
+        )
+
+    normalization = extension.get("normalization") or DEFAULT_NORMALIZATION
+    if normalization not in NORMALIZATIONS:
+        raise JobValidationError(f"Unknown normalization {normalization!r}.", "/extension/normalization")
+    missing_values = extension.get("missing_values") or DEFAULT_MISSING_VALUES
+    if missing_values not in MISSING_VALUES:
+        raise JobValidationError(
+            f"Unknown missing-values rule {missing_values!r}.", "/extension/missing_values"
+        )
+    try:
+        seed = check_seed(extension.get("seed", DEFAULT_SEED))
+    except ValueError as exc:
+        raise JobValidationError(str(exc), "/extension/seed") from None
+    target = extension.get("target_column")
+    return JobInputs(
+        frame=loaded.frame,
+        facts=loaded.facts,
+        path=path,
+        label=label,
+        synthetic=synthetic,
+        seed=seed,
+        normalization=cast(Normalization, normalization),
+        missing_values=cast(MissingValues, missing_values),
+        target_column=str(target) if isinstance(target, str) and target else None,
+        notes=notes,
+    )
+
+
+def require_fields(frame: pd.DataFrame, columns: Sequence[str], pointer: str) -> None:
+    """Refuse, naming them and the body field that asked for them, columns the dataset lacks."""
+    try:
+        require_columns(frame, columns)
+    except DatasetError as exc:
+        raise JobValidationError(exc.message, pointer) from None
+
+
+@contextmanager
+def data_errors(pointer: str | None) -> Iterator[None]:
+    """ValueErrors raised while preparing or fitting on the data (a column that is not numeric, too few
+    rows for the window, one class only, ...) are the data's fault: a validation error on ``pointer``."""
+    try:
+        yield
+    except JobValidationError:
+        raise
+    except DatasetError as exc:
+        raise JobValidationError(exc.message, pointer) from None
+    except ValueError as exc:
+        text = str(exc)
+        raise JobValidationError(text[:1].upper() + text[1:], pointer) from None
+
+
+def save_model(ctx: JobContext, fitted: Any, problem: str) -> tuple[dict[str, str], str | None]:
+    """Save the fitted model into the job's output directory and announce each file as an artifact.
+
+    Returns ({name: relative file name}, trained_model_path relative to output_dir) or ({}, None) when
+    the job has no output directory."""
+    out_dir = ctx.artifact_dir()
+    if out_dir is None:
+        return {}, None
+    files = save_fitted(out_dir, fitted, problem=problem)
+    for name, file_name in files.items():
+        ctx.emitter.artifact(name, str(out_dir / file_name), media_type(file_name))
+    return files, files.get("model")
+
+
+def run_record(
+    params: Mapping[str, Any], inputs: JobInputs, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    record = build_run_record(params, seed=inputs.seed, dataset=inputs.facts)
+    record["preprocessing"] = {
+        "normalization": inputs.normalization,
+        "missing_values": inputs.missing_values,
+        "target_column": inputs.target_column,
+    }
+    record["dataset_label"] = inputs.label
+    if extra:
+        record.update(dict(extra))
+    return record
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def seconds(self) -> float:
+        return round(time.monotonic() - self.started, 3)
+
+
+def base_result(
+    *,
+    problem: str,
+    model: str,
+    model_type: str,
+    metrics: Mapping[str, Any],
+    baseline: Mapping[str, Any] | None,
+    charts: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The contract's result keys, with the ones a problem does not have set to None."""
+    return {
+        "problem": problem,
+        "model": model,
+        "model_type": model_type,
+        "metrics": {k: v for k, v in metrics.items() if v is not None},
+        "baseline": dict(baseline) if baseline is not None else None,
+        "charts": [dict(c) for c in charts],
+        "losses": None,
+        "training_data": None,
+        "confusion_matrix": None,
+        "prediction": None,
+        "selection": None,
+        "artifacts": {},
+        "trained_model_path": None,
+    }
