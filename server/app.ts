@@ -21,6 +21,8 @@ import type { AuthService } from './auth/auth-service';
 import { contactRoutes } from './contact/contact-routes';
 import type { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
+import type { DatasetServices } from './datasets/datasets';
+import { uploadRoutes } from './datasets/upload-routes';
 import { demoDataRoutes } from './demo-data/demo-data-routes';
 import { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
@@ -69,6 +71,8 @@ export interface AppServices {
   contact: ContactService;
   /** The shipped sample datasets (samples/, sha256-checked at start). */
   samples: SampleCatalog;
+  /** Uploaded datasets (POST /upload, served by GET /download) and the dataset resolver. */
+  datasets: DatasetServices;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
@@ -131,7 +135,8 @@ export async function buildApp(
       await api.register(mediaRoutes, { images: services.images, limiter: services.rateLimiter });
       await api.register(oauthRoutes, { social: services.social, limiter: services.rateLimiter });
       await api.register(adminRoutes, { admin: services.admin });
-      await api.register(samplesRoutes, { samples: services.samples });
+      await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
+      await api.register(uploadRoutes, { store: services.datasets.store, limiter: services.rateLimiter });
       await api.register(catalogRoutes, { registry: services.registry });
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });

@@ -18,6 +18,7 @@ import type { Config } from '../config';
 import { ContactRepository } from '../contact/contact-repository';
 import { ContactService } from '../contact/contact-service';
 import type { Database } from '../db/database';
+import { createDatasetServices, type DatasetServices } from '../datasets/datasets';
 import { WorkerRuntimeCheck } from '../health/worker-runtime';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
@@ -62,6 +63,8 @@ export interface Services {
   contact: ContactService;
   /** The shipped sample datasets (samples/ at the repository root, sha256-checked at start). */
   samples: SampleCatalog;
+  /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
+  datasets: DatasetServices;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
   rateLimiter: RateLimiter;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -159,6 +162,7 @@ export function createServices(
     applications,
     contact,
     samples,
+    datasets: createDatasetServices(config, db, samples),
     rateLimiter,
     throttle,
     async close() {

@@ -1,10 +1,13 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { isAdmin } from '../auth/auth-plugin';
 import { MAX_ID } from '../platform/id-schemas';
 import { envelope, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { notFoundBody } from '../platform/error-handler';
 import type { SampleCatalog } from './sample-catalog';
+import { pathNamesCaller } from '../datasets/datasets';
+import type { DatasetStore } from '../datasets/dataset-store';
 
 const sampleSchema = {
   type: 'object',
@@ -25,19 +28,30 @@ const downloadParams = {
   type: 'object',
   required: ['file', 'user', 'email'],
   properties: {
-    file: { type: 'string', minLength: 1, maxLength: 100, description: 'e.g. apple_google_stock.csv' },
-    user: { type: 'integer', minimum: 1, maximum: MAX_ID, description: "The caller's user id" },
+    file: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'A sample (e.g. apple_google_stock.csv) or the stored name of an upload',
+    },
+    user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: `The caller's user id (1 to ${MAX_ID}) or name`,
+    },
     email: { type: 'string', minLength: 1, maxLength: 254, description: "The caller's e-mail address" },
   },
 } as const;
 
 /**
  * GET /samples (the shipped sample datasets, public) and GET /download/{file}/{user}/{email} (one
- * sample file as CSV, for the signed-in user the path names; anyone else's path is not found).
+ * sample file, or one of the caller's uploaded datasets, as CSV, for the signed-in user the path
+ * names by id or name and e-mail; anyone else's path or upload is not found; admins read any).
  */
 export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
-  Options: { samples: SampleCatalog };
-}> = async (app, { samples }) => {
+  Options: { samples: SampleCatalog; datasets?: DatasetStore };
+}> = async (app, { samples, datasets }) => {
   app.get(
     '/samples',
     {
@@ -56,7 +70,8 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     {
       schema: {
         tags: ['samples'],
-        summary: "Download a sample dataset as CSV (the path names the signed-in user's id and e-mail)",
+        summary:
+          "Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail)",
         params: downloadParams,
         response: {
           200: { description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } },
@@ -68,18 +83,39 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     async (request, reply) => {
       const caller = request.currentUser!;
       const { file, user, email } = request.params;
-      const own = caller.id === user && caller.email.toLowerCase() === email.toLowerCase();
+      const own = pathNamesCaller(caller, user, email);
       const sample = samples.find(file);
-      if (!sample || !(own || isAdmin(caller))) return reply.code(404).send(notFoundBody());
+      let found: { path: string; disposition: string } | null = null;
+      if (sample) {
+        if (own || isAdmin(caller)) {
+          found = { path: samples.pathOf(sample.file), disposition: `attachment; filename="${sample.file}"` };
+        }
+      } else if (datasets) {
+        const upload = isAdmin(caller)
+          ? await datasets.find(file)
+          : own
+            ? await datasets.findOwned(caller.id, file)
+            : null;
+        if (upload) found = { path: datasets.pathOf(upload), disposition: attachment(upload.original_name) };
+      }
+      if (!found || !(await stat(found.path).catch(() => null))?.isFile()) {
+        return reply.code(404).send(notFoundBody());
+      }
       return (
         reply
           .code(200)
           .header('content-type', 'text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${sample.file}"`)
+          .header('content-disposition', found.disposition)
           .header('cache-control', 'private, no-cache')
           // Fastify streams a ReadStream as it is; the type provider reads the reply schema as a string.
-          .send(createReadStream(samples.pathOf(sample.file)) as unknown as string)
+          .send(createReadStream(found.path) as unknown as string)
       );
     },
   );
 };
+
+/** Content-Disposition for a download under the user's name for it (ASCII fallback and RFC 5987). */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

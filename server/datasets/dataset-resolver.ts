@@ -1,0 +1,108 @@
+// What a job's dataset URL stands for, as a file the worker reads: a shipped sample, one of the
+// owner's uploads, or an http(s) URL the server fetches (url-fetcher.ts). Jobs (execute-job) and
+// inference call resolve() with the application's owner; the worker gets the path, never the URL.
+
+import type { SampleCatalog } from '../samples/sample-catalog';
+import { DatasetRefusal } from './dataset-refusal';
+import type { DatasetStore } from './dataset-store';
+import type { UrlFetcher } from './url-fetcher';
+
+export interface ResolvedDataset {
+  /** Absolute path of the CSV file. */
+  path: string;
+  sha256: string;
+  /** Data rows, the header not counted. */
+  rowCount: number;
+  columns: string[];
+  /** What users see: the sample's label, the uploaded file's name, or the URL. */
+  label: string;
+  /** Generated rows (a synthetic sample), not observed data. */
+  synthetic: boolean;
+  source: 'sample' | 'upload' | 'url';
+}
+
+/** The owner a dataset is resolved for (a UserRecord has these). */
+export interface DatasetOwner {
+  id: number;
+}
+
+export class DatasetResolver {
+  constructor(
+    private readonly samples: SampleCatalog,
+    private readonly store: DatasetStore,
+    private readonly fetcher: UrlFetcher,
+  ) {}
+
+  /**
+   * `samples/<file>.csv` (a shipped sample), `/api/download/<filename>/<user>/<email>` or
+   * `download/...` (the owner's upload, or a sample the download route serves), or `http(s)://...`.
+   * Throws DatasetRefusal in plain words otherwise.
+   */
+  async resolve(owner: DatasetOwner, url: string): Promise<ResolvedDataset> {
+    const trimmed = url.trim();
+    if (/^https?:\/\//i.test(trimmed)) return this.fromUrl(trimmed);
+    const relative = trimmed.replace(/^\/+/, '');
+    const sample = relative.match(/^samples\/([^/]+)$/);
+    if (sample) return this.fromSample(decodeSegment(sample[1]!));
+    const download = relative.match(/^(?:api\/)?download\/([^/]+)\/[^/]+\/[^/]+$/);
+    if (download) {
+      const filename = decodeSegment(download[1]!);
+      if (this.samples.find(filename)) return this.fromSample(filename);
+      return this.fromUpload(owner, filename);
+    }
+    throw new DatasetRefusal(
+      'The dataset must be a sample dataset, an uploaded file or an http(s) URL' +
+        (trimmed ? ` (got "${trimmed.slice(0, 200)}").` : ' (none is set).'),
+    );
+  }
+
+  private fromSample(file: string): ResolvedDataset {
+    const sample = this.samples.find(file);
+    if (!sample) throw new DatasetRefusal(`There is no sample dataset named "${file}".`, 404);
+    return {
+      path: this.samples.pathOf(file),
+      sha256: sample.sha256,
+      rowCount: sample.rows,
+      columns: [...sample.columns],
+      label: sample.label,
+      synthetic: sample.synthetic,
+      source: 'sample',
+    };
+  }
+
+  private async fromUpload(owner: DatasetOwner, filename: string): Promise<ResolvedDataset> {
+    const record = await this.store.findOwned(owner.id, filename);
+    // Someone else's upload is as absent as one that never existed.
+    if (!record) throw new DatasetRefusal(`The uploaded dataset "${filename}" was not found.`, 404);
+    return {
+      path: this.store.pathOf(record),
+      sha256: record.sha256,
+      rowCount: record.row_count,
+      columns: [...record.columns],
+      label: record.original_name,
+      synthetic: false,
+      source: 'upload',
+    };
+  }
+
+  private async fromUrl(url: string): Promise<ResolvedDataset> {
+    const fetched = await this.fetcher.fetch(url);
+    return {
+      path: fetched.path,
+      sha256: fetched.sha256,
+      rowCount: fetched.rows,
+      columns: fetched.columns,
+      label: url.length > 200 ? `${url.slice(0, 197)}...` : url,
+      synthetic: false,
+      source: 'url',
+    };
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

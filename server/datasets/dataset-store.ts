@@ -1,0 +1,133 @@
+// Uploaded datasets on disk: DATA_DIR/datasets/{ownerId}/{filename}, one `datasets` row each. An
+// upload streams into a temporary file while it is inspected (csv-inspection.ts); only a file that
+// passes every check and fits the owner's quota is renamed into place and recorded, so a refusal
+// leaves nothing half-written.
+
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Database } from '../db/database';
+import { InspectingStream } from './csv-inspection';
+import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
+import type { DatasetRecord, DatasetsRepository } from './datasets-repository';
+
+/** A stored dataset's name: random (not guessable, never the user's name for it) and `.csv`. */
+export const DATASET_NAME_PATTERN = '^[a-f0-9]{32}\\.csv$';
+const DATASET_NAME = new RegExp(DATASET_NAME_PATTERN);
+
+export const isDatasetName = (name: string): boolean => DATASET_NAME.test(name);
+
+export const quotaMessage = (used: number, quota: number): string =>
+  `Your dataset storage is full (${formatMegabytes(used)} of ${formatMegabytes(quota)} used). ` +
+  'Delete a dataset or ask an admin.';
+
+export interface DatasetLimits {
+  /** UPLOAD_MAX_BYTES */
+  maxBytes: number;
+  /** DATASET_QUOTA_BYTES: all of one owner's uploads together. */
+  quotaBytes: number;
+}
+
+export class DatasetStore {
+  private readonly root: string;
+
+  constructor(
+    private readonly db: Database,
+    readonly repository: DatasetsRepository,
+    dataDir: string,
+    readonly limits: DatasetLimits,
+  ) {
+    this.root = path.join(dataDir, 'datasets');
+  }
+
+  /** The absolute path of a stored dataset. */
+  pathOf(record: Pick<DatasetRecord, 'owner_id' | 'filename'>): string {
+    return path.join(this.root, String(record.owner_id), record.filename);
+  }
+
+  /** The owner's dataset with this stored name, or null (none, or someone else's). */
+  async findOwned(ownerId: number, filename: string): Promise<DatasetRecord | null> {
+    if (!isDatasetName(filename)) return null;
+    const record = await this.repository.findByFilename(filename);
+    return record && record.owner_id === ownerId ? record : null;
+  }
+
+  /** Any user's dataset with this stored name (admins read every dataset). */
+  async find(filename: string): Promise<DatasetRecord | null> {
+    return isDatasetName(filename) ? this.repository.findByFilename(filename) : null;
+  }
+
+  /** Bytes of the owner's stored datasets. */
+  usedBytes(ownerId: number): Promise<number> {
+    return this.repository.usedBytes(this.db, ownerId);
+  }
+
+  /**
+   * Refuses at once when the owner's storage is already full (before any byte is read); the exact
+   * check with the file's size is in save().
+   */
+  async checkRoom(ownerId: number): Promise<void> {
+    const used = await this.usedBytes(ownerId);
+    if (used >= this.limits.quotaBytes) {
+      throw new DatasetRefusal(quotaMessage(used, this.limits.quotaBytes), 413);
+    }
+  }
+
+  /**
+   * Streams an upload to disk while checking it; throws DatasetRefusal (nothing kept) when it is
+   * not a CSV with a header row, is larger than the limit, or does not fit the owner's quota.
+   */
+  async save(ownerId: number, originalName: string, source: Readable): Promise<DatasetRecord> {
+    const dir = path.join(this.root, String(ownerId));
+    await mkdir(dir, { recursive: true });
+    const filename = `${randomBytes(16).toString('hex')}.csv`;
+    const partial = path.join(dir, `.${filename}.part`);
+    const final = path.join(dir, filename);
+    const inspect = new InspectingStream(this.limits.maxBytes);
+    try {
+      await pipeline(source, inspect, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      const facts = inspect.facts();
+      return await this.db.transaction(async (tx) => {
+        const used = await this.repository.usedBytes(tx, ownerId, true);
+        if (used + facts.sizeBytes > this.limits.quotaBytes) {
+          throw new DatasetRefusal(quotaMessage(used, this.limits.quotaBytes), 413);
+        }
+        // The file first: a row never names a file that is not there (the transaction's failure
+        // after this point removes the file below).
+        await rename(partial, final);
+        return this.repository.create(tx, {
+          owner_id: ownerId,
+          filename,
+          original_name: cleanName(originalName),
+          size_bytes: facts.sizeBytes,
+          sha256: facts.sha256,
+          row_count: facts.rows,
+          columns: facts.columns,
+        });
+      });
+    } catch (error) {
+      await rm(partial, { force: true });
+      await rm(final, { force: true });
+      throw error;
+    }
+  }
+
+  /** Deletes the owner's dataset (row and file); false when there is none of theirs by that name. */
+  async remove(ownerId: number, filename: string): Promise<boolean> {
+    if (!isDatasetName(filename)) return false;
+    const record = await this.repository.delete(ownerId, filename);
+    if (!record) return false;
+    await rm(this.pathOf(record), { force: true });
+    return true;
+  }
+}
+
+/** The user's file name as shown: its last path part, without control characters, at most 200 long. */
+function cleanName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return (base || 'dataset.csv').slice(0, 200);
+}

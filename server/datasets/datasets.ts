@@ -1,0 +1,54 @@
+// The datasets area wired once per process (server/platform/services.ts): the store of uploads, the
+// URL fetcher and the resolver jobs and inference use.
+
+import type { Config } from '../config';
+import type { Database } from '../db/database';
+import type { SampleCatalog } from '../samples/sample-catalog';
+import type { UserRecord } from '../auth/users-repository';
+import { DatasetResolver } from './dataset-resolver';
+import { DatasetStore } from './dataset-store';
+import { DatasetsRepository } from './datasets-repository';
+import { UrlFetcher } from './url-fetcher';
+
+export interface DatasetServices {
+  /** Uploads: DATA_DIR/datasets/{ownerId}/{filename}, rows in `datasets`, the quota. */
+  store: DatasetStore;
+  /** http(s) datasets fetched by the server (address rules, size and time limits). */
+  fetcher: UrlFetcher;
+  /** A job's dataset URL as the file the worker reads (sample, upload or fetched URL). */
+  resolver: DatasetResolver;
+}
+
+export function createDatasetServices(
+  config: Pick<
+    Config,
+    'dataDir' | 'uploadMaxBytes' | 'datasetQuotaBytes' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'
+  >,
+  db: Database,
+  samples: SampleCatalog,
+): DatasetServices {
+  const store = new DatasetStore(db, new DatasetsRepository(db), config.dataDir, {
+    maxBytes: config.uploadMaxBytes,
+    quotaBytes: config.datasetQuotaBytes,
+  });
+  const fetcher = new UrlFetcher({
+    dataDir: config.dataDir,
+    maxBytes: config.urlFetchMaxBytes,
+    timeoutMs: config.urlFetchTimeoutMs,
+  });
+  return { store, fetcher, resolver: new DatasetResolver(samples, store, fetcher) };
+}
+
+/**
+ * Whether a path's user and e-mail segments name the caller: the user segment is the caller's
+ * name or id, the e-mail theirs (case-insensitive).
+ */
+export function pathNamesCaller(
+  caller: Pick<UserRecord, 'id' | 'name' | 'email'>,
+  user: string,
+  email: string,
+) {
+  return (
+    (user === String(caller.id) || user === caller.name) && email.toLowerCase() === caller.email.toLowerCase()
+  );
+}

@@ -1,0 +1,229 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
+import { acknowledgement, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
+import { CSV_MESSAGES } from './csv-inspection';
+import { DatasetRefusal } from './dataset-refusal';
+import { DATASET_NAME_PATTERN, type DatasetStore } from './dataset-store';
+import type { DatasetRecord } from './datasets-repository';
+import { pathNamesCaller } from './datasets';
+
+/** Dataset uploads one account may make in an hour. */
+export const datasetUploadRules = (userId: number): RateRule[] => [
+  { key: `dataset-upload:user:${userId}`, max: 60, windowMs: 60 * 60 * 1000 },
+];
+
+/** The spec's prefix of every upload refusal (workspace.md section 8). */
+export const UPLOAD_ERROR_PREFIX = 'Error uploading file.';
+const FIELD_MESSAGE = 'Send one CSV file as multipart/form-data, in the field "file".';
+
+const uploadParams = {
+  type: 'object',
+  required: ['userName', 'userEmail'],
+  properties: {
+    userName: { type: 'string', minLength: 1, maxLength: 100, description: "The caller's name or id" },
+    userEmail: { type: 'string', minLength: 1, maxLength: 254, description: "The caller's e-mail address" },
+  },
+} as const;
+
+const uploadReply = {
+  type: 'object',
+  required: ['success', 'filename', 'url', 'rows', 'columns', 'size_bytes'],
+  properties: {
+    success: { type: 'boolean' },
+    filename: { type: 'string', description: 'The stored name (random, .csv)' },
+    url: {
+      type: 'string',
+      description:
+        'Where the owner downloads it and what a job names: /api/download/{filename}/{userName}/{userEmail}',
+    },
+    rows: { type: 'integer', description: 'Data rows (the header not counted)' },
+    columns: { type: 'array', items: { type: 'string' } },
+    size_bytes: { type: 'integer' },
+  },
+} as const;
+
+/** An upload refusal: `message` is 'Error uploading file. {detail}' (the spec's words), `detail` the reason. */
+const uploadError = {
+  type: 'object',
+  required: ['success', 'message', 'detail'],
+  properties: {
+    success: { type: 'boolean', enum: [false] },
+    message: { type: 'string', description: "'Error uploading file. {detail}'" },
+    detail: { type: 'string', description: 'Why: not CSV, empty, too large, no header row, storage full' },
+  },
+} as const;
+
+const datasetSchema = {
+  type: 'object',
+  required: ['filename', 'original_name', 'url', 'rows', 'columns', 'size_bytes', 'sha256', 'created_at'],
+  properties: {
+    filename: { type: 'string' },
+    original_name: { type: 'string', description: 'The name the file had when uploaded' },
+    url: { type: 'string' },
+    rows: { type: 'integer' },
+    columns: { type: 'array', items: { type: 'string' } },
+    size_bytes: { type: 'integer' },
+    sha256: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const filenameParams = {
+  type: 'object',
+  required: ['filename'],
+  properties: { filename: { type: 'string', pattern: DATASET_NAME_PATTERN } },
+} as const;
+
+export const downloadUrl = (filename: string, user: string, email: string): string =>
+  `/api/download/${encodeURIComponent(filename)}/${encodeURIComponent(user)}/${encodeURIComponent(email)}`;
+
+/**
+ * POST /upload/{userName}/{userEmail} (a CSV dataset, signed-in owner only), GET /datasets (the
+ * caller's uploads and storage) and DELETE /datasets/{filename}. The file is served by
+ * GET /download/{filename}/{user}/{email} (server/samples/samples-routes.ts).
+ */
+export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { store: DatasetStore; limiter: RateLimiter };
+}> = async (app, { store, limiter }) => {
+  // Multipart in this scope only. One byte over the limit reaches the content check, which names it.
+  await app.register(multipart, {
+    limits: { fileSize: store.limits.maxBytes + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
+  });
+
+  const refuse = (status: 400 | 413, detail: string) => ({
+    status,
+    body: { success: false as const, message: `${UPLOAD_ERROR_PREFIX} ${detail}`, detail },
+  });
+
+  app.post(
+    '/upload/:userName/:userEmail',
+    {
+      schema: {
+        tags: ['datasets'],
+        summary:
+          "Upload a dataset: multipart field `file`, UTF-8 CSV with a header row, checked by content (the path names the caller's name or id and e-mail)",
+        consumes: ['multipart/form-data'],
+        params: uploadParams,
+        response: { 201: uploadReply, 400: uploadError, 413: uploadError, ...errorReplies(401, 404, 429) },
+      },
+      onRequest: app.requireUser,
+    },
+    async (request, reply) => {
+      const caller = request.currentUser!;
+      const { userName, userEmail } = request.params;
+      if (!pathNamesCaller(caller, userName, userEmail)) return reply.code(404).send(errorBody('Not found'));
+      const wait = await limiter.attempt(datasetUploadRules(caller.id));
+      if (wait > 0) {
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send(errorBody(tooManyText('uploads', wait)));
+      }
+      if (!request.isMultipart()) {
+        const r = refuse(400, FIELD_MESSAGE);
+        return reply.code(r.status).send(r.body);
+      }
+      try {
+        await store.checkRoom(caller.id);
+        const part = await request.file();
+        if (!part || part.fieldname !== 'file') {
+          part?.file.resume();
+          throw new DatasetRefusal(FIELD_MESSAGE);
+        }
+        const record = await store.save(caller.id, part.filename, part.file);
+        return reply.code(201).send({
+          success: true,
+          filename: record.filename,
+          url: downloadUrl(record.filename, userName, userEmail),
+          rows: record.row_count,
+          columns: record.columns,
+          size_bytes: record.size_bytes,
+        });
+      } catch (error) {
+        if (error instanceof DatasetRefusal) {
+          const r = refuse(error.status === 413 ? 413 : 400, error.message);
+          return reply.code(r.status).send(r.body);
+        }
+        if (error instanceof app.multipartErrors.RequestFileTooLargeError) {
+          const r = refuse(413, CSV_MESSAGES.tooLarge(store.limits.maxBytes));
+          return reply.code(r.status).send(r.body);
+        }
+        if (
+          error instanceof app.multipartErrors.FilesLimitError ||
+          error instanceof app.multipartErrors.PartsLimitError ||
+          error instanceof app.multipartErrors.FieldsLimitError ||
+          error instanceof app.multipartErrors.InvalidMultipartContentTypeError
+        ) {
+          const r = refuse(400, FIELD_MESSAGE);
+          return reply.code(r.status).send(r.body);
+        }
+        throw error;
+      }
+    },
+  );
+
+  const serialise = (record: DatasetRecord, user: { id: number; email: string }) => ({
+    filename: record.filename,
+    original_name: record.original_name,
+    url: downloadUrl(record.filename, String(user.id), user.email),
+    rows: record.row_count,
+    columns: record.columns,
+    size_bytes: record.size_bytes,
+    sha256: record.sha256,
+    created_at: record.created_at,
+  });
+
+  app.get(
+    '/datasets',
+    {
+      schema: {
+        tags: ['datasets'],
+        summary: "The caller's uploaded datasets (newest first) and how much of their storage they use",
+        response: {
+          200: envelope({
+            type: 'object',
+            required: ['datasets', 'used_bytes', 'quota_bytes'],
+            properties: {
+              datasets: { type: 'array', items: datasetSchema },
+              used_bytes: { type: 'integer' },
+              quota_bytes: { type: 'integer', description: 'DATASET_QUOTA_BYTES' },
+            },
+          }),
+          ...errorReplies(401),
+        },
+      },
+      onRequest: app.requireUser,
+    },
+    async (request) => {
+      const caller = request.currentUser!;
+      const records = await store.repository.listByOwner(caller.id);
+      return {
+        success: true,
+        data: {
+          datasets: records.map((r) => serialise(r, caller)),
+          used_bytes: records.reduce((sum, r) => sum + r.size_bytes, 0),
+          quota_bytes: store.limits.quotaBytes,
+        },
+      };
+    },
+  );
+
+  app.delete(
+    '/datasets/:filename',
+    {
+      schema: {
+        tags: ['datasets'],
+        summary: "Delete one of the caller's uploaded datasets (its file and row), freeing its storage",
+        params: filenameParams,
+        response: { 200: acknowledgement, ...errorReplies(400, 401, 404) },
+      },
+      onRequest: app.requireUser,
+    },
+    async (request, reply) => {
+      const removed = await store.remove(request.currentUser!.id, request.params.filename);
+      if (!removed) return reply.code(404).send(errorBody('Not found'));
+      return { success: true, message: 'The dataset was deleted.' };
+    },
+  );
+};

@@ -1,0 +1,315 @@
+// Fetches a dataset from an http(s) URL for a job, safely: the host name is resolved once and every
+// address it resolves to is checked against the blocked ranges (loopback, private, shared, link-local,
+// unspecified, multicast, reserved, and IPv4 addresses inside IPv6 ones); the connection goes to the
+// checked address (no second DNS lookup), redirects are followed by hand (at most 5, each checked the
+// same way), and the body is size-limited, time-limited and inspected as an upload is. The file lands
+// in DATA_DIR/url-cache/<sha256>.csv.
+
+import { randomBytes } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { InspectingStream, type CsvFacts } from './csv-inspection';
+import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
+
+export const MAX_REDIRECTS = 5;
+
+const BLOCKED_V4: [string, number, string][] = [
+  ['0.0.0.0', 8, 'an unspecified'],
+  ['10.0.0.0', 8, 'a private'],
+  ['100.64.0.0', 10, 'a shared (carrier-grade NAT)'],
+  ['127.0.0.0', 8, 'a loopback'],
+  ['169.254.0.0', 16, 'a link-local'],
+  ['172.16.0.0', 12, 'a private'],
+  ['192.0.0.0', 24, 'a reserved'],
+  ['192.0.2.0', 24, 'a reserved'],
+  ['192.168.0.0', 16, 'a private'],
+  ['198.18.0.0', 15, 'a reserved'],
+  ['198.51.100.0', 24, 'a reserved'],
+  ['203.0.113.0', 24, 'a reserved'],
+  ['224.0.0.0', 4, 'a multicast'],
+  ['240.0.0.0', 4, 'a reserved'],
+];
+
+const BLOCKED_V6: [string, number, string][] = [
+  ['::', 128, 'an unspecified'],
+  ['::1', 128, 'a loopback'],
+  ['fc00::', 7, 'a private'],
+  ['fe80::', 10, 'a link-local'],
+  ['fec0::', 10, 'a private'],
+  ['ff00::', 8, 'a multicast'],
+  ['2001:db8::', 32, 'a reserved'],
+];
+
+const lists = (() => {
+  const v4 = BLOCKED_V4.map(([net, prefix, kind]) => {
+    const list = new BlockList();
+    list.addSubnet(net, prefix, 'ipv4');
+    return { list, kind };
+  });
+  const v6 = BLOCKED_V6.map(([net, prefix, kind]) => {
+    const list = new BlockList();
+    list.addSubnet(net, prefix, 'ipv6');
+    return { list, kind };
+  });
+  return { v4, v6 };
+})();
+
+/** The IPv6 address as 8 groups of 16 bits, or null when it is not one. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const tail = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (tail) {
+    const parts = tail[1]!.split('.').map(Number);
+    text =
+      text.slice(0, -tail[1]!.length) +
+      `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+  }
+  const [left, right, ...more] = text.split('::');
+  if (more.length > 0) return null;
+  const head = left ? left.split(':') : [];
+  const rest = right !== undefined ? (right ? right.split(':') : []) : null;
+  const groups = rest === null ? head : [...head, ...Array(8 - head.length - rest.length).fill('0'), ...rest];
+  if (groups.length !== 8) return null;
+  return groups.map((g) => parseInt(g, 16));
+}
+
+/** The IPv4 address an IPv6 address carries (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64), if any. */
+function embeddedIpv4(address: string): string | null {
+  const g = ipv6Groups(address);
+  if (!g) return null;
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  const carries =
+    (zeros(5) && (g[5] === 0xffff || g[5] === 0)) || // ::ffff:0:0/96 and ::/96
+    (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)); // 64:ff9b::/96
+  if (!carries || (g[5] === 0 && g[6] === 0 && g[7]! <= 1)) return null; // :: and ::1 are themselves
+  return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.');
+}
+
+/**
+ * Why an address may not be fetched from ("a private address"), or null when it may. The default
+ * policy of the fetcher; IPv4 addresses inside IPv6 ones are judged as the IPv4 address.
+ */
+export function blockedAddressReason(address: string): string | null {
+  const family = isIP(address);
+  if (family === 4) {
+    const hit = lists.v4.find(({ list }) => list.check(address, 'ipv4'));
+    return hit ? `${hit.kind} address` : address === '255.255.255.255' ? 'a broadcast address' : null;
+  }
+  if (family === 6) {
+    const inner = embeddedIpv4(address);
+    if (inner) return blockedAddressReason(inner);
+    const hit = lists.v6.find(({ list }) => list.check(address, 'ipv6'));
+    return hit ? `${hit.kind} address` : null;
+  }
+  return 'not an IP address';
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface UrlFetcherOptions {
+  /** DATA_DIR: files land in DATA_DIR/url-cache. */
+  dataDir: string;
+  /** URL_FETCH_MAX_BYTES */
+  maxBytes: number;
+  /** URL_FETCH_TIMEOUT_MS: the whole fetch, redirects included. */
+  timeoutMs: number;
+  /** Name resolution (default: the system resolver, every address). Tests map names to addresses. */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /**
+   * FOR TESTS ONLY: addresses let through although the policy blocks them (a test server on
+   * 127.0.0.1). Every other address still meets the default policy.
+   */
+  allowAddress?: (address: string) => boolean;
+}
+
+export interface FetchedDataset extends CsvFacts {
+  /** DATA_DIR/url-cache/<sha256>.csv */
+  path: string;
+  /** The URL the data came from after redirects. */
+  finalUrl: string;
+}
+
+const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+
+export class UrlFetcher {
+  private readonly cacheDir: string;
+  private readonly resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+
+  constructor(private readonly options: UrlFetcherOptions) {
+    this.cacheDir = path.join(options.dataDir, 'url-cache');
+    this.resolve = options.resolve ?? systemResolve;
+  }
+
+  /** Downloads and checks the dataset at `url`; throws DatasetRefusal with a plain reason. */
+  async fetch(url: string): Promise<FetchedDataset> {
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      return await this.fetchWithin(url, deadline);
+    } catch (error) {
+      if (deadline.aborted && !(error instanceof DatasetRefusal)) {
+        throw new DatasetRefusal(
+          `The dataset URL did not deliver the file within ${this.options.timeoutMs / 1000} s.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async fetchWithin(url: string, signal: AbortSignal): Promise<FetchedDataset> {
+    let current = parseHttpUrl(url);
+    for (let redirects = 0; ; redirects++) {
+      const addresses = await this.checkedAddresses(current, signal);
+      const response = await this.request(current, addresses, signal);
+      const status = response.statusCode ?? 0;
+      if (status >= 300 && status < 400 && status !== 304) {
+        response.resume();
+        const location = response.headers.location;
+        if (!location) throw new DatasetRefusal(`The dataset URL answered ${status} without a Location.`);
+        if (redirects >= MAX_REDIRECTS) {
+          throw new DatasetRefusal(`The dataset URL redirects more than ${MAX_REDIRECTS} times.`);
+        }
+        current = parseHttpUrl(new URL(location, current).toString());
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        response.resume();
+        throw new DatasetRefusal(`The dataset URL answered HTTP ${status}, not the file.`);
+      }
+      const length = Number(response.headers['content-length']);
+      if (Number.isFinite(length) && length > this.options.maxBytes) {
+        response.destroy();
+        throw tooLarge(this.options.maxBytes);
+      }
+      return this.store(response, current.toString());
+    }
+  }
+
+  /** Every address the host resolves to, each allowed by the policy (else a refusal naming it). */
+  private async checkedAddresses(url: URL, signal: AbortSignal): Promise<ResolvedAddress[]> {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: ResolvedAddress[];
+    if (isIP(host)) {
+      addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
+    } else {
+      try {
+        addresses = await Promise.race([
+          this.resolve(host),
+          new Promise<never>((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          ),
+        ]);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new DatasetRefusal(`The dataset URL's host ${host} could not be found.`);
+      }
+      if (addresses.length === 0) {
+        throw new DatasetRefusal(`The dataset URL's host ${host} could not be found.`);
+      }
+    }
+    for (const { address } of addresses) {
+      const reason = blockedAddressReason(address);
+      if (reason && !this.options.allowAddress?.(address)) {
+        throw new DatasetRefusal(
+          `The dataset URL points to ${reason} (${address}); the server does not fetch from it.`,
+        );
+      }
+    }
+    return addresses;
+  }
+
+  private request(url: URL, addresses: ResolvedAddress[], signal: AbortSignal): Promise<IncomingMessage> {
+    // The connection uses the addresses just checked, never a new lookup of the name.
+    const pinned: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) {
+        callback(
+          null,
+          addresses.map((a) => ({ address: a.address, family: a.family })),
+        );
+      } else {
+        const first = addresses.find((a) => !options.family || a.family === options.family) ?? addresses[0]!;
+        callback(null, first.address, first.family);
+      }
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = client.request(
+        url,
+        {
+          method: 'GET',
+          lookup: pinned,
+          signal,
+          headers: {
+            accept: 'text/csv, text/plain;q=0.9, */*;q=0.1',
+            'user-agent': 'QML-Studio-dataset-fetch',
+          },
+          // An IP literal in the URL: connect to it as checked.
+          ...(isIP(url.hostname.replace(/^\[|\]$/g, '')) ? {} : { servername: url.hostname }),
+        },
+        resolve,
+      );
+      request.on('error', (error) => {
+        if (signal.aborted) reject(error);
+        else reject(new DatasetRefusal(`The dataset URL could not be fetched (${describe(error)}).`));
+      });
+      request.end();
+    });
+  }
+
+  private async store(response: IncomingMessage, finalUrl: string): Promise<FetchedDataset> {
+    await mkdir(this.cacheDir, { recursive: true });
+    const partial = path.join(this.cacheDir, `.${randomBytes(12).toString('hex')}.part`);
+    const inspect = new InspectingStream(this.options.maxBytes);
+    try {
+      await pipeline(response, inspect, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      const facts = inspect.facts();
+      const file = path.join(this.cacheDir, `${facts.sha256}.csv`);
+      await rename(partial, file);
+      return { ...facts, path: file, finalUrl };
+    } catch (error) {
+      await rm(partial, { force: true });
+      if (error instanceof DatasetRefusal) {
+        throw error.status === 413
+          ? tooLarge(this.options.maxBytes)
+          : new DatasetRefusal(`The file at the dataset URL is not usable: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+}
+
+const tooLarge = (max: number) =>
+  new DatasetRefusal(`The file at the dataset URL is larger than the limit of ${formatMegabytes(max)}.`, 413);
+
+function parseHttpUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DatasetRefusal('The dataset URL is not a valid address.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DatasetRefusal(`The dataset URL must start with http:// or https:// (not ${url.protocol}//).`);
+  }
+  if (url.username || url.password) {
+    throw new DatasetRefusal('The dataset URL may not carry a user name or password.');
+  }
+  return url;
+}
+
+function describe(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `${code}` : error.message;
+}
