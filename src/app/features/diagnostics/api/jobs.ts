@@ -1,5 +1,6 @@
 import type { paths } from '../../../../generated/api';
-import { ApiError, apiFetch, authHeaders, messageOf } from '../../../api/client';
+import { apiFetch } from '../../../api/client';
+import { followEventStream } from '../../../api/event-stream';
 
 type JobDetail = paths['/api/jobs/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
@@ -25,10 +26,7 @@ export async function stopJob(id: number): Promise<void> {
   await apiFetch(`/jobs/${id}/stop`, { method: 'POST' });
 }
 
-/**
- * Follows a job's server-sent events with the bearer token in a header (EventSource cannot send
- * one, and a token in the URL would end up in logs). Resolves when the stream ends.
- */
+/** Follows a job's server-sent events (the shared stream reader). Resolves when the stream ends. */
 export async function followJobEvents(
   id: number,
   /** The last sequence number already seen; -1 for all events. */
@@ -37,30 +35,5 @@ export async function followJobEvents(
   signal: AbortSignal,
 ): Promise<void> {
   const query = afterSeq >= 0 ? `?after=${afterSeq}` : '';
-  const response = await fetch(`/api/jobs/${id}/events${query}`, {
-    headers: authHeaders(),
-    signal,
-  });
-  if (!response.ok || !response.body) {
-    const body: unknown = await response.json().catch(() => null);
-    throw new ApiError(messageOf(body, response.status), response.status, body);
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .join('\n');
-      if (data) onEvent(JSON.parse(data) as JobEvent);
-    }
-  }
+  await followEventStream<JobEvent>(`/jobs/${id}/events${query}`, onEvent, signal);
 }

@@ -1,0 +1,131 @@
+import type { ApexAxisChartSeries, ApexOptions, ApexXAxis } from 'apexcharts';
+import Chart from 'react-apexcharts';
+import type { ChartSpec } from '../../generated/worker-contract';
+
+/**
+ * One chart of the worker protocol (ChartSpec: line, bar, heatmap or confusion_matrix; title; label;
+ * series; categories) drawn with ApexCharts. It knows chart types only, never a problem: every chart a
+ * worker emits, live or stored, goes through here.
+ */
+
+type Point = ChartSpec['series'][number]['data'][number];
+type ApexType = 'line' | 'bar' | 'heatmap';
+export interface ApexChartConfig {
+  type: ApexType;
+  series: ApexAxisChartSeries;
+  options: ApexOptions;
+}
+
+const COLORS = ['#4f46e5', '#f97316', '#10b981', '#ef4444', '#0ea5e9', '#a855f7'];
+/** Category labels drawn on a long x axis before ApexCharts skips some. */
+const MAX_TICKS = 12;
+
+/** Axis numbers: at most 4 decimals (spec section 9: loss axes show 4), none for large values. */
+export function formatAxisNumber(value: number): string {
+  if (!Number.isFinite(value)) return '';
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1000) return value.toFixed(0);
+  if (magnitude >= 10) return value.toFixed(2);
+  return value.toFixed(4);
+}
+
+const isPair = (point: Point): point is [number | string | null, number | string | null] =>
+  Array.isArray(point);
+const isCell = (point: Point): point is { x: number | string; y: number | null } =>
+  point !== null && typeof point === 'object' && !Array.isArray(point);
+
+/** A number series as heatmap cells named by the categories (cells already {x, y} stay as they are). */
+function cells(data: Point[], categories: ChartSpec['categories']): { x: string; y: number | null }[] {
+  return data.map((point, index) => {
+    if (isCell(point)) return { x: String(point.x), y: point.y };
+    if (isPair(point)) return { x: String(point[0]), y: typeof point[1] === 'number' ? point[1] : null };
+    return { x: String(categories[index] ?? index + 1), y: typeof point === 'number' ? point : null };
+  });
+}
+
+/** Spec section 9: heatmap colour ranges are thirds of the largest value. */
+export function heatRanges(values: number[]): { from: number; to: number; color: string; name: string }[] {
+  const max = Math.max(0, ...values);
+  const min = Math.min(0, ...values);
+  if (max <= 0) return [];
+  const third = max / 3;
+  return [
+    { from: min, to: third, color: '#c7d2fe', name: 'low' },
+    { from: third, to: 2 * third, color: '#818cf8', name: 'mid' },
+    { from: 2 * third, to: max, color: '#3730a3', name: 'high' },
+  ];
+}
+
+/** The ApexCharts type, series and options of a ChartSpec (exported for tests). */
+export function apexConfig(spec: ChartSpec): ApexChartConfig {
+  const base: ApexOptions = {
+    chart: { toolbar: { show: false }, animations: { enabled: false }, zoom: { enabled: false } },
+    colors: COLORS,
+    legend: { show: spec.series.length > 1, position: 'top' },
+    dataLabels: { enabled: false },
+    tooltip: { y: { formatter: (v: number) => (typeof v === 'number' ? formatAxisNumber(v) : String(v)) } },
+  };
+  if (spec.type === 'heatmap' || spec.type === 'confusion_matrix') {
+    const confusion = spec.type === 'confusion_matrix';
+    // ApexCharts draws the first series at the bottom: reversed, the first row of the matrix is on top.
+    const series = spec.series.map((s) => ({ name: s.name, data: cells(s.data, spec.categories) })).reverse();
+    const values = series.flatMap((s) => s.data.map((c) => c.y).filter((y): y is number => y !== null));
+    const ranges = confusion || values.every((v) => v >= 0) ? heatRanges(values) : [];
+    return {
+      type: 'heatmap',
+      series,
+      options: {
+        ...base,
+        legend: { show: false },
+        colors: ['#4f46e5'],
+        dataLabels: {
+          enabled: true,
+          formatter: (v) =>
+            typeof v === 'number' ? (confusion ? String(v) : formatAxisNumber(v)) : String(v),
+        },
+        plotOptions: { heatmap: { enableShades: ranges.length === 0, colorScale: { ranges } } },
+        xaxis: { title: { text: confusion ? 'Predicted' : undefined } },
+        yaxis: { title: { text: confusion ? 'True' : undefined } },
+      },
+    };
+  }
+  const pairs = spec.series.some((s) => s.data.some(isPair));
+  const series = spec.series.map((s) => ({
+    name: s.name,
+    data: pairs
+      ? s.data.map((p) => (isPair(p) ? [Number(p[0]), p[1] === null ? null : Number(p[1])] : p))
+      : s.data.map((p) => (isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p)),
+  })) as ApexAxisChartSeries;
+  const xaxis: ApexXAxis = pairs
+    ? { type: 'numeric', labels: { formatter: (v: string) => formatAxisNumber(Number(v)) } }
+    : {
+        type: 'category',
+        categories: spec.categories.map(String),
+        tickAmount: spec.categories.length > MAX_TICKS ? MAX_TICKS : undefined,
+        labels: { rotate: -30, hideOverlappingLabels: true },
+      };
+  return {
+    type: spec.type === 'bar' ? 'bar' : 'line',
+    series,
+    options: {
+      ...base,
+      stroke: spec.type === 'bar' ? undefined : { width: 2, curve: 'straight' },
+      xaxis,
+      yaxis: { title: { text: spec.label }, labels: { formatter: (v: number) => formatAxisNumber(v) } },
+      plotOptions: spec.type === 'bar' ? { bar: { borderRadius: 3, columnWidth: '55%' } } : undefined,
+    },
+  };
+}
+
+/** A ChartSpec as a titled card holding its ApexCharts chart. */
+export function ChartSpecView({ spec, height = 300 }: { spec: ChartSpec; height?: number }) {
+  const { type, series, options } = apexConfig(spec);
+  return (
+    <figure className="chart-spec card" data-testid="chart-spec" data-chart-type={spec.type}>
+      <figcaption>
+        <strong>{spec.title}</strong>
+      </figcaption>
+      <Chart type={type} height={height} series={series} options={options} />
+    </figure>
+  );
+}
