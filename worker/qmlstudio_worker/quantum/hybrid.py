@@ -1,0 +1,499 @@
+"""Hybrid quantum neural network forecaster (stock price prediction and demand forecasting, "Quantum").
+
+The same one-step-ahead task, split, preprocessing, metrics, baselines and charts as the classical
+recurrent models (:mod:`qmlstudio_worker.ml.recurrent`): a window of the last ``window`` rows of the
+normalized training features predicts the next value of the prediction feature.
+
+The network, all in float64:
+
+1. classical encoder: the flattened window -> ``qubits`` angles. With ``hidden_layers`` (the form's field,
+   also shown for Quantum) it is Linear(window x features, hidden_layers) -> tanh -> Linear(hidden_layers,
+   qubits); without it, one Linear map;
+2. quantum layer on ``qubits`` qubits: angle encoding RY(angle_q) on qubit q, then the trainable ansatz
+   RealAmplitudes(qubits, reps) (RY layers and CX entanglers in Qiskit's ``reverse_linear`` order), read
+   out as the expectation values <Z_q> of every qubit;
+3. linear head: Linear(qubits, 1).
+
+The quantum layer is simulated exactly: a batched statevector simulation written in torch
+(:mod:`.statevector`), differentiated with autograd (exact gradients, no shots). The tests check its
+expectation values against ``qiskit.quantum_info.Statevector`` of the Qiskit circuit
+(:func:`qiskit_circuit`) to 1e-10. Trained with Adam at ``learning_rate`` for ``epochs`` epochs, mini-batches
+shuffled within the training windows with a seeded generator: the same data and seed give the same metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped]
+
+from qmlstudio_worker.ml.forecast_metrics import (
+    Metrics,
+    emit_metrics,
+    evaluate_forecast,
+    persistence_forecast,
+)
+from qmlstudio_worker.ml.preprocess import (
+    MISSING_VALUES,
+    MinMaxNormalizer,
+    MissingValueImputer,
+    MissingValues,
+    Normalization,
+    numeric_features,
+    select_rows,
+    time_ordered_split,
+)
+from qmlstudio_worker.ml.recurrent import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_WINDOW,
+    FittedForecaster,
+    actual_vs_predicted_chart,
+    history_chart,
+    loss_chart,
+    sliding_windows,
+)
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, ry_product_state, z_expectations
+
+MODEL = "Quantum"
+MODEL_NAME = "Hybrid quantum neural network"
+FRAMEWORK = "torch-quantum"
+DEFAULT_REPS = 2
+MIN_QUBITS, MAX_QUBITS = 1, 12
+SIMULATION = "exact statevector (torch, float64, autograd gradients)"
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+@contextmanager
+def torch_threads_set(threads: int) -> Iterator[None]:
+    """torch's intra-op thread count for the block, restored afterwards.
+
+    Unlike the recurrent models this does not switch on ``torch.use_deterministic_algorithms``: every
+    operation here (matmul, index_select and their gradients on the CPU) is deterministic already, and
+    that switch imports torch's compiler stack (seconds on a busy machine)."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def quantum_layer(angles: Any, weights: Any, ansatz: Ansatz) -> Any:
+    """<Z_q> (batch, qubits) after RY(angles[:, q]) on each qubit and the ansatz with ``weights``."""
+    return z_expectations(ansatz.apply(ry_product_state(angles), weights), ansatz.qubits)
+
+
+def qiskit_circuit(qubits: int, reps: int = DEFAULT_REPS) -> Any:
+    """The Qiskit circuit of the quantum layer: RY(x[q]) on each qubit, then RealAmplitudes(qubits, reps)."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit import ParameterVector
+
+    encoding = QuantumCircuit(qubits)
+    x = ParameterVector("x", qubits)
+    for q in range(qubits):
+        encoding.ry(x[q], q)
+    return encoding.compose(Ansatz("RealAmplitudes", qubits, reps).qiskit_circuit())
+
+
+def build_network(
+    n_inputs: int, qubits: int, reps: int = DEFAULT_REPS, hidden_layers: int | None = None
+) -> Any:
+    """The hybrid ``nn.Module`` (float64): input (batch, window, features) -> (batch,)."""
+    import torch
+    from torch import nn
+
+    if not MIN_QUBITS <= qubits <= MAX_QUBITS:
+        raise ValueError(f"qubits must be between {MIN_QUBITS} and {MAX_QUBITS}, got {qubits}")
+    if hidden_layers is not None and hidden_layers < 1:
+        raise ValueError(f"hidden_layers must be a positive integer, got {hidden_layers}")
+    ansatz = Ansatz("RealAmplitudes", qubits, reps)
+
+    class HybridQNN(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            if hidden_layers is None:
+                self.encoder: nn.Module = nn.Linear(n_inputs, qubits)
+            else:
+                self.encoder = nn.Sequential(
+                    nn.Linear(n_inputs, hidden_layers), nn.Tanh(), nn.Linear(hidden_layers, qubits)
+                )
+            self.weights = nn.Parameter(torch.empty(ansatz.num_parameters).uniform_(-np.pi, np.pi))
+            self.head = nn.Linear(qubits, 1)
+            self.ansatz = ansatz
+
+        def expectations(self, x: torch.Tensor) -> torch.Tensor:
+            angles = self.encoder(x.reshape(x.shape[0], -1))
+            return quantum_layer(angles, self.weights, self.ansatz)  # type: ignore[no-any-return]
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            result: torch.Tensor = self.head(self.expectations(x)).squeeze(-1)
+            return result
+
+    return HybridQNN().double()
+
+
+@dataclass
+class FittedQuantumForecaster(FittedForecaster):
+    """A fitted hybrid forecaster: the recurrent one's preprocessing plus the quantum layer's shape."""
+
+    qubits: int = 4
+    reps: int = DEFAULT_REPS
+    n_inputs: int = 0
+
+    def predict(self, frame: pd.DataFrame) -> FloatArray:
+        import torch
+
+        x_frame = numeric_features(frame, self.training_features)
+        if self.imputer is not None:
+            x_frame = self.imputer.transform(x_frame)
+        elif x_frame.isna().to_numpy().any():
+            raise ValueError("the data has empty cells; remove them first")
+        scaled = self.feature_normalizer.transform(x_frame)
+        if len(scaled) <= self.window:
+            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
+        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        self.network.eval()
+        with torch.no_grad():
+            out = self.network(torch.as_tensor(x, dtype=torch.float64)).numpy()
+        return self.target_normalizer.inverse_transform(out)
+
+    def architecture(self) -> dict[str, Any]:
+        return {
+            "encoder": "linear"
+            if self.hidden_layers is None
+            else f"linear-tanh({self.hidden_layers})-linear",
+            "inputs": self.n_inputs,
+            "qubits": self.qubits,
+            "encoding": "RY angle encoding",
+            "ansatz": "RealAmplitudes",
+            "reps": self.reps,
+            "readout": "Z expectation of every qubit",
+            "head": "linear",
+            "simulation": SIMULATION,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "imputer": imputer_to_dict(self.imputer),
+            "qubits": self.qubits,
+            "reps": self.reps,
+            "n_inputs": self.n_inputs,
+        }
+
+
+def imputer_to_dict(imputer: MissingValueImputer | None) -> dict[str, Any] | None:
+    """The imputer with everything it needs to fill cells again (means, and the ranges of random_values)."""
+    if imputer is None:
+        return None
+    return {
+        "strategy": imputer.strategy,
+        "seed": imputer.seed,
+        "means": dict(imputer.means),
+        "lows": dict(imputer.lows),
+        "highs": dict(imputer.highs),
+    }
+
+
+def imputer_from_dict(data: dict[str, Any] | None) -> MissingValueImputer | None:
+    if data is None:
+        return None
+    return MissingValueImputer(
+        data["strategy"],
+        seed=int(data["seed"]),
+        means={str(k): float(v) for k, v in data["means"].items()},
+        lows={str(k): float(v) for k, v in data.get("lows", {}).items()},
+        highs={str(k): float(v) for k, v in data.get("highs", {}).items()},
+    )
+
+
+def train_quantum_forecaster(
+    frame: pd.DataFrame,
+    *,
+    training_features: Sequence[str],
+    prediction_feature: str,
+    train_share: float,
+    epochs: int,
+    learning_rate: float,
+    qubits: int,
+    hidden_layers: int | None = None,
+    reps: int = DEFAULT_REPS,
+    window: int = DEFAULT_WINDOW,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    normalization: Normalization = "[0,1]",
+    missing_values: MissingValues = "impute_average",
+    from_index: float | None = None,
+    to_index: float | None = None,
+    season_length: int | None = None,
+    seed: int = 0,
+    date_column: str | None = "Date",
+    torch_threads: int | None = None,
+    emit: Emitter | None = None,
+    model: str = MODEL,
+) -> tuple[dict[str, Any], FittedQuantumForecaster]:
+    """Train the hybrid QNN and score it on the test part next to the persistence baseline (and the
+    seasonal-naive one when ``season_length`` is given).
+
+    Mirrors :func:`qmlstudio_worker.ml.recurrent.train_recurrent_forecaster`: the same keyword arguments
+    (``qubits`` and ``reps`` for the quantum layer; ``hidden_layers`` sizes the classical encoder), the same
+    emitted lines, and the same ``(result, fitted)`` return, the result adding ``model_name``,
+    ``simulation`` and ``circuit`` (qubits, depth, parameters, gate counts of the Qiskit circuit).
+    """
+    import torch
+
+    if missing_values not in MISSING_VALUES:
+        raise ValueError(f"missing_values must be one of {MISSING_VALUES}, got {missing_values!r}")
+    for name, value in (
+        ("epochs", epochs),
+        ("window", window),
+        ("batch_size", batch_size),
+        ("qubits", qubits),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive, got {learning_rate!r}")
+    started = time.monotonic()
+    if emit is not None:
+        emit.progress(2, "preprocessing")
+
+    if from_index is not None or to_index is not None:
+        frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
+    features = list(training_features)
+    columns = list(dict.fromkeys([*features, prediction_feature]))
+    values = numeric_features(frame, columns)
+    selected = len(values)
+    if missing_values == "remove_rows":
+        keep = ~values.isna().any(axis=1).to_numpy()
+        values = values.loc[keep].reset_index(drop=True)
+        frame = frame.loc[keep].reset_index(drop=True)
+    train_frame, test_frame = time_ordered_split(values, train_share)
+    test_start = len(train_frame)
+    if test_start <= window:
+        raise ValueError(
+            f"the training part has {test_start} rows; it needs more than the window of {window} rows"
+        )
+    imputer: MissingValueImputer | None = None
+    if missing_values != "remove_rows":
+        imputer = MissingValueImputer(missing_values, seed=seed).fit(train_frame)
+        train_frame = imputer.transform(train_frame)
+        test_frame = imputer.transform(test_frame)
+    full = pd.concat([train_frame, test_frame], ignore_index=True)
+    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
+    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
+    x_scaled = feature_normalizer.transform(full[features])
+    y_raw = full[prediction_feature].to_numpy(dtype="float64")
+    y_scaled = target_normalizer.transform(y_raw)
+    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
+    x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
+    n_inputs = window * len(features)
+
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    # Tiny tensors: one intra-op thread is faster than several (and fairer to a shared machine).
+    with torch_threads_set(torch_threads if torch_threads is not None else 1):
+        network = build_network(n_inputs, qubits, reps, hidden_layers)
+        optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+        loss_fn = torch.nn.MSELoss()
+        xt_train = torch.as_tensor(x_train, dtype=torch.float64)
+        yt_train = torch.as_tensor(y_train, dtype=torch.float64)
+        xt_test = torch.as_tensor(x_test, dtype=torch.float64)
+        yt_test = torch.as_tensor(y_test, dtype=torch.float64)
+        circuit = circuit_summary(qiskit_circuit(qubits, reps))
+        if emit is not None:
+            emit.log(
+                f"{MODEL_NAME}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
+                f"{len(features)} feature(s); {qubits} qubits, RealAmplitudes reps {reps} "
+                f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); {SIMULATION}"
+            )
+            emit.progress(5, "training")
+        train_loss: list[float] = []
+        test_loss: list[float] = []
+        for epoch in range(1, epochs + 1):
+            network.train()
+            order = torch.randperm(len(yt_train), generator=generator)
+            for start in range(0, len(order), batch_size):
+                batch = order[start : start + batch_size]
+                optimizer.zero_grad()
+                loss = loss_fn(network(xt_train[batch]), yt_train[batch])
+                loss.backward()
+                optimizer.step()
+            network.eval()
+            with torch.no_grad():
+                train_loss.append(float(loss_fn(network(xt_train), yt_train)))
+                test_loss.append(float(loss_fn(network(xt_test), yt_test)))
+            if emit is not None:
+                emit.metric("train_loss", train_loss[-1], step=epoch)
+                emit.metric("test_loss", test_loss[-1], step=epoch)
+                emit.progress(5 + 85 * epoch / epochs, f"epoch {epoch}/{epochs}")
+        with torch.no_grad():
+            predicted_scaled = network(xt_test).numpy()
+
+    predicted = target_normalizer.inverse_transform(predicted_scaled)
+    results = evaluate_forecast(y_raw, predicted, test_start, season_length)
+    metrics: Metrics = results["model"]
+    baseline = persistence_forecast(y_raw, test_start)
+    if date_column is not None and date_column in frame.columns:
+        categories: list[str | int | float] = [str(v) for v in frame[date_column].tolist()]
+    else:
+        categories = list(range(1, len(full) + 1))
+    charts = [
+        loss_chart(train_loss, test_loss),
+        actual_vs_predicted_chart(
+            categories[test_start:],
+            y_raw[test_start:].tolist(),
+            predicted.tolist(),
+            baseline.tolist(),
+            prediction_feature,
+        ),
+        history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
+    ]
+    if emit is not None:
+        emit_metrics(emit, results)
+        for chart in charts:
+            emit.chart_spec(chart)
+        emit.progress(95, "evaluated")
+    fitted = FittedQuantumForecaster(
+        model=model,
+        network=network,
+        training_features=features,
+        prediction_feature=prediction_feature,
+        window=window,
+        hidden_layers=hidden_layers,  # type: ignore[arg-type]
+        feature_normalizer=feature_normalizer,
+        target_normalizer=target_normalizer,
+        imputer=imputer,
+        qubits=qubits,
+        reps=reps,
+        n_inputs=n_inputs,
+    )
+    result: dict[str, Any] = {
+        "model": model,
+        "model_name": MODEL_NAME,
+        "model_type": "Quantum",
+        "seed": seed,
+        "metrics": metrics,
+        "baselines": {name: value for name, value in results.items() if name != "model"},
+        "loss": {"train": train_loss, "test": test_loss},
+        "charts": charts,
+        "simulation": SIMULATION,
+        "architecture": fitted.architecture(),
+        "circuit": circuit,
+        "data": {
+            "rows_selected": selected,
+            "rows_removed": selected - len(full),
+            "train_rows": test_start,
+            "test_rows": len(full) - test_start,
+            "train_windows": len(y_train),
+            "test_windows": len(y_test),
+            "window": window,
+            "actual": y_raw[test_start:].tolist(),
+            "predicted": predicted.tolist(),
+        },
+        "duration_seconds": round(time.monotonic() - started, 3),
+    }
+    return result, fitted
+
+
+# ----------------------------------------------------------------------------------------------------
+# Artifacts: model.pt (the network's state_dict) and model.json (everything else), for inference.
+
+
+@dataclass
+class QuantumForecastPredictor:
+    """The Predictor interface of ``ml/artifacts.py``: ``features``, ``target``, ``predict_frame``."""
+
+    fitted: FittedQuantumForecaster
+
+    @property
+    def features(self) -> list[str]:
+        return list(self.fitted.training_features)
+
+    @property
+    def target(self) -> str:
+        return self.fitted.prediction_feature
+
+    def predict_frame(self, frame: pd.DataFrame) -> tuple[list[float], list[float]]:
+        """(actual, predicted) of the prediction feature for rows ``window``.. of ``frame``; missing
+        columns are refused with a :class:`DatasetError` naming them."""
+        from qmlstudio_worker.ml.datasets import DatasetError
+
+        needed = list(dict.fromkeys([*self.features, self.target]))
+        missing = [c for c in needed if c not in frame.columns]
+        if missing:
+            raise DatasetError(f"The data has no column(s): {', '.join(missing)}.")
+        try:
+            predicted = self.fitted.predict(frame)
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
+        actual = pd.to_numeric(frame[self.target], errors="coerce").to_numpy(dtype="float64")[
+            self.fitted.window :
+        ]
+        return [float(v) for v in actual], [float(v) for v in predicted]
+
+
+def save(output_dir: Path | str, fitted: FittedQuantumForecaster, problem: str) -> dict[str, str]:
+    """Write model.pt and model.json into ``output_dir``; returns {artifact name: file name}."""
+    import torch
+
+    directory = Path(output_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.save(fitted.network.state_dict(), directory / "model.pt")
+    card = {
+        "problem": problem,
+        "framework": FRAMEWORK,
+        "model": fitted.model,
+        "model_name": MODEL_NAME,
+        "features": list(fitted.training_features),
+        "target": fitted.prediction_feature,
+        "window": fitted.window,
+        "normalization": fitted.feature_normalizer.normalization,
+        "architecture": fitted.architecture(),
+        "preprocessing": fitted.to_dict(),
+        "weights": "model.pt",
+    }
+    (directory / "model.json").write_text(json.dumps(card, indent=2), encoding="utf-8")
+    return {"model": "model.pt", "model_card": "model.json"}
+
+
+def load(model_dir: Path | str) -> QuantumForecastPredictor:
+    """The predictor saved by :func:`save` in ``model_dir``."""
+    import torch
+
+    directory = Path(model_dir)
+    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    if card.get("framework") != FRAMEWORK:
+        raise ValueError(f"model.json in {directory.name} is not a {FRAMEWORK} model")
+    prep = card["preprocessing"]
+    network = build_network(
+        int(prep["n_inputs"]), int(prep["qubits"]), int(prep["reps"]), prep["hidden_layers"]
+    )
+    network.load_state_dict(torch.load(directory / card["weights"], weights_only=True))
+    network.eval()
+    imputer = imputer_from_dict(prep["imputer"])
+    fitted = FittedQuantumForecaster(
+        model=prep["model"],
+        network=network,
+        training_features=list(prep["training_features"]),
+        prediction_feature=prep["prediction_feature"],
+        window=int(prep["window"]),
+        hidden_layers=prep["hidden_layers"],
+        feature_normalizer=MinMaxNormalizer.from_dict(prep["feature_normalizer"]),
+        target_normalizer=MinMaxNormalizer.from_dict(prep["target_normalizer"]),
+        imputer=imputer,
+        qubits=int(prep["qubits"]),
+        reps=int(prep["reps"]),
+        n_inputs=int(prep["n_inputs"]),
+    )
+    return QuantumForecastPredictor(fitted)

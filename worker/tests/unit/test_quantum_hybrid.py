@@ -1,0 +1,153 @@
+"""The exact statevector simulation (against qiskit.quantum_info.Statevector to 1e-10) and the hybrid QNN
+forecaster on the stock example's rows: determinism, training that lowers the loss, the persistence
+baseline on the same targets, protocol-valid lines, and save/load for inference."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from qiskit.quantum_info import SparsePauliOp, Statevector
+
+from qmlstudio_worker.ml.datasets import DatasetError
+from qmlstudio_worker.ml.forecast_metrics import persistence_forecast, regression_metrics
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum import hybrid
+from qmlstudio_worker.quantum.statevector import (
+    PQC_NAMES,
+    Ansatz,
+    qiskit_feature_map,
+    zero_state,
+    zz_feature_map_states,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+STOCK_CSV = REPO_ROOT / "samples" / "apple_google_stock.csv"
+FEATURES = ["Close", "High", "Low", "Open"]
+
+
+@pytest.fixture(scope="module")
+def stock() -> pd.DataFrame:
+    return pd.read_csv(STOCK_CSV).head(100)
+
+
+def _z_expectations(state: Statevector, n: int) -> list[float]:
+    return [
+        float(state.expectation_value(SparsePauliOp("I" * (n - 1 - q) + "Z" + "I" * q)).real)
+        for q in range(n)
+    ]
+
+
+@pytest.mark.parametrize("qubits", [4, 5, 7])
+def test_quantum_layer_equals_qiskit_statevector(qubits: int) -> None:
+    rng = np.random.default_rng(qubits)
+    ansatz = Ansatz("RealAmplitudes", qubits, hybrid.DEFAULT_REPS)
+    angles = rng.uniform(-4, 4, (3, qubits))
+    weights = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+    ours = hybrid.quantum_layer(torch.tensor(angles), torch.tensor(weights), ansatz).numpy()
+    circuit = hybrid.qiskit_circuit(qubits, hybrid.DEFAULT_REPS)
+    assert circuit.num_parameters == qubits + ansatz.num_parameters
+    for row in range(3):
+        reference = Statevector(circuit.assign_parameters([*angles[row], *weights]))
+        assert np.abs(ours[row] - _z_expectations(reference, qubits)).max() < 1e-10
+
+
+@pytest.mark.parametrize("name", PQC_NAMES)
+@pytest.mark.parametrize("reps", [1, 3])
+def test_ansatz_states_equal_qiskit_library_circuits(name: str, reps: int) -> None:
+    rng = np.random.default_rng(reps)
+    ansatz = Ansatz(name, 4, reps)
+    circuit = ansatz.qiskit_circuit()
+    assert circuit.num_parameters == ansatz.num_parameters
+    weights = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+    reference = Statevector(circuit.assign_parameters(weights)).data
+    start = zero_state(4, 1, ansatz.complex_amplitudes)
+    assert np.abs(ansatz.apply(start, torch.tensor(weights))[0].numpy() - reference).max() < 1e-10
+    assert np.abs(ansatz.apply_gates(start, torch.tensor(weights))[0].numpy() - reference).max() < 1e-10
+    unitary = ansatz.unitary(torch.tensor(weights)).numpy()
+    assert np.abs(unitary[:, 0] - reference).max() < 1e-10
+
+
+def test_zz_feature_map_equals_qiskit() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.uniform(0, np.pi, (4, 3))
+    ours = zz_feature_map_states(x).numpy()
+    circuit = qiskit_feature_map(3)
+    for row in range(4):
+        assert np.abs(ours[row] - Statevector(circuit.assign_parameters(x[row])).data).max() < 1e-10
+
+
+def _train(frame: pd.DataFrame, seed: int = 42, emit: Emitter | None = None, epochs: int = 8) -> tuple:
+    return hybrid.train_quantum_forecaster(
+        frame,
+        training_features=FEATURES,
+        prediction_feature="Close",
+        train_share=0.6,
+        epochs=epochs,
+        learning_rate=0.01,
+        qubits=5,
+        hidden_layers=16,
+        seed=seed,
+        emit=emit,
+    )
+
+
+def test_same_seed_same_metrics_and_training_lowers_the_loss(stock: pd.DataFrame) -> None:
+    first, _ = _train(stock)
+    again, _ = _train(stock)
+    other, _ = _train(stock, seed=7)
+    assert first["metrics"] == again["metrics"]
+    assert first["loss"] == again["loss"]
+    assert first["loss"] != other["loss"]
+    assert first["loss"]["train"][-1] < first["loss"]["train"][0]
+    assert first["circuit"]["qubits"] == 5
+    assert first["circuit"]["two_qubit_gates"] == 2 * 4  # reps 2 x (qubits - 1) CX
+    assert first["model"] == "Quantum"
+
+
+def test_metrics_and_baseline_on_the_same_test_targets(stock: pd.DataFrame) -> None:
+    result, _ = _train(stock)
+    close = stock["Close"].to_numpy(dtype=float)
+    assert result["data"]["train_rows"] == 60
+    assert result["data"]["test_windows"] == 40
+    assert result["data"]["actual"] == close[60:].tolist()
+    expected = regression_metrics(close[60:], result["data"]["predicted"], close[59:-1])
+    assert result["metrics"] == pytest.approx(expected)
+    persistence = regression_metrics(close[60:], persistence_forecast(close, 60), close[59:-1])
+    assert result["baselines"]["persistence"] == pytest.approx(persistence)
+
+
+def test_emits_protocol_lines(stock: pd.DataFrame) -> None:
+    stream = io.StringIO()
+    _train(stock, emit=Emitter(stream), epochs=5)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    stages = [line["stage"] for line in lines if line["type"] == "progress"]
+    assert "epoch 5/5" in stages
+    losses = [line for line in lines if line["type"] == "metric" and line["name"] == "train_loss"]
+    assert [line["step"] for line in losses] == [1, 2, 3, 4, 5]
+    assert {line["name"] for line in lines if line["type"] == "metric"} >= {"rmse", "persistence_rmse"}
+    assert len([line for line in lines if line["type"] == "chart"]) == 3
+
+
+def test_save_and_load_predict_the_same(stock: pd.DataFrame, tmp_path: Path) -> None:
+    result, fitted = _train(stock, epochs=5)
+    files = hybrid.save(tmp_path, fitted, "stock-price-prediction")
+    assert files == {"model": "model.pt", "model_card": "model.json"}
+    card = json.loads((tmp_path / "model.json").read_text())
+    assert card["framework"] == "torch-quantum"
+    assert card["problem"] == "stock-price-prediction"
+    assert card["features"] == FEATURES
+    predictor = hybrid.load(tmp_path)
+    assert predictor.features == FEATURES
+    assert predictor.target == "Close"
+    test_rows = stock.iloc[50:].reset_index(drop=True)  # window 10 before the 40 test targets
+    actual, predicted = predictor.predict_frame(test_rows)
+    assert actual == pytest.approx(result["data"]["actual"])
+    assert predicted == pytest.approx(result["data"]["predicted"], abs=1e-9)
+    with pytest.raises(DatasetError, match="High"):
+        predictor.predict_frame(stock.drop(columns=["High"]))
