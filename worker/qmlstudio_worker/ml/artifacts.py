@@ -16,10 +16,12 @@ and is loaded according to its ``framework``:
   pickled code runs), ``architecture`` the network's shape, ``scaler.json`` the imputer and normalizers.
 - ``sklearn``: a fraud detector (:class:`~qmlstudio_worker.ml.fraud.FittedFraudModel`). ``model.joblib``
   holds the estimator, ``scaler.json`` the imputer, the normalizer and the labels.
-- anything else (the quantum models): ``model.json`` names its loader as ``"loader": "module:function"``;
-  ``function(model_dir, meta)`` returns the Predictor. A fitted object that is neither of the two classical
-  kinds is saved by calling its own ``save(output_dir) -> dict[str, str]``, which must write ``model.json``
-  (with ``framework`` and ``loader``) itself; the quantum modules provide both.
+- the quantum models (``torch-quantum``: ``qmlstudio_worker.quantum.hybrid``; ``qiskit``:
+  ``qmlstudio_worker.quantum.vqc``; see :data:`QUANTUM_FRAMEWORKS`): their module saves and loads them.
+  A fitted object whose class is defined in a ``qmlstudio_worker.quantum`` module is saved by that
+  module's ``save(output_dir, fitted, problem) -> dict[str, str]`` (which writes ``model.json`` with its
+  ``framework``), and loaded by the framework's module's ``load(model_dir) -> Predictor``. A
+  ``model.json`` may also name its loader as ``"loader": "qmlstudio_worker.<module>:<function>"``.
 
 Files are written only inside ``output_dir``; the JSON files are plain (no NaN).
 """
@@ -27,6 +29,7 @@ Files are written only inside ``output_dir``; the JSON files are plain (no NaN).
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -44,6 +47,11 @@ SCALER_FILE = "scaler.json"
 TORCH_WEIGHTS_FILE = "model.pt"
 SKLEARN_MODEL_FILE = "model.joblib"
 #: Artifact media types, by file suffix.
+#: model.json framework -> the module whose ``load(model_dir)`` reads it.
+QUANTUM_FRAMEWORKS = {
+    "torch-quantum": "qmlstudio_worker.quantum.hybrid",
+    "qiskit": "qmlstudio_worker.quantum.vqc",
+}
 MEDIA_TYPES = {
     ".json": "application/json",
     ".pt": "application/octet-stream",
@@ -282,6 +290,15 @@ def save_fitted(output_dir: Path, fitted: Any, problem: str | None = None) -> di
     from qmlstudio_worker.ml.recurrent import FittedForecaster
 
     output_dir.mkdir(parents=True, exist_ok=True)
+    module_name = type(fitted).__module__
+    if module_name.startswith("qmlstudio_worker.quantum"):  # before the classical classes: may subclass them
+        module_save = getattr(importlib.import_module(module_name), "save", None)
+        if not callable(module_save):
+            raise TypeError(f"{module_name} has no save(output_dir, fitted, problem) function")
+        files = module_save(output_dir, fitted, problem)
+        if not (output_dir / MODEL_FILE).is_file():
+            raise TypeError(f"{module_name}.save did not write {MODEL_FILE}")
+        return {str(k): str(v) for k, v in dict(files).items()}
     if isinstance(fitted, FittedForecaster):
         return _save_torch(output_dir, fitted, problem)
     if isinstance(fitted, FittedFraudModel):
@@ -315,11 +332,15 @@ def load_fitted(model_dir: Path) -> Predictor:
     if framework == "sklearn":
         return _load_sklearn(model_dir, meta)
     loader = meta.get("loader")
-    if not isinstance(loader, str) or ":" not in loader:
-        raise ValueError(f"{model_dir / MODEL_FILE}: framework {framework!r} names no loader")
-    module_name, _, function_name = loader.partition(":")
+    if isinstance(loader, str) and ":" in loader:
+        module_name, _, function_name = loader.partition(":")
+    elif isinstance(framework, str) and framework in QUANTUM_FRAMEWORKS:
+        module_name, function_name = QUANTUM_FRAMEWORKS[framework], "load"
+    else:
+        raise ValueError(f"{model_dir / MODEL_FILE}: unknown framework {framework!r}")
     if not module_name.startswith("qmlstudio_worker."):
-        raise ValueError(f"{model_dir / MODEL_FILE}: loader {loader!r} is outside qmlstudio_worker")
+        raise ValueError(f"{model_dir / MODEL_FILE}: loader {module_name!r} is outside qmlstudio_worker")
     function = getattr(importlib.import_module(module_name), function_name)
-    predictor: Predictor = function(model_dir, meta)
+    takes_meta = len(inspect.signature(function).parameters) >= 2
+    predictor: Predictor = function(model_dir, meta) if takes_meta else function(model_dir)
     return predictor

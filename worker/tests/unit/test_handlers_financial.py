@@ -22,6 +22,7 @@ import pytest
 from conftest import REPO_ROOT
 
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
+from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.preprocess import stratified_split
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.runner import run_job
@@ -166,12 +167,50 @@ def test_demand_trains_an_lstm_next_to_the_seasonal_naive_baseline_and_saves_a_l
     assert got_actual == pytest.approx(sales[window:].tolist())
     assert got_predicted[70 - window :] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
 
+    with pytest.raises(DatasetError, match="'CPI'"):
+        predictor.predict_frame(rows.drop(columns=["CPI"]))
+
     record = data["run_record"]
     assert record["config"] == body
     assert record["seed"] == 42
     assert record["dataset_sha256"] == data["dataset"]["sha256"]
     assert {"torch", "numpy", "pandas", "scikit_learn"} <= set(record["versions"])
     assert record["machine"]["cpu_count"]
+
+
+def test_demand_with_less_than_a_season_of_training_rows_falls_back_to_persistence(
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
+    body = classical_body("demand-forecasting", epochs=5, hidden_layers=4, to_index=60)
+    code, lines = run(
+        "demand-forecasting", body, SAMPLES / "product_demand.csv", None, parse_protocol_lines, seed=3
+    )
+    data = result_of(code, lines)
+    sales = pd.read_csv(SAMPLES / "product_demand.csv")["Weekly_Sales"].to_numpy()[:60]
+    assert data["baseline"]["name"].startswith("persistence")
+    assert data["baseline"]["metrics"]["rmse"] == pytest.approx(rmse(sales[42:], sales[41:59]))
+    assert "seasonal_naive" not in data["baselines"]
+    logs = [line["message"] for line in lines if line["type"] == "log"]
+    assert any("fewer than 52 rows" in message for message in logs)
+    assert data["run_record"]["seed"] == 3
+
+
+def test_demand_quantum_runs_the_hybrid_model_and_its_artifacts_load(
+    tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    pytest.importorskip("qmlstudio_worker.quantum.hybrid")
+    path = REPO_ROOT / "src" / "generated" / "fixtures" / "demand-forecasting.job-requests.json"
+    requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
+    (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
+    body = {**request["body"], "epochs": 5}
+    dataset = SAMPLES / "product_demand.csv"
+    data = result_of(*run("demand-forecasting", body, dataset, tmp_path, parse_protocol_lines))
+    assert data["model_type"] == "Quantum"
+    assert data["baseline"]["name"] == "seasonal naive (52 rows)"
+    assert read_model_card(tmp_path)["framework"] != "torch"
+    actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(dataset).iloc[:100])
+    assert actual[-30:] == pytest.approx(data["prediction"]["actual"])
+    assert predicted[-30:] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
 
 
 # --- stock price prediction -----------------------------------------------------------------------
