@@ -63,6 +63,7 @@ describe('configuration', () => {
       WORKER_CONCURRENCY: '3',
       WORKER_TIMEOUT_SECONDS: '30',
       WORKER_PYTHON: '/usr/bin/python3',
+      WORKER_WARM: 'false',
       ADMIN_EMAIL: 'root@example.com',
       ADMIN_PASSWORD: 'long enough',
       GOOGLE_CLIENT_ID: 'g',
@@ -92,6 +93,7 @@ describe('configuration', () => {
         DATABASE_URL: 'mysql://x',
         REDIS_URL: 'not a url',
         WORKER_CONCURRENCY: '0',
+        WORKER_WARM: 'yes',
         JWT_SECRET: 'short',
         GOOGLE_CLIENT_ID: 'id',
       });
@@ -104,6 +106,7 @@ describe('configuration', () => {
     expect(problems).toContain('DATABASE_URL must start with postgres:// or postgresql://');
     expect(problems).toContain('REDIS_URL is not a valid URL');
     expect(problems).toContain('WORKER_CONCURRENCY must be an integer from 1 to 64');
+    expect(problems).toContain('WORKER_WARM must be true, lazy or false (got "yes")');
     expect(problems).toContain('JWT_SECRET must be at least 32 characters');
     expect(problems).toContain('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together');
   });

@@ -256,6 +256,17 @@ const VARIABLES = {
     'worker/.venv/bin/python',
     (raw, ctx) => raw ?? path.resolve(ctx.cwd, 'worker/.venv/bin/python'),
   ),
+  workerWarm: named(
+    'WORKER_WARM',
+    'true: a preloaded Python forks each job (fast start), from server start; lazy: from the first job; false: a fresh Python per job',
+    'true',
+    (raw, ctx, env): 'true' | 'lazy' | 'false' => {
+      const value = raw ?? 'true';
+      if (value === 'true' || value === 'lazy' || value === 'false') return value;
+      ctx.fail(`${env} must be true, lazy or false (got "${value}")`);
+      return 'true';
+    },
+  ),
   adminEmail: variable(
     'ADMIN_EMAIL',
     'The first admin account, created when no admin exists (its e-mail address)',
