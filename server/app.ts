@@ -28,6 +28,8 @@ import { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
+import { inferenceRoutes } from './inference/inference-routes';
+import type { InferenceService } from './inference/inference-service';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
@@ -73,6 +75,8 @@ export interface AppServices {
   samples: SampleCatalog;
   /** Uploaded datasets (POST /upload, served by GET /download) and the dataset resolver. */
   datasets: DatasetServices;
+  /** Trained models applied to a CSV (POST /{problem}/inference/{userId}/{applicationId}). */
+  inference: InferenceService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
@@ -137,6 +141,7 @@ export async function buildApp(
       await api.register(adminRoutes, { admin: services.admin });
       await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
       await api.register(uploadRoutes, { store: services.datasets.store, limiter: services.rateLimiter });
+      await api.register(inferenceRoutes, { inference: services.inference });
       await api.register(catalogRoutes, { registry: services.registry });
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });

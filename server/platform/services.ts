@@ -20,6 +20,7 @@ import { ContactService } from '../contact/contact-service';
 import type { Database } from '../db/database';
 import { createDatasetServices, type DatasetServices } from '../datasets/datasets';
 import { WorkerRuntimeCheck } from '../health/worker-runtime';
+import { InferenceService } from '../inference/inference-service';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
 import { JobRunner } from '../jobs/job-runner';
@@ -65,6 +66,8 @@ export interface Services {
   samples: SampleCatalog;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
+  /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
+  inference: InferenceService;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
   rateLimiter: RateLimiter;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -142,6 +145,18 @@ export function createServices(
     dataDir: config.dataDir,
   });
   const contact = new ContactService(new ContactRepository(db), registry, mailer, rateLimiter, log);
+  const datasets = createDatasetServices(config, db, samples);
+  const inference = new InferenceService(
+    {
+      db,
+      applications: new ApplicationsRepository(db),
+      registry,
+      datasets: datasets.resolver,
+      launcher,
+      log,
+    },
+    { outputsDir: path.join(config.dataDir, 'outputs') },
+  );
   return {
     config,
     db,
@@ -162,7 +177,8 @@ export function createServices(
     applications,
     contact,
     samples,
-    datasets: createDatasetServices(config, db, samples),
+    datasets,
+    inference,
     rateLimiter,
     throttle,
     async close() {
@@ -170,6 +186,7 @@ export function createServices(
       mailer.close();
       await rateStore.close(); // the throttle's and the account limits' store
       await queue.close();
+      await inference.close(); // its worker processes, before the launcher goes
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
       await db.close();
