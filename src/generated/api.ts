@@ -4098,16 +4098,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download a sample dataset as CSV (the path names the signed-in user's id and e-mail) */
+    /** Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail) */
     get: {
       parameters: {
         query?: never;
         header?: never;
         path: {
-          /** @description e.g. apple_google_stock.csv */
+          /** @description A sample (e.g. apple_google_stock.csv) or the stored name of an upload */
           file: string;
-          /** @description The caller's user id */
-          user: number;
+          /** @description The caller's user id (1 to 2147483647) or name */
+          user: string;
           /** @description The caller's e-mail address */
           email: string;
         };
@@ -4185,6 +4185,906 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/upload/{userName}/{userEmail}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Upload a dataset: multipart field `file`, UTF-8 CSV with a header row, checked by content (the path names the caller's name or id and e-mail) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The caller's name or id */
+          userName: string;
+          /** @description The caller's e-mail address */
+          userEmail: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              /** @description The stored name (random, .csv) */
+              filename: string;
+              /** @description Where the owner downloads it and what a job names: /api/download/{filename}/{userName}/{userEmail} */
+              url: string;
+              /** @description Data rows (the header not counted) */
+              rows: number;
+              columns: string[];
+              size_bytes: number;
+            };
+          };
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description 'Error uploading file. {detail}' */
+              message: string;
+              /** @description Why: not CSV, empty, too large, no header row, storage full */
+              detail: string;
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description 'Error uploading file. {detail}' */
+              message: string;
+              /** @description Why: not CSV, empty, too large, no header row, storage full */
+              detail: string;
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/datasets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's uploaded datasets (newest first) and how much of their storage they use */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                datasets: {
+                  filename: string;
+                  /** @description The name the file had when uploaded */
+                  original_name: string;
+                  url: string;
+                  rows: number;
+                  columns: string[];
+                  size_bytes: number;
+                  sha256: string;
+                  /** Format: date-time */
+                  created_at: string;
+                }[];
+                used_bytes: number;
+                /** @description DATASET_QUOTA_BYTES */
+                quota_bytes: number;
+              };
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/datasets/{filename}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete one of the caller's uploaded datasets (its file and row), freeing its storage */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          filename: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock-price-prediction/inference/{userId}/{applicationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stock Price Prediction: actual and predicted values of a trained model on a CSV */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The caller's user id */
+          userId: number;
+          applicationId: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The CSV's columns to give the model (carriage returns and surrounding spaces are stripped): exactly the features the model was trained on */
+            features: string[];
+            /** @description The CSV: samples/<file>.csv, /api/download/<filename>/<user>/<email> (an upload of yours) or an http(s) URL the server fetches */
+            data_url: string;
+            /** @description The output whose model answers (default: the application's latest Completed one with a model) */
+            output_id?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description The target column's values, one per predicted row (null: an empty cell) */
+                actual: (number | null)[];
+                /** @description The model's predictions, paired with `actual` */
+                predicted: (number | null)[];
+                /** @description The output whose trained model answered */
+                output_id: number;
+                /** @description The CSV's data rows (header not counted) */
+                rows: number;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fraud-detection/inference/{userId}/{applicationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fraud Detection: actual and predicted values of a trained model on a CSV */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The caller's user id */
+          userId: number;
+          applicationId: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The CSV's columns to give the model (carriage returns and surrounding spaces are stripped): exactly the features the model was trained on */
+            features: string[];
+            /** @description The CSV: samples/<file>.csv, /api/download/<filename>/<user>/<email> (an upload of yours) or an http(s) URL the server fetches */
+            data_url: string;
+            /** @description The output whose model answers (default: the application's latest Completed one with a model) */
+            output_id?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description The target column's values, one per predicted row (null: an empty cell) */
+                actual: (number | null)[];
+                /** @description The model's predictions, paired with `actual` */
+                predicted: (number | null)[];
+                /** @description The output whose trained model answered */
+                output_id: number;
+                /** @description The CSV's data rows (header not counted) */
+                rows: number;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/demand-forecasting/inference/{userId}/{applicationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Demand Forecasting: actual and predicted values of a trained model on a CSV */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The caller's user id */
+          userId: number;
+          applicationId: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The CSV's columns to give the model (carriage returns and surrounding spaces are stripped): exactly the features the model was trained on */
+            features: string[];
+            /** @description The CSV: samples/<file>.csv, /api/download/<filename>/<user>/<email> (an upload of yours) or an http(s) URL the server fetches */
+            data_url: string;
+            /** @description The output whose model answers (default: the application's latest Completed one with a model) */
+            output_id?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description The target column's values, one per predicted row (null: an empty cell) */
+                actual: (number | null)[];
+                /** @description The model's predictions, paired with `actual` */
+                predicted: (number | null)[];
+                /** @description The output whose trained model answered */
+                output_id: number;
+                /** @description The CSV's data rows (header not counted) */
+                rows: number;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
