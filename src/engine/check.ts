@@ -15,7 +15,7 @@ import {
 } from './conditions';
 import { fieldOptions, tabOfForm } from './forms';
 import { deepEqual, isPlainObject } from './json';
-import { mapJobBody, TRANSFORM_NAMES } from './mapping';
+import { JOB_EXTENSION_TARGET, mapJobBody, TRANSFORM_NAMES } from './mapping';
 import { reportEntry } from './mapping-fragments';
 import { formatPointer, parsePointer } from './pointer';
 import {
@@ -263,7 +263,10 @@ function checkMapping(
     if (target) {
       const [key] = parsePointer(entry.to);
       const props = isPlainObject(target.properties) ? target.properties : {};
-      if (!key || !(key in props)) entryReport('/to', `${entry.to} is not a property of the job-body schema`);
+      if (!key || !(key in props)) {
+        const what = target === JOB_EXTENSION_TARGET ? 'the job extension' : 'the job-body schema';
+        entryReport('/to', `${entry.to} is not a property of ${what}`);
+      }
     }
   });
 }
@@ -320,6 +323,13 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
   checkMapping(problem, problem.job.body, problem.mappingOrigins.body, report, bodySchema);
   checkMapping(problem, problem.job.request.params ?? [], problem.mappingOrigins.params, report);
   checkMapping(problem, problem.job.request.query ?? [], problem.mappingOrigins.query, report);
+  checkMapping(
+    problem,
+    problem.job.extension ?? [],
+    problem.mappingOrigins.extension,
+    report,
+    JOB_EXTENSION_TARGET,
+  );
   const placeholders = [...problem.job.request.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
   for (const name of placeholders) {
     const fromParams = (problem.job.request.params ?? []).some((e) => e.to === `/${name}`);

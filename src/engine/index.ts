@@ -88,6 +88,9 @@ export {
   applyMapping,
   TRANSFORMS,
   TRANSFORM_NAMES,
+  JOB_EXTENSION_KEYS,
+  mapJobExtension,
+  type JobExtensionKey,
   type JobRequest,
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';

@@ -7,7 +7,15 @@
 import { deepClone, deepEqual } from './json';
 import { getPointer, hasPointer, setPointer } from './pointer';
 import { pruneAppData } from './validate';
-import type { AppData, EngineContext, JsonValue, MappingEntry, Problem, TransformName } from './types';
+import type {
+  AppData,
+  EngineContext,
+  JsonSchema,
+  JsonValue,
+  MappingEntry,
+  Problem,
+  TransformName,
+} from './types';
 
 function mapStrings(value: unknown, fn: (s: string) => string): unknown {
   if (typeof value === 'string') return fn(value);
@@ -116,4 +124,37 @@ export function mapJobRequest(problem: Problem, appData: AppData, context: Engin
   }
   const body = inBodySchemaOrder(problem, applyMapping(problem.job.body, pruned, context));
   return { method: request.method, path, query, body };
+}
+
+/**
+ * The keys of the job extension: what the worker needs beside the spec's body (spec section 7 leaves
+ * them out) so that every input the user sets takes effect. Each is null when the problem does not
+ * map it (the worker then uses its default).
+ */
+export const JOB_EXTENSION_KEYS = ['normalization', 'missing_values', 'target_column'] as const;
+
+export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];
+
+/** The shape entries of job.extension may write to (the schema checker's `/to` check). */
+export const JOB_EXTENSION_TARGET: JsonSchema = {
+  type: 'object',
+  properties: Object.fromEntries(JOB_EXTENSION_KEYS.map((key) => [key, {}])),
+};
+
+/**
+ * The job extension for a run: app_data pruned of inactive fields, then mapped with the problem's
+ * optional job.extension entries; every key of JOB_EXTENSION_KEYS is present (null when unmapped).
+ */
+export function mapJobExtension(
+  problem: Problem,
+  appData: AppData,
+  context: EngineContext = {},
+): Record<JobExtensionKey, unknown> {
+  const mapped = applyMapping(problem.job.extension ?? [], pruneAppData(problem, appData), context);
+  const extension = Object.fromEntries(JOB_EXTENSION_KEYS.map((key) => [key, null])) as Record<
+    JobExtensionKey,
+    unknown
+  >;
+  for (const key of JOB_EXTENSION_KEYS) if (mapped[key] !== undefined) extension[key] = mapped[key];
+  return extension;
 }

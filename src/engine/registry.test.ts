@@ -80,7 +80,7 @@ describe('registry', () => {
   it('inlines shared definitions with overrides', () => {
     const fraud = registry.getProblem('fraud-detection');
     const split = fraud.forms.dataset.schema.properties!.train_test_split!;
-    expect(split).toMatchObject({ title: 'Train Test Split', enum: [0.3, 0.5, 0.6, 0.7, 0.8], default: 0.3 });
+    expect(split).toMatchObject({ title: 'Test Share', enum: [0.3, 0.5, 0.6, 0.7, 0.8], default: 0.3 });
     expect(JSON.stringify(fraud.forms)).not.toContain('$ref');
   });
 

@@ -289,13 +289,24 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     const body = expand(raw.job.body, '/job/body');
     const params = expand(raw.job.request.params, '/job/request/params');
     const query = expand(raw.job.request.query, '/job/request/query');
+    const extension = expand(raw.job.extension, '/job/extension');
     const request: ProblemFile['job']['request'] = { ...deepClone(raw.job.request) };
     if (raw.job.request.params) request.params = params.entries;
     if (raw.job.request.query) request.query = query.entries;
     problems.push({
       ...deepClone(raw),
-      job: { request, body: body.entries, bodySchema },
-      mappingOrigins: { body: body.origins, params: params.origins, query: query.origins },
+      job: {
+        request,
+        body: body.entries,
+        bodySchema,
+        ...(raw.job.extension && { extension: extension.entries }),
+      },
+      mappingOrigins: {
+        body: body.origins,
+        params: params.origins,
+        query: query.origins,
+        extension: extension.origins,
+      },
       forms: forms as ProblemFile['forms'],
       source: file,
       categoryInfo,

@@ -186,7 +186,16 @@ export interface ProblemFile {
   predict?: { models: string[]; image?: FileRule };
   inference?: { file: FileRule; messages?: Record<string, string> };
   forms: { dataset: FormDef; preprocess?: FormDef; model_configurations: FormDef };
-  job: { request: JobRequestDef; body: MappingEntry[]; bodySchema: JsonSchema };
+  job: {
+    request: JobRequestDef;
+    body: MappingEntry[];
+    bodySchema: JsonSchema;
+    /**
+     * Optional: what the worker gets beside the spec's body (the envelope's extension), mapped from
+     * app_data like the body: normalization, missing_values, target_column (JOB_EXTENSION_KEYS).
+     */
+    extension?: MappingEntry[];
+  };
   outputs: string[];
   example: ExampleDef;
 }
@@ -243,7 +252,12 @@ export interface Problem extends ProblemFile {
   /** Form keys this problem declares, in tab order. */
   formKeys: FormKey[];
   /** Where each entry of job.body, job.request.params and job.request.query is written. */
-  mappingOrigins: { body: MappingOrigin[]; params: MappingOrigin[]; query: MappingOrigin[] };
+  mappingOrigins: {
+    body: MappingOrigin[];
+    params: MappingOrigin[];
+    query: MappingOrigin[];
+    extension: MappingOrigin[];
+  };
 }
 
 /**

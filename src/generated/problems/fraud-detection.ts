@@ -22,7 +22,7 @@ export interface FraudDetectionAppData {
      */
     name?: string;
     /**
-     * Train Test Split: Share of the rows held out for testing.
+     * Test Share: Share of the rows held out for testing.
      */
     train_test_split: 0.3 | 0.5 | 0.6 | 0.7 | 0.8;
   };

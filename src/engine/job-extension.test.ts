@@ -1,0 +1,109 @@
+// The job extension: what the worker gets beside the spec's body (normalization, missing values,
+// fraud's target column), mapped from app_data by each problem file's optional job.extension.
+
+import { describe, expect, it } from 'vitest';
+
+import {
+  checkSchemaSources,
+  createExampleAppData,
+  JOB_EXTENSION_KEYS,
+  mapJobExtension,
+  setFieldValue,
+} from '.';
+import { loadRegistry, loadSchemaSources } from './node/load-schemas';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are edited freely
+
+const registry = loadRegistry();
+
+function example(id: string) {
+  const problem = registry.getProblem(id);
+  return { problem, ...createExampleAppData(problem) };
+}
+
+describe('mapJobExtension', () => {
+  it('carries the stock and demand preprocessing the user chose', () => {
+    for (const id of ['stock-price-prediction', 'demand-forecasting']) {
+      const { problem, appData } = example(id);
+      expect(mapJobExtension(problem, appData)).toEqual({
+        normalization: '[0,1]',
+        missing_values: 'impute_average',
+        target_column: null,
+      });
+      const edited = structuredClone(appData) as Json;
+      edited.preprocess.normalization = '[-1,1]';
+      edited.preprocess.missing_values = 'remove_rows';
+      expect(mapJobExtension(problem, edited)).toMatchObject({
+        normalization: '[-1,1]',
+        missing_values: 'remove_rows',
+      });
+    }
+  });
+
+  it("carries fraud detection's target column, without a CSV header's carriage return", () => {
+    const { problem, appData } = example('fraud-detection');
+    expect(mapJobExtension(problem, appData)).toEqual({
+      normalization: '[0,1]',
+      missing_values: 'impute_average',
+      target_column: 'Class',
+    });
+    const edited = structuredClone(appData) as Json;
+    edited.preprocess.column = 'is_fraud\r';
+    edited.preprocess.missing_values = 'random_values';
+    expect(mapJobExtension(problem, edited)).toMatchObject({
+      target_column: 'is_fraud',
+      missing_values: 'random_values',
+    });
+  });
+
+  it('is all null for a problem whose file declares no extension', () => {
+    const { problem, appData } = example('portfolio-optimization');
+    expect(problem.job.extension).toBeUndefined();
+    expect(mapJobExtension(problem, appData)).toEqual(
+      Object.fromEntries(JOB_EXTENSION_KEYS.map((key) => [key, null])),
+    );
+  });
+
+  it('leaves a value out when its field is absent (null, not undefined)', () => {
+    const { problem, appData } = example('stock-price-prediction');
+    const edited = structuredClone(appData) as Json;
+    delete edited.preprocess.normalization;
+    expect(mapJobExtension(problem, edited).normalization).toBeNull();
+  });
+
+  it('follows a form edit through setFieldValue like the body does', () => {
+    const { problem, appData } = example('demand-forecasting');
+    const edited = setFieldValue(problem, appData, '/preprocess/normalization', '[-1,1]');
+    expect(mapJobExtension(problem, edited).normalization).toBe('[-1,1]');
+  });
+});
+
+describe('job.extension in the schema checker', () => {
+  const FRAUD = 'problems/fraud-detection.json';
+  function reasonsAfter(edit: (json: Json) => void): string[] {
+    const sources = loadSchemaSources();
+    const copy = structuredClone(sources[FRAUD]) as Json;
+    edit(copy);
+    return checkSchemaSources({ ...sources, [FRAUD]: copy }).map((i) => `${i.pointer}: ${i.reason}`);
+  }
+
+  it('accepts the shipped files', () => {
+    expect(checkSchemaSources(loadSchemaSources())).toEqual([]);
+  });
+
+  it('refuses a target outside the extension keys', () => {
+    const reasons = reasonsAfter((j) => j.job.extension.push({ to: '/colour', const: 'red' }));
+    expect(reasons).toContain('/job/extension/3/to: /colour is not a property of the job extension');
+  });
+
+  it('refuses a source that is not a field of app_data', () => {
+    const reasons = reasonsAfter((j) => (j.job.extension[0].from = '/preprocess/nope'));
+    expect(reasons.some((r) => r.startsWith('/job/extension/0/from:'))).toBe(true);
+  });
+});
+
+it('fraud detection labels its split "Test Share" (the value is the share held out for testing)', () => {
+  const problem = registry.getProblem('fraud-detection');
+  const split = (problem.forms.dataset.schema.properties as Json).train_test_split;
+  expect(split.title).toBe('Test Share');
+});
