@@ -1,0 +1,339 @@
+"""Portfolio optimization with SamplingVQE and QAOA, simulated exactly.
+
+The problem is :class:`qmlstudio_worker.ml.portfolio.PortfolioProblem` (minimize q x^T Sigma x - mu^T x
+over binary x with sum(x) = budget), turned into a QUBO with the budget as a penalty, one qubit per asset
+(qubit i = asset i, Qiskit's little-endian bit order):
+
+    H(x) = [q x^T Sigma x - mu^T x + P (sum(x) - budget)^2] / (ub - lb),
+
+ub and lb being the objective's upper and lower bounds from its coefficients (the sums of its positive
+and of its negative coefficients, as qiskit-optimization's QuadraticProgramToQubo bounds it). The penalty
+P = 1.1 (ub - lb) is exact (breaking the budget always costs more than any objective gain) without
+Qiskit's extra "+ 1", which would drown objectives made of daily returns (~1e-3); dividing by (ub - lb)
+puts the energies on a scale of 1 for the optimizer and QAOA's angles.
+
+- **SamplingVQE**: the chosen ansatz (RealAmplitudes by default) with ``reps`` repetitions on |0...0>;
+  the optimizer minimizes the expected energy of the measured bitstrings (Qiskit's SamplingVQE with no
+  aggregation). Initial point: uniform in [-pi, pi] from the seed.
+- **QAOA**: |+>^n, then ``reps`` times exp(-i gamma H) (a diagonal phase) and the X mixer RX(2 beta) on every
+  qubit; Qiskit's ``qaoa_ansatz`` with parameters (beta_1..p, gamma_1..p). Initial point: a linear ramp.
+
+The energies are exact (the statevector's probabilities) when ``shots`` is None; with ``shots``, every
+evaluation samples that many bitstrings from the exact distribution with a seeded generator (the
+shot-based simulator). The trained circuit is then measured ``shots`` times (1024 when the run is exact)
+and the selection is the best feasible bitstring among those measurements, as Qiskit's
+MinimumEigenOptimizer picks it (its classical objective is cheap to evaluate); the result also names the
+most probable feasible bitstring, and reports the selection next to the
+exact optimum (enumeration, :func:`qmlstudio_worker.ml.portfolio.solve_exact`), the gap between them, the
+optimum's probability, the top bitstrings and the convergence curve. Bitstrings are written in asset
+order (character i is asset i of ``stocks_names``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, selection_chart, solve_exact
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.optimizers import minimize
+from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
+
+PENALTY_FACTOR = 1.1
+READOUT_SHOTS = 1024  # measurements of the final circuit when the run itself is exact
+TOP_BITSTRINGS = 10
+MAX_QUBITS = 16
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+Chart = dict[str, Any]
+
+
+def objective_bounds(problem: PortfolioProblem) -> tuple[float, float]:
+    """(lb, ub) of q x^T Sigma x - mu^T x over binary x, from the signs of its coefficients."""
+    coefficients = np.concatenate([(problem.risk_factor * problem.sigma).ravel(), -problem.mu])
+    return float(coefficients[coefficients < 0].sum()), float(coefficients[coefficients > 0].sum())
+
+
+def basis_bits(n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """(2**n, n): bit q of every basis index (qubit q = asset q)."""
+    return (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
+
+
+def energies(problem: PortfolioProblem) -> tuple[FloatArray, float, float]:
+    """The scaled QUBO energy of every basis state, the penalty P and the scale (ub - lb)."""
+    lb, ub = objective_bounds(problem)
+    scale = (ub - lb) or 1.0
+    penalty = PENALTY_FACTOR * scale
+    q, offset = problem.to_qubo(penalty)
+    bits = basis_bits(problem.size).astype(np.float64)
+    raw = np.einsum("zi,ij,zj->z", bits, q, bits) + offset
+    return raw / scale, penalty, scale
+
+
+def ising_operator(problem: PortfolioProblem) -> Any:
+    """The scaled QUBO as a Qiskit ``SparsePauliOp`` (x_i = (1 - Z_i) / 2), for the QAOA circuit."""
+    from qiskit.quantum_info import SparsePauliOp
+
+    lb, ub = objective_bounds(problem)
+    scale = (ub - lb) or 1.0
+    q, offset = problem.to_qubo(PENALTY_FACTOR * scale)
+    n = problem.size
+    terms: dict[str, float] = {"I" * n: offset}
+
+    def label(*qubits: int) -> str:
+        return "".join("Z" if (n - 1 - k) in qubits else "I" for k in range(n))
+
+    def add(key: str, value: float) -> None:
+        terms[key] = terms.get(key, 0.0) + value
+
+    for i in range(n):
+        add("I" * n, q[i, i] / 2)
+        add(label(i), -q[i, i] / 2)
+        for j in range(i + 1, n):
+            add("I" * n, q[i, j] / 4)
+            add(label(i), -q[i, j] / 4)
+            add(label(j), -q[i, j] / 4)
+            add(label(i, j), q[i, j] / 4)
+    return SparsePauliOp(list(terms), [v / scale for v in terms.values()]).simplify()
+
+
+def qaoa_state(energy: Any, betas: Any, gammas: Any, n: int) -> Any:
+    """The QAOA state (complex128, shape (1, 2**n)) for the diagonal ``energy`` (torch)."""
+    import torch
+
+    from qmlstudio_worker.quantum.statevector import rx
+
+    state = torch.full((1, 2**n), 2 ** (-n / 2), dtype=torch.complex128)
+    for beta, gamma in zip(betas, gammas, strict=True):
+        state = state * torch.polar(torch.ones_like(energy), -gamma * energy)
+        for q in range(n):
+            state = rx(state, n, q, 2 * beta)
+    return state
+
+
+def _bitstring(index: int, n: int) -> str:
+    return "".join(str((index >> i) & 1) for i in range(n))
+
+
+def _sampled(probs: FloatArray, shots: int, rng: np.random.Generator) -> FloatArray:
+    counts = rng.multinomial(shots, probs / probs.sum())
+    return np.asarray(counts, dtype=np.float64) / shots
+
+
+def _solve(
+    kind: str,
+    problem: PortfolioProblem,
+    optimizer: str,
+    maxiter: int,
+    reps: int,
+    seed: int,
+    shots: int | None,
+    ansatz_name: str,
+    emit: Emitter | None,
+) -> dict[str, Any]:
+    import torch
+
+    n = problem.size
+    if n > MAX_QUBITS:
+        raise ValueError(f"{n} assets need {n} qubits; the simulator takes at most {MAX_QUBITS}")
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
+    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
+        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    started = time.monotonic()
+    energy_np, penalty, scale = energies(problem)
+    energy = torch.as_tensor(energy_np)
+    rng = np.random.default_rng(seed)
+
+    if kind == "VQE":
+        ansatz = Ansatz(ansatz_name, n, reps)
+        circuit = ansatz.qiskit_circuit()
+        x0 = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+
+        def state_of(weights: Any) -> Any:
+            return ansatz.apply(zero_state(n, 1, ansatz.complex_amplitudes), weights)
+
+    else:
+        from qiskit.circuit.library import qaoa_ansatz
+
+        circuit = qaoa_ansatz(ising_operator(problem), reps=reps)
+        ramp = (np.arange(reps) + 0.5) / reps
+        x0 = np.concatenate([0.75 * (1 - ramp), 0.75 * ramp])  # betas, then gammas
+
+        def state_of(weights: Any) -> Any:
+            return qaoa_state(energy, weights[:reps], weights[reps:], n)
+
+    def distribution(weights: Any) -> Any:
+        return probabilities(state_of(weights))[0]
+
+    def objective(weights: Any) -> Any:
+        probs = distribution(weights)
+        if shots is None:
+            return probs @ energy
+        sampled = _sampled(probs.detach().numpy(), shots, rng)
+        return torch.as_tensor(float(sampled @ energy_np))
+
+    summary = circuit_summary(circuit)
+    if emit is not None:
+        emit.log(
+            f"{kind}: {n} qubits, {'ansatz ' + ansatz_name + ', ' if kind == 'VQE' else ''}reps {reps}, "
+            f"{optimizer} {maxiter} iterations, "
+            f"{'exact probabilities' if shots is None else f'{shots} shots per evaluation'}; "
+            f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
+        )
+        emit.progress(10, "optimizing")
+
+    def on_step(step: int, value: float) -> None:
+        if emit is not None and (step % 10 == 0 or step == maxiter):
+            emit.metric("energy", value, step=step)
+            emit.progress(10 + 75 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}")
+
+    found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
+    with torch.no_grad():
+        exact_final = distribution(torch.as_tensor(found.x)).numpy()
+    readout_shots = shots if shots is not None else READOUT_SHOTS
+    counts = rng.multinomial(readout_shots, exact_final / exact_final.sum())
+    final = exact_final if shots is None else counts / readout_shots
+
+    ranked = solve_exact(problem)
+    optimum = ranked[0]
+    optimum_index = sum(bit << i for i, bit in enumerate(optimum.bits))
+    bits = basis_bits(n)
+    feasible = bits.sum(axis=1) == problem.budget
+    objective_values = np.asarray([problem.objective(row) for row in bits])
+    order = sorted(range(2**n), key=lambda z: (-final[z], objective_values[z]))
+    observed = [z for z in range(2**n) if counts[z] > 0 and feasible[z]]
+    if observed:  # Qiskit's MinimumEigenOptimizer: the best feasible bitstring among the samples
+        chosen = min(observed, key=lambda z: (objective_values[z], -final[z]))
+        rule = f"best feasible bitstring among {readout_shots} measurements of the final circuit"
+    else:
+        chosen = next(z for z in order if feasible[z])
+        rule = "no feasible bitstring was measured: the most probable feasible bitstring"
+        if emit is not None:
+            emit.log(f"{kind}: {readout_shots} measurements held no feasible selection", level="warning")
+    most_likely_feasible = next(z for z in order if feasible[z])
+    chosen_bits = tuple(int(b) for b in bits[chosen])
+    selection = RankedSelection(
+        assets=tuple(problem.assets[i] for i in range(n) if chosen_bits[i]),
+        bits=chosen_bits,
+        objective=problem.objective(chosen_bits),
+        expected_return=problem.expected_return(chosen_bits),
+        risk=problem.risk(chosen_bits),
+    )
+    gap = selection.objective - optimum.objective
+    top = [
+        {
+            "bitstring": _bitstring(z, n),
+            "assets": [problem.assets[i] for i in range(n) if bits[z][i]],
+            "probability": float(final[z]),
+            "objective": float(objective_values[z]),
+            "feasible": bool(feasible[z]),
+        }
+        for z in order[:TOP_BITSTRINGS]
+    ]
+    curve = [float(v) for v in found.curve]
+    charts: list[Chart] = [
+        selection_chart(problem, selection),
+        {
+            "type": "line",
+            "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
+            "label": "energy (scaled QUBO)",
+            "series": [{"name": "energy", "data": [round(v, 10) for v in curve]}],
+            "categories": list(range(1, len(curve) + 1)),
+        },
+        {
+            "type": "bar",
+            "title": f"{kind}: most probable bitstrings (asset order)",
+            "label": "probability",
+            "series": [
+                {"name": "probability", "data": [round(float(final[z]), 10) for z in order[:TOP_BITSTRINGS]]}
+            ],
+            "categories": [t["bitstring"] for t in top],
+        },
+    ]
+    result: dict[str, Any] = {
+        "solver": "SamplingVQE" if kind == "VQE" else "QAOA",
+        "model": kind,
+        "selection": list(selection.assets),
+        "bits": list(selection.bits),
+        "objective": selection.objective,
+        "expected_return": selection.expected_return,
+        "risk": selection.risk,
+        "volatility": math.sqrt(max(selection.risk, 0.0)),
+        "exact_optimum": {
+            "selection": list(optimum.assets),
+            "bits": list(optimum.bits),
+            "objective": optimum.objective,
+        },
+        "gap": gap,
+        "relative_gap": gap / abs(optimum.objective) if optimum.objective else None,
+        "found_optimum": selection.bits == optimum.bits,
+        "optimum_probability": float(final[optimum_index]),
+        "feasible_probability": float(final[feasible].sum()),
+        "selection_rule": rule,
+        "readout_shots": readout_shots,
+        "most_likely_bitstring": top[0]["bitstring"],
+        "most_likely_feasible": top[0]["feasible"],
+        "most_likely_feasible_selection": [
+            problem.assets[i] for i in range(n) if bits[most_likely_feasible][i]
+        ],
+        "top_bitstrings": top,
+        "convergence": curve,
+        "optimizer": {**found.describe(), "maxiter": maxiter},
+        "reps": reps,
+        "ansatz": ansatz_name if kind == "VQE" else "QAOA",
+        "shots": shots,
+        "simulation": "exact statevector (torch)"
+        if shots is None
+        else f"statevector sampled with {shots} shots",
+        "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
+        "circuit": summary,
+        "parameters": [float(v) for v in found.x],
+        "seed": seed,
+        "charts": charts,
+        "duration_seconds": round(time.monotonic() - started, 3),
+    }
+    if emit is not None:
+        emit.metric("expected_return", selection.expected_return)
+        emit.metric("risk", selection.risk)
+        emit.metric("objective", selection.objective)
+        emit.metric("optimum_probability", result["optimum_probability"])
+        emit.metric("gap", gap)
+        for chart in charts:
+            emit.chart_spec(chart)
+        emit.log(
+            f"{kind} selection: {', '.join(selection.assets)} (objective {selection.objective:.6g}); "
+            f"exact optimum {', '.join(optimum.assets)} ({optimum.objective:.6g}), "
+            f"its probability {result['optimum_probability']:.3f}"
+        )
+        emit.progress(95, "solved")
+    return result
+
+
+def solve_sampling_vqe(
+    problem: PortfolioProblem,
+    optimizer: str = "COBYLA",
+    maxiter: int = 100,
+    reps: int = 2,
+    seed: int = 42,
+    shots: int | None = None,
+    ansatz: str = "RealAmplitudes",
+    emit: Emitter | None = None,
+) -> dict[str, Any]:
+    """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds."""
+    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit)
+
+
+def solve_qaoa(
+    problem: PortfolioProblem,
+    optimizer: str = "COBYLA",
+    maxiter: int = 100,
+    reps: int = 2,
+    seed: int = 42,
+    shots: int | None = None,
+    emit: Emitter | None = None,
+) -> dict[str, Any]:
+    """QAOA on the portfolio QUBO; see the module docstring for what the result holds."""
+    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit)

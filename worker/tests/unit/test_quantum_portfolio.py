@@ -1,0 +1,122 @@
+"""SamplingVQE and QAOA on the portfolio QUBO: the energies and the QAOA circuit against Qiskit, the exact
+optimum found on 4 assets, determinism, the shot-based path and protocol-valid lines."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from qiskit.circuit.library import qaoa_ansatz
+from qiskit.quantum_info import Statevector
+
+from qmlstudio_worker.ml.portfolio import PortfolioProblem, build_problem, daily_returns
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum import portfolio_vqe
+from qmlstudio_worker.quantum.portfolio_vqe import (
+    basis_bits,
+    energies,
+    ising_operator,
+    qaoa_state,
+    solve_qaoa,
+    solve_sampling_vqe,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+PRICES = REPO_ROOT / "samples" / "five_companies_stock.csv"
+
+
+@pytest.fixture(scope="module")
+def four_assets() -> PortfolioProblem:
+    prices = pd.read_csv(PRICES)
+    return build_problem(daily_returns(prices, ["AAPL", "GOOG", "META", "NVDA"]), 0.5, 2)
+
+
+def test_energies_are_the_penalized_objective(four_assets: PortfolioProblem) -> None:
+    energy, penalty, scale = energies(four_assets)
+    for z, bits in enumerate(basis_bits(4)):
+        expected = four_assets.objective(bits) + penalty * (bits.sum() - 2) ** 2
+        assert energy[z] * scale == pytest.approx(expected, abs=1e-12)
+    feasible = basis_bits(4).sum(axis=1) == 2
+    # The penalty is exact: every infeasible bitstring costs more than every feasible one.
+    assert energy[~feasible].min() > energy[feasible].max()
+
+
+def test_ising_operator_diagonal_equals_the_energies(four_assets: PortfolioProblem) -> None:
+    energy, _, _ = energies(four_assets)
+    diagonal = np.real(np.diag(ising_operator(four_assets).to_matrix()))
+    assert np.abs(diagonal - energy).max() < 1e-10
+
+
+def test_qaoa_state_equals_qiskit_qaoa_ansatz(four_assets: PortfolioProblem) -> None:
+    energy, _, _ = energies(four_assets)
+    circuit = qaoa_ansatz(ising_operator(four_assets), reps=2)
+    rng = np.random.default_rng(3)
+    betas, gammas = rng.uniform(-2, 2, 2), rng.uniform(-2, 2, 2)
+    ours = qaoa_state(torch.as_tensor(energy), torch.tensor(betas), torch.tensor(gammas), 4)[0].numpy()
+    reference = Statevector(circuit.assign_parameters([*betas, *gammas])).data
+    assert abs(abs(np.vdot(reference, ours)) - 1) < 1e-10  # equal up to a global phase
+    assert np.abs(np.abs(ours) ** 2 - np.abs(reference) ** 2).max() < 1e-10
+
+
+def test_vqe_finds_the_exact_optimum_on_four_assets(four_assets: PortfolioProblem) -> None:
+    result = solve_sampling_vqe(four_assets, "COBYLA", 100, 2, seed=42)
+    best = min(
+        (c for c in itertools.combinations(range(4), 2)),
+        key=lambda c: four_assets.objective([1 if i in c else 0 for i in range(4)]),
+    )
+    assert result["exact_optimum"]["selection"] == [four_assets.assets[i] for i in best]
+    assert result["found_optimum"] is True
+    assert result["selection"] == result["exact_optimum"]["selection"]
+    assert result["gap"] == 0
+    assert result["feasible_probability"] > 0.5
+    assert 0 <= result["optimum_probability"] <= 1
+    assert len(result["convergence"]) == 100
+    assert result["convergence"][-1] < result["convergence"][0]
+
+
+def test_qaoa_finds_the_exact_optimum_and_is_deterministic(four_assets: PortfolioProblem) -> None:
+    first = solve_qaoa(four_assets, "COBYLA", 60, 2, seed=5)
+    again = solve_qaoa(four_assets, "COBYLA", 60, 2, seed=5)
+    assert first["found_optimum"] is True
+    assert first["convergence"] == again["convergence"]
+    assert first["top_bitstrings"] == again["top_bitstrings"]
+    assert first["circuit"]["qubits"] == 4
+
+
+@pytest.mark.parametrize("optimizer", ["SPSA", "ADAM"])
+def test_other_optimizers_run(four_assets: PortfolioProblem, optimizer: str) -> None:
+    result = solve_sampling_vqe(four_assets, optimizer, 30, 1, seed=1)
+    assert result["optimizer"]["method"] == optimizer
+    assert len(result["convergence"]) == 30
+    assert len(result["selection"]) == 2
+
+
+def test_shots_sample_the_distribution(four_assets: PortfolioProblem) -> None:
+    result = solve_sampling_vqe(four_assets, "COBYLA", 40, 1, seed=3, shots=256)
+    assert result["readout_shots"] == 256
+    assert all(
+        abs(t["probability"] * 256 - round(t["probability"] * 256)) < 1e-9 for t in result["top_bitstrings"]
+    )
+    with pytest.raises(ValueError, match="shots"):
+        solve_sampling_vqe(four_assets, "COBYLA", 10, 1, shots=0)
+
+
+def test_emits_protocol_lines(four_assets: PortfolioProblem) -> None:
+    stream = io.StringIO()
+    solve_qaoa(four_assets, "COBYLA", 20, 1, seed=0, emit=Emitter(stream))
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    charts = [line["chart"] for line in lines if line["type"] == "chart"]
+    assert [c["type"] for c in charts] == ["bar", "line", "bar"]
+    assert {line["name"] for line in lines if line["type"] == "metric"} >= {
+        "objective",
+        "optimum_probability",
+        "gap",
+        "energy",
+    }
+    assert portfolio_vqe.READOUT_SHOTS == 1024
