@@ -138,6 +138,10 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         baseline={"name": baseline_name, "metrics": _with_f1(dict(baseline_metrics))},
         charts=trained.get("charts") or [],
     )
+    if "f1" in result["metrics"]:  # the contract's name beside the spec's fMeasure, live as well
+        emit.metric("f1", result["metrics"]["f1"])
+    if result["baseline"] is not None and "f1" in result["baseline"]["metrics"]:
+        emit.metric("baseline_f1", result["baseline"]["metrics"]["f1"])
     data = dict(trained.get("data") or {})
     positive = data.get("positive_class", getattr(fitted, "positive", 1))
     matrix = trained.get("confusion_matrix")
