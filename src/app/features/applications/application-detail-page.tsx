@@ -1,15 +1,25 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { StatusBadge } from '../../components/status-badge';
+import { useOptionalToast } from '../../components/toasts';
 import { formatTimestamp } from '../../format/dates';
+import { useAuth } from '../auth/auth-context';
+import { isOngoing } from '../outputs/output-rules';
+import { useRunApplication } from '../outputs/use-run-application';
 import { listOutputs, type OutputSummary } from './api';
 import './applications.css';
 import { useApplicationOr404 } from './use-application-or-404';
 import { workspacePath } from './workspace-path';
 
+/** The output's model type (issue #10's rows carry trained_model_type; older replies lack it). */
+const modelType = (output: OutputSummary): string =>
+  (output as OutputSummary & { trained_model_type?: string | null }).trained_model_type ?? '—';
+
 type BadgeStatus = Parameters<typeof StatusBadge>[0]['status'];
 
 export const NO_OUTPUTS = 'No outputs found';
+/** While an output is Ongoing (or a run has just started) the list is read again this often. */
+export const OUTPUTS_POLL_MS = 2000;
 
 /**
  * /applications/:appId (spec section 2, application detail): 'Apps' back, 'Application Detail', the
@@ -21,6 +31,24 @@ export function ApplicationDetailPage() {
   const { id, app } = useApplicationOr404(appId);
   const [outputs, setOutputs] = useState<OutputSummary[] | null>(null);
   const [outputsError, setOutputsError] = useState<string | null>(null);
+  const { user } = useAuth();
+  const notify = useOptionalToast();
+
+  const refresh = useCallback(
+    (appId: number) =>
+      listOutputs(appId).then(
+        (found) => {
+          setOutputs(found);
+          setOutputsError(null);
+        },
+        (error: Error) => setOutputsError(error.message),
+      ),
+    [],
+  );
+  const started = useCallback(() => {
+    if (id !== null) void refresh(id);
+  }, [id, refresh]);
+  const { run, running, error: runError } = useRunApplication(app, user?.id ?? null, started, notify);
 
   useEffect(() => {
     if (id === null) return;
@@ -32,6 +60,14 @@ export function ApplicationDetailPage() {
       cancelled = true;
     };
   }, [id]);
+
+  // Spec section 4: the running flag and any Ongoing output drive the list's refresh.
+  const anyOngoing = outputs?.some((output) => isOngoing(output.status)) ?? false;
+  useEffect(() => {
+    if (id === null || (!anyOngoing && !running)) return;
+    const timer = setInterval(() => void refresh(id), OUTPUTS_POLL_MS);
+    return () => clearInterval(timer);
+  }, [id, anyOngoing, running, refresh]);
 
   return (
     <section className="page application-detail">
@@ -56,9 +92,25 @@ export function ApplicationDetailPage() {
               <dt>Updated Date</dt>
               <dd>{formatTimestamp(app.updated_at)}</dd>
             </dl>
-            <Link className="button primary" to={workspacePath(app.app_problem, app)}>
-              Open workspace
-            </Link>
+            <div className="detail-actions">
+              <Link className="button primary" to={workspacePath(app.app_problem, app)}>
+                Open workspace
+              </Link>
+              <button
+                type="button"
+                className="button primary"
+                onClick={() => void run()}
+                disabled={running}
+                title="Runs the application with its saved data"
+              >
+                {running ? 'Running…' : 'Run'}
+              </button>
+            </div>
+            {runError && (
+              <p className="form-error" role="alert" data-testid="run-error">
+                {runError}
+              </p>
+            )}
           </div>
           <h2>Outputs</h2>
           {outputsError ? (
@@ -74,19 +126,20 @@ export function ApplicationDetailPage() {
                     <th>Status</th>
                     <th>Created Date</th>
                     <th>Completed</th>
+                    <th>Model Type</th>
                     <th>Actions</th>
                   </tr>
                 </thead>
                 <tbody>
                   {outputs === null ? (
                     <tr>
-                      <td colSpan={5} className="empty-cell">
+                      <td colSpan={6} className="empty-cell">
                         Loading…
                       </td>
                     </tr>
                   ) : outputs.length === 0 ? (
                     <tr>
-                      <td colSpan={5} className="empty-cell">
+                      <td colSpan={6} className="empty-cell">
                         {NO_OUTPUTS}
                       </td>
                     </tr>
@@ -98,17 +151,15 @@ export function ApplicationDetailPage() {
                           <StatusBadge status={output.status as BadgeStatus} />
                         </td>
                         <td>{formatTimestamp(output.created_at)}</td>
-                        <td>{formatTimestamp(output.completed_at)}</td>
+                        <td>{isOngoing(output.status) ? 'N/A' : formatTimestamp(output.completed_at)}</td>
+                        <td>{modelType(output)}</td>
                         <td>
-                          {/* The output view is issue #10's; until it exists the action says so. */}
-                          <button
-                            type="button"
+                          <Link
                             className="button secondary"
-                            disabled
-                            title="The output view comes with job runs (issue #10)"
+                            to={`/applications/${app.id}/outputs/${output.id}`}
                           >
                             View Details
-                          </button>
+                          </Link>
                         </td>
                       </tr>
                     ))

@@ -5,8 +5,9 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fakeApi } from '../../test-support/fake-api';
+import { account, fakeApi } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
+import { AuthProvider } from '../auth/auth-context';
 import { WorkspacePage } from '../workspace/workspace-page';
 import { ApplicationDetailPage } from './application-detail-page';
 
@@ -31,15 +32,18 @@ function renderAt(path: string, outputs: unknown[] = []) {
     'GET /api/applications/5/detail': () => ({ body: { success: true, data: detail } }),
     'GET /api/applications/6/detail': () => ({ status: 404, body: { success: false, detail: 'Not Found' } }),
     'GET /api/application-outputs/5/all': () => ({ body: { success: true, data: outputs } }),
+    'GET /api/users/me': () => ({ body: { success: true, data: account } }),
   });
   render(
-    <MemoryRouter initialEntries={[path]}>
-      <Routes>
-        <Route path="/applications/:appId" element={<ApplicationDetailPage />} />
-        <Route path="/development/:problemId/:appId/:appName" element={<WorkspacePage />} />
-        <Route path="*" element={<Where />} />
-      </Routes>
-    </MemoryRouter>,
+    <AuthProvider>
+      <MemoryRouter initialEntries={[path]}>
+        <Routes>
+          <Route path="/applications/:appId" element={<ApplicationDetailPage />} />
+          <Route path="/development/:problemId/:appId/:appName" element={<WorkspacePage />} />
+          <Route path="*" element={<Where />} />
+        </Routes>
+      </MemoryRouter>
+    </AuthProvider>,
   );
 }
 
@@ -55,6 +59,7 @@ describe('application pages', () => {
       'Status',
       'Created Date',
       'Completed',
+      'Model Type',
       'Actions',
     ]);
     expect(screen.getByRole('link', { name: 'Open workspace' }).getAttribute('href')).toBe(
@@ -77,7 +82,9 @@ describe('application pages', () => {
     ]);
     expect(await screen.findByText('31')).toBeTruthy();
     expect(screen.getByTestId('job-status').textContent).toBe('Completed');
-    expect(screen.getByRole('button', { name: 'View Details' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'View Details' }).getAttribute('href')).toBe(
+      '/applications/5/outputs/31',
+    );
   });
 
   it('sends an application that cannot be loaded to /error/404, from the detail and the workspace', async () => {

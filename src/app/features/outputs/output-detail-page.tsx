@@ -23,6 +23,7 @@ import {
   type LiveState,
   type OutputTab,
 } from './output-rules';
+import '../applications/applications.css';
 import './outputs.css';
 
 /** Pause before following a stream again that ended while the output was still Ongoing. */
