@@ -70,7 +70,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     except ImportError as exc:
         raise RuntimeError(f"the quantum portfolio solvers are not available in this worker ({exc})") from exc
     model = params["model"]
-    emit.progress(10, "computing daily returns")
+    emit.progress(2, "computing daily returns")
     returns = daily_returns(inputs.frame, params["stocks_names"])
     problem = build_problem(returns, float(params["risk_factor"]), int(params["budget"]))
     ranked = solve_exact(problem)
@@ -87,7 +87,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     }
     accepted = inspect.signature(solve).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    emit.progress(20, f"running {model}")
+    emit.log(f"running {model} (the solver reports its own progress, metrics and charts)")
     solved = dict(solve(**{k: v for k, v in offered.items() if takes_any or k in accepted}))
     bits = _bits_of(problem, solved["selection"])
     chosen = RankedSelection(
@@ -97,10 +97,10 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
         expected_return=problem.expected_return(bits),
         risk=problem.risk(bits),
     )
-    charts = [selection_chart(problem, chosen), *list(solved.get("charts") or [])]
+    solver_charts = list(solved.get("charts") or [])  # already emitted by the solver
     convergence = solved.get("convergence")
-    if convergence and not any("onvergence" in str(c.get("title")) for c in charts):
-        charts.append(
+    if convergence and not any("onvergence" in str(c.get("title")) for c in solver_charts):
+        solver_charts.append(
             {
                 "type": "line",
                 "title": f"{model} convergence",
@@ -109,9 +109,11 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
                 "categories": list(range(1, len(convergence) + 1)),
             }
         )
-    charts += [ranked_objective_chart(ranked), covariance_heatmap(problem)]
-    for chart in charts:
+        emit.chart_spec(solver_charts[-1])
+    ours = [selection_chart(problem, chosen), ranked_objective_chart(ranked), covariance_heatmap(problem)]
+    for chart in ours:
         emit.chart_spec(chart)
+    charts = [ours[0], *solver_charts, *ours[1:]]
     return {
         "model": model,
         "problem": problem,
@@ -176,9 +178,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     else:
         q = _run_quantum(params, inputs, emit)
         problem, chosen = q["problem"], q["chosen"]
-        metrics = _metrics_of(problem, chosen.bits)
-        for name, value in metrics.items():
-            emit.metric(name, value)
+        metrics = _metrics_of(problem, chosen.bits)  # the solver emitted them as metric lines
         result = base_result(
             problem=PROBLEM,
             model=model,

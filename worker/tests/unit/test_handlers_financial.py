@@ -415,3 +415,41 @@ def test_portfolio_unknown_stock_is_refused_naming_it(parse_protocol_lines: Call
     error = refusal(code, lines)
     assert error["field"] == "/params/stocks_names"
     assert "TSLA" in error["message"]
+
+
+def test_portfolio_qaoa_is_scored_next_to_the_exact_optimum(
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
+    pytest.importorskip("qmlstudio_worker.quantum.portfolio_vqe")
+    body = classical_body("portfolio-optimization")
+    classical = result_of(
+        *run("portfolio-optimization", body, SAMPLES / "five_companies_stock.csv", None, parse_protocol_lines)
+    )
+    quantum_body = {
+        **body,
+        "model": "QAOA",
+        "use_quantum_simulator": True,
+        "quantum_device_backend": "aer_simulator_statevector",
+        "optimizer_alg": "COBYLA",
+        "optimizer_alg_maxiter": 30,
+        "circuit_repetition": 1,
+    }
+    code, lines = run(
+        "portfolio-optimization",
+        quantum_body,
+        SAMPLES / "five_companies_stock.csv",
+        None,
+        parse_protocol_lines,
+    )
+    data = result_of(code, lines)
+    assert (data["model"], data["model_type"]) == ("QAOA", "Quantum")
+    # The baseline is the exact optimum, the classical run's answer.
+    assert data["baseline"]["name"] == "exact optimum (enumeration)"
+    assert data["baseline"]["metrics"] == pytest.approx(classical["metrics"])
+    assert data["selection"]["exact_selection"] == classical["selection"]["assets"]
+    assert len(data["selection"]["assets"]) == body["budget"]
+    assert data["metrics"]["objective"] >= classical["metrics"]["objective"] - 1e-12
+    percents = [line["percent"] for line in lines if line["type"] == "progress"]
+    assert percents == sorted(percents)
+    titles = [line["chart"]["title"] for line in lines if line["type"] == "chart"]
+    assert len(titles) == len(set(titles)) == len(data["charts"])
