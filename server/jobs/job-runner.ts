@@ -16,6 +16,9 @@ export interface JobRunnerOptions {
   outputsDir?: string;
 }
 
+/** How the reason of a job killed by the system (SIGKILL nobody here sent) or a MemoryError begins. */
+export const OUT_OF_MEMORY = 'The job ran out of memory';
+
 interface RunningJob {
   handle: WorkerHandle;
   stopRequested: boolean;
@@ -176,11 +179,23 @@ export class JobRunner {
       };
     }
     if (exit.code === 0 && result) return { status: JobStatus.completed, reason: '' };
+    // Nobody here sent the SIGKILL (no stop, time limit or shutdown): the kernel's out-of-memory
+    // killer is what ends a worker that way; a MemoryError is Python's own word for it.
+    const how = exit.signal === 'SIGKILL' ? 'the system ended the worker with SIGKILL' : null;
+    if (how || /\bMemoryError\b/.test(reportedError ?? '')) {
+      const detail = how ?? `the worker reported: ${reportedError!}`;
+      return {
+        status: JobStatus.failed,
+        reason: `${OUT_OF_MEMORY} (${detail}); try fewer rows or a smaller model`,
+      };
+    }
     if (reportedError) return { status: JobStatus.failed, reason: reportedError };
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    const killed = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' | ');
     const reason =
-      exit.code === 0 ? 'The worker ended without a result' : `The worker ${how}${tail ? `: ${tail}` : ''}`;
+      exit.code === 0
+        ? 'The worker ended without a result'
+        : `The worker ${killed}${tail ? `: ${tail}` : ''}`;
     return { status: JobStatus.failed, reason };
   }
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import type { JobEventRecord, JobRecord } from './jobs-repository';
-import { isFinal, JOB_STATUSES } from './job-states';
+import { streamJobEvents } from './event-stream';
+import type { JobRecord } from './jobs-repository';
+import { JOB_STATUSES } from './job-states';
 import type { JobsService } from './jobs-service';
-import { describeForLog } from '../platform/error-handler';
 import { idParams, MAX_ID } from '../platform/id-schemas';
 import { acknowledgement, BODY_ERRORS, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
 import { selfTestParamsSchema } from '../../src/generated/worker-contract';
@@ -218,45 +218,14 @@ export const jobsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Job
     async (request, reply) => {
       const job = await jobs.findVisible(request.currentUser!, request.params.id);
       if (!job) return reply.code(404).send(errorBody(JOB_NOT_FOUND));
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
+      await streamJobEvents({
+        request,
+        reply,
+        jobs,
+        jobId: job.id,
+        after: request.query.after ?? -1,
+        current: () => jobs.findVisible(request.currentUser!, job.id),
       });
-      let lastSeq = request.query.after ?? -1;
-      let ended = false;
-      const finish = () => {
-        if (ended) return;
-        ended = true;
-        unsubscribe();
-        clearInterval(keepAlive);
-        raw.end();
-      };
-      const send = (event: JobEventRecord) => {
-        if (ended || event.seq <= lastSeq) return;
-        lastSeq = event.seq;
-        raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        if (event.type === 'status' && isFinal(String(event.payload.status))) finish();
-      };
-      const buffered: JobEventRecord[] = [];
-      let replaying = true;
-      const unsubscribe = jobs.subscribe(job.id, (event) => (replaying ? buffered.push(event) : send(event)));
-      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
-      request.raw.on('close', finish);
-      try {
-        for (const event of await jobs.events(job.id, lastSeq)) send(event);
-        replaying = false;
-        for (const event of buffered.sort((a, b) => a.seq - b.seq)) send(event);
-        // Subscribed before this read, so a job not final here still sends its final status live;
-        // a final one has nothing more to send (its final status may lie at or before `after`).
-        const current = await jobs.findVisible(request.currentUser!, job.id);
-        if (!current || isFinal(current.status)) finish();
-      } catch (error) {
-        request.log.error({ jobId: job.id, err: describeForLog(error) }, 'job event stream failed');
-        finish();
-      }
     },
   );
 };
