@@ -15,6 +15,7 @@ export default defineConfig({
             'tests/repo/**/*.test.ts',
           ],
           environment: 'node',
+          setupFiles: ['src/app/test-support/testing-library-setup.ts'],
           // Not a speed check (benchmarks measure speed): room for a busy 2-core CI machine.
           testTimeout: 20_000,
         },
