@@ -20,6 +20,7 @@ import pandas as pd  # type: ignore[import-untyped]
 
 from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.ml.forecast_metrics import comparison_chart
 from qmlstudio_worker.ml.job_support import (
     JobInputs,
     Stopwatch,
@@ -154,13 +155,18 @@ def run_forecast_job(
                 + "; the baseline is persistence"
             )
     model_name = str(trained.get("model") or method)
+    comparison = comparison_chart({model_name: trained.get("metrics") or {}, **baselines})
+    comparison["series"] = [
+        {"name": s["name"].replace("_", " "), "data": s["data"]} for s in comparison["series"]
+    ]
+    emit.chart_spec(comparison)
     result = base_result(
         problem=problem,
         model=model_name,
         model_type="Quantum" if quantum else "Classical",
         metrics=trained.get("metrics") or {},
         baseline={"name": baseline["name"], "metrics": dict(baseline["metrics"])},
-        charts=trained.get("charts") or [],
+        charts=[*(trained.get("charts") or []), comparison],
     )
     loss = trained.get("loss") or {}
     result["losses"] = {"train": list(loss.get("train", [])), "test": list(loss.get("test", []))}

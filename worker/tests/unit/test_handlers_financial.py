@@ -152,6 +152,10 @@ def test_demand_trains_an_lstm_next_to_the_seasonal_naive_baseline_and_saves_a_l
     assert {"rmse", "persistence_rmse", "seasonal_naive_rmse", "train_loss", "test_loss"} <= metric_names
     chart = next(c for c in data["charts"] if c["title"].startswith("Actual vs predicted"))
     assert [s["name"] for s in chart["series"]] == ["actual", "predicted", "persistence", "seasonal naive"]
+    comparison = data["charts"][-1]
+    assert (comparison["type"], comparison["categories"]) == ("bar", ["rmse", "mae"])
+    assert [s["name"] for s in comparison["series"]] == ["LSTM", "persistence", "seasonal naive"]
+    assert comparison["series"][2]["data"][0] == pytest.approx(rmse(actual, seasonal))
     announced = {line["name"]: line["path"] for line in lines if line["type"] == "artifact"}
     assert announced == {name: str(tmp_path / file) for name, file in data["artifacts"].items()}
     assert data["trained_model_path"] == "model.pt"
