@@ -15,6 +15,16 @@ function inferenceMessages(problemId: string): { csv: string; feature: string } 
   };
 }
 
+/** A chosen file's text (FileReader: every browser, and jsdom, has it). */
+function readText(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result ?? ''));
+    reader.onerror = () => reject(reader.error ?? new Error('The file could not be read'));
+    reader.readAsText(file);
+  });
+}
+
 /** The features the model was trained on, as the run's app_data names them (preselected when present). */
 function trainedFeatures(detail: OutputDetail): string[] {
   const preprocess = detail.app_data?.preprocess as { training_features?: unknown } | undefined;
@@ -52,7 +62,7 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
       setError(messages.csv);
       return;
     }
-    const parsed = parseCsvPreview(await picked.text());
+    const parsed = parseCsvPreview(await readText(picked));
     setFile(picked);
     setPreview(parsed);
     const trained = trainedFeatures(detail);
