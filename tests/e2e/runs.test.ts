@@ -1,0 +1,145 @@
+// A job run in Chromium against the built product (build first: npx vite build): the signed-in admin
+// copies an example application, presses Run on its detail page, sees 'Application is running.' and
+// the output go from Ongoing to Completed in the polled list, opens it and finds its tabs, the
+// metrics next to the baseline and the worker's charts drawn by ApexCharts (SVG paths). The output's
+// stream is watched live on the way. Screenshots at 1280 px go to tests/artifacts/ (and SHOTS_DIR).
+
+import { mkdirSync } from 'node:fs';
+
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+
+import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+
+const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
+const shot = async (page: Page, name: string) => {
+  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/runs-${name}.png`, fullPage: true });
+};
+
+/** The example run here: RUN_EXAMPLE picks another problem's example (the stock example by default). */
+const EXAMPLE = process.env.RUN_EXAMPLE ?? 'stock-price-prediction';
+/** Training on the 2-core CI machine: a deadline, not a speed check (bench:jobs measures speed). */
+const RUN_DEADLINE_MS = 150_000;
+
+interface Example {
+  problem_id: string;
+  app_name: string;
+  app_data: Record<string, unknown>;
+}
+
+describe('running an application', () => {
+  let product: RunningProduct;
+  let browser: Browser;
+  let token: string;
+  let adminId: number;
+  let appId: number;
+
+  beforeAll(async () => {
+    for (const dir of SHOTS) mkdirSync(dir, { recursive: true });
+    product = await startProduct();
+    browser = await launchBrowser();
+    ({ token, id: adminId } = await adminSession(product));
+    const examples = (await callApi<{ data: Example[] }>(product, '/examples')).body.data;
+    const example = examples.find((e) => e.problem_id === EXAMPLE)!;
+    const created = await callApi<{ data: { id: number } }>(product, '/applications/create-from-example', {
+      method: 'POST',
+      token,
+      body: {
+        app_name: example.app_name,
+        user_id: adminId,
+        app_problem_id: example.problem_id,
+        app_data: example.app_data,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    appId = created.body.data.id;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await product?.stop();
+  });
+
+  it(
+    'runs the example to Completed and shows its charts and metrics beside the baseline',
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      onTestFailed(async () => {
+        await shot(page, 'failed').catch(() => undefined);
+        console.log(product.output().slice(-4000));
+      });
+      await signIn(page, product);
+      await page.goto(`${product.url}/applications/${appId}`);
+      await page.getByText('No outputs found').waitFor();
+
+      // Run: the toast, the button held for the running flag, a new Ongoing row in the list.
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByText('Application is running.').waitFor();
+      expect(await page.getByRole('button', { name: 'Running…' }).isDisabled()).toBe(true);
+      const row = page.locator('table.applications-table tbody tr').first();
+      await row.getByTestId('job-status').waitFor();
+      const outputId = Number(await row.locator('td').first().textContent());
+      expect(outputId).toBeGreaterThan(0);
+      await shot(page, 'running-list');
+
+      // The output while it runs: live progress from its stream (or already done on a fast machine).
+      await row.getByRole('link', { name: 'View Details' }).click();
+      await page.waitForURL(`**/applications/${appId}/outputs/${outputId}`);
+      await page.getByRole('tab', { name: 'Pipeline' }).waitFor();
+      expect(await page.getByRole('tab', { name: 'Pipeline' }).getAttribute('aria-selected')).toBe('true');
+      const ongoing = (await page.getByTestId('job-status').getAttribute('data-status')) !== 'Completed';
+      if (ongoing) {
+        await page
+          .getByTestId('live-progress')
+          .getByText(/Epoch|%/)
+          .first()
+          .waitFor({ timeout: 60_000 })
+          .catch(() => undefined);
+        await page.getByRole('tab', { name: 'Visualization' }).click();
+        await shot(page, 'live');
+      }
+
+      // Completed: the detail is read again when the stream ends.
+      await page
+        .locator('[data-testid="job-status"][data-status="Completed"]')
+        .waitFor({ timeout: RUN_DEADLINE_MS });
+      expect(await page.getByTestId('execution-time').textContent()).toMatch(/^\d+\.\d{2} s$/);
+      const tabs = await page.getByRole('tab').allTextContents();
+      expect(tabs).toEqual(['Model Inference', 'Pipeline', 'Results', 'Visualization']);
+      await page.getByRole('tab', { name: 'Pipeline' }).click();
+      await page.locator('.qs-flow-node').first().waitFor();
+      await shot(page, 'pipeline');
+
+      await page.getByRole('tab', { name: 'Visualization' }).click();
+      const table = page.getByTestId('metrics-table');
+      await table.waitFor();
+      const headers = await table.locator('thead th').allTextContents();
+      expect(headers.length).toBe(3); // metric, the model, the baseline
+      const rows = await table.locator('tbody th').allTextContents();
+      for (const name of ['mse', 'rmse', 'mae', 'r2']) expect(rows).toContain(name);
+      const charts = page.getByTestId('chart-spec');
+      await charts.first().locator('svg path').first().waitFor();
+      expect(await charts.count()).toBeGreaterThanOrEqual(3);
+      for (let i = 0; i < (await charts.count()); i++) {
+        await charts.nth(i).scrollIntoViewIfNeeded();
+        expect(await charts.nth(i).locator('svg path').count()).toBeGreaterThan(0);
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot(page, 'visualization');
+
+      await page.getByRole('tab', { name: 'Results' }).click();
+      expect(await page.getByTestId('result-logs').textContent()).toContain('Completed');
+      await shot(page, 'results');
+
+      // Back to the list: the row is Completed with its model type.
+      await page.getByRole('button', { name: /Outputs/ }).click();
+      await page.locator('table.applications-table [data-status="Completed"]').waitFor();
+      await shot(page, 'completed-list');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    RUN_DEADLINE_MS + 90_000,
+  );
+});
