@@ -457,3 +457,25 @@ def test_portfolio_qaoa_is_scored_next_to_the_exact_optimum(
     assert percents == sorted(percents)
     titles = [line["chart"]["title"] for line in lines if line["type"] == "chart"]
     assert len(titles) == len(set(titles)) == len(data["charts"])
+
+
+def test_fraud_vqc_is_wired_through_the_handler_and_its_model_loads(
+    small_fraud: Path, tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    pytest.importorskip("qmlstudio_worker.quantum.vqc")
+    path = REPO_ROOT / "src" / "generated" / "fixtures" / "fraud-detection.job-requests.json"
+    requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
+    (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
+    body = {**request["body"], "optimizer_alg_maxiter": 10, "circuit_repetition": 1}
+    code, lines = run(
+        "fraud-detection", body, small_fraud, tmp_path, parse_protocol_lines, target_column="Fraud"
+    )
+    data = result_of(code, lines)
+    assert (data["model"], data["model_type"]) == ("Variational Quantum Classifier", "Quantum")
+    assert data["baseline"]["name"] == "majority class"
+    assert {"f1", "fMeasure", "roc_auc"} <= set(data["metrics"])
+    (tn, fp), (fn, tp) = data["confusion_matrix"]
+    assert tn + fp + fn + tp == data["training_data"]["test_rows"]
+    assert read_model_card(tmp_path)["target"] == "Fraud"
+    actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(small_fraud).head(50))
+    assert len(actual) == len(predicted) == 50
