@@ -242,6 +242,19 @@ def test_stock_same_body_and_seed_same_metrics_and_the_normalization_takes_effec
     ]
     assert runs[0]["metrics"] == runs[1]["metrics"]
     assert runs[0]["losses"] == runs[1]["losses"]
+    other_seed = result_of(
+        *run(
+            "stock-price-prediction",
+            body,
+            dataset,
+            tmp_path / "c",
+            parse_protocol_lines,
+            normalization="[-1,1]",
+            seed=7,
+        )
+    )
+    assert other_seed["losses"] != runs[0]["losses"]  # the seed takes effect
+    assert other_seed["run_record"]["seed"] == 7
     data = runs[0]
     assert data["model"] == "GRU"
     closes = pd.read_csv(dataset)["Close"].to_numpy()[:60]
