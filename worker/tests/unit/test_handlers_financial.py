@@ -275,6 +275,28 @@ def test_stock_same_body_and_seed_same_metrics_and_the_normalization_takes_effec
 
 
 @pytest.mark.parametrize(
+    ("rule", "rows_used"), [("remove_rows", 57), ("random_values", 60), ("impute_average", 60)]
+)
+def test_stock_missing_values_rule_takes_effect(
+    rule: str, rows_used: int, tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    frame = pd.read_csv(SAMPLES / "apple_google_stock.csv").head(60)
+    frame.loc[[5, 20, 50], "Open"] = np.nan
+    dataset = tmp_path / "gaps.csv"
+    frame.to_csv(dataset, index=False)
+    body = classical_body(
+        "stock-price-prediction", training_model_method="RNN", epochs=5, hidden_layers=4, to_index=60
+    )
+    code, lines = run(
+        "stock-price-prediction", body, dataset, tmp_path / "out", parse_protocol_lines, missing_values=rule
+    )
+    data = result_of(code, lines)
+    assert data["dataset"]["rows_used"] == rows_used
+    assert read_model_card(tmp_path / "out")["missing_values"] == rule
+    assert data["run_record"]["preprocessing"]["missing_values"] == rule
+
+
+@pytest.mark.parametrize(
     ("changes", "field", "named"),
     [
         ({"training_features": ["Close", "Nope"]}, "/params/training_features", "'Nope'"),
