@@ -25,6 +25,7 @@ import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/jo
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
 import { JobRunner } from '../jobs/job-runner';
 import { ColdWorkerLauncher, type WorkerLauncher } from '../jobs/worker-launcher';
+import { WarmWorkerPool } from '../jobs/warm-worker-pool';
 import { JobsRepository } from '../jobs/jobs-repository';
 import { JobsService } from '../jobs/jobs-service';
 import { ImageStore } from '../media/image-store';
@@ -94,7 +95,16 @@ export function createServices(
     : new InProcessJobQueue(config.workerConcurrency);
   // One repository per store, handed to every service that reads or writes it.
   const jobsRepository = new JobsRepository(db);
-  const launcher: WorkerLauncher = new ColdWorkerLauncher(config.workerPython);
+  // Warm: a preloaded Python forks each job (started now when this process runs jobs and
+  // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
+  const launcher: WorkerLauncher =
+    config.workerWarm === 'false'
+      ? new ColdWorkerLauncher(config.workerPython)
+      : new WarmWorkerPool({
+          python: config.workerPython,
+          log,
+          startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
+        });
   const runner = new JobRunner(
     jobsRepository,
     bus,

@@ -108,7 +108,14 @@ export async function startStack(
   }
   await migrate(db);
   const config: Config = {
-    ...loadConfig({ DATA_DIR: `/tmp/qml-test-${suffix}`, REDIS_PREFIX: `qml-test-${suffix}`, ...env }),
+    // WORKER_WARM lazy: a stack starts its preloaded Python at its first job, not at start (most
+    // stacks run none, and the imports take seconds).
+    ...loadConfig({
+      DATA_DIR: `/tmp/qml-test-${suffix}`,
+      REDIS_PREFIX: `qml-test-${suffix}`,
+      WORKER_WARM: 'lazy',
+      ...env,
+    }),
     jwtSecret: randomBytes(32).toString('hex'),
     redisUrl: mode.queue === 'bullmq' ? REDIS_URL : null,
   };

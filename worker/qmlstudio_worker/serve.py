@@ -293,7 +293,8 @@ class WarmParent:
             conn.close()
             sys.stdin = io.StringIO(stdin_text)
             gate.sendall(b"a")
-            gate.recv(1)  # the pid line is out
+            if gate.recv(1) != b"g":  # the parent ended before the server heard of this child: run nothing
+                os._exit(EXIT_RUNTIME_ERROR)
             gate.close()
             from qmlstudio_worker import cli
 
