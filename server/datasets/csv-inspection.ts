@@ -19,7 +19,7 @@ export interface CsvFacts {
 }
 
 /** Longest header row the inspector reads (a "header" longer than this is not one). */
-const MAX_HEADER_CHARS = 1024 * 1024;
+const MAX_HEADER_BYTES = 1024 * 1024;
 
 /** Binary formats people send instead of a CSV, by their first bytes, named for the message. */
 const SIGNATURES: { bytes: number[]; name: string }[] = [
@@ -79,8 +79,9 @@ export class CsvInspector {
   private fieldsInRecord = 0;
   private recordHasContent = false;
   private header: string[] | null = null;
-  private headerChars = 0;
-  private field = '';
+  private headerBytes = 0;
+  /** The bytes of the header field being read (data rows' values are not kept). */
+  private field: number[] = [];
   private dataRows = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -105,13 +106,11 @@ export class CsvInspector {
       this.sniff(head);
       this.scan(head);
     }
-    let rest: string;
     try {
-      rest = this.decoder.decode();
+      this.decoder.decode(); // a UTF-8 sequence cut off at the end
     } catch {
       throw new DatasetRefusal(CSV_MESSAGES.notUtf8);
     }
-    this.parse(rest);
     if (this.inQuotes) throw new DatasetRefusal(CSV_MESSAGES.openQuote);
     this.endRecord();
     if (this.header === null) throw new DatasetRefusal(CSV_MESSAGES.empty);
@@ -135,77 +134,83 @@ export class CsvInspector {
     }
   }
 
+  /**
+   * Checks and parses one chunk. The parser works on bytes: the CSV syntax (quote, comma, line
+   * breaks) is ASCII, and ASCII bytes never occur inside a UTF-8 sequence; the decoder only checks
+   * the encoding. Only the header's bytes are kept (decoded once the header row ends).
+   */
   private scan(chunk: Buffer): void {
-    // Control bytes other than tab, line feed, form feed and carriage return mean binary data.
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (b < 0x20 && b !== 0x09 && b !== LF && b !== 0x0c && b !== CR) {
-        throw new DatasetRefusal(CSV_MESSAGES.binary('binary data'));
-      }
-    }
-    let text: string;
     try {
-      text = this.decoder.decode(chunk, { stream: true });
+      this.decoder.decode(chunk, { stream: true });
     } catch {
       throw new DatasetRefusal(CSV_MESSAGES.notUtf8);
     }
-    this.parse(text);
-  }
-
-  private parse(text: string): void {
-    const collecting = () => this.header === null;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.afterCr) {
-        this.afterCr = false;
-        if (c === LF) continue; // CRLF is one line break
+    let inQuotes = this.inQuotes;
+    let quoteJustClosed = this.quoteJustClosed;
+    let afterCr = this.afterCr;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      // Control bytes other than tab, line feed, form feed and carriage return mean binary data.
+      if (b < 0x20 && b !== 0x09 && b !== LF && b !== 0x0c && b !== CR) {
+        throw new DatasetRefusal(CSV_MESSAGES.binary('binary data'));
       }
-      if (this.inQuotes) {
-        if (c === Q) {
-          this.inQuotes = false;
-          this.quoteJustClosed = true;
-        } else if (collecting()) this.addChar(text[i]!);
+      if (afterCr) {
+        afterCr = false;
+        if (b === LF) continue; // CRLF is one line break
+      }
+      if (inQuotes) {
+        if (b === Q) {
+          inQuotes = false;
+          quoteJustClosed = true;
+        } else if (this.header === null) this.addByte(b);
         continue;
       }
-      if (c === Q) {
+      if (b === Q) {
         // "" inside a quoted field is one quote; a quote opening a field starts quoting.
-        if (this.quoteJustClosed && collecting()) this.addChar('"');
-        this.inQuotes = true;
-        this.quoteJustClosed = false;
+        if (quoteJustClosed && this.header === null) this.addByte(Q);
+        inQuotes = true;
+        quoteJustClosed = false;
         this.recordHasContent = true;
         continue;
       }
-      this.quoteJustClosed = false;
-      if (c === COMMA) {
+      quoteJustClosed = false;
+      if (b === COMMA) {
         this.recordHasContent = true;
         this.endField();
-      } else if (c === LF || c === CR) {
-        this.afterCr = c === CR;
+      } else if (b === LF || b === CR) {
+        afterCr = b === CR;
         this.endRecord();
       } else {
         this.recordHasContent = true;
-        if (collecting()) this.addChar(text[i]!);
+        if (this.header === null) this.addByte(b);
       }
     }
+    this.inQuotes = inQuotes;
+    this.quoteJustClosed = quoteJustClosed;
+    this.afterCr = afterCr;
   }
 
-  private addChar(ch: string): void {
-    if (++this.headerChars > MAX_HEADER_CHARS) throw new DatasetRefusal(CSV_MESSAGES.headerTooLong);
-    this.field += ch;
+  private addByte(b: number): void {
+    if (this.field.length >= MAX_HEADER_BYTES) throw new DatasetRefusal(CSV_MESSAGES.headerTooLong);
+    this.field.push(b);
   }
 
   private pendingHeader: string[] = [];
 
   private endField(): void {
     this.fieldsInRecord++;
-    if (this.header === null) this.pendingHeader.push(this.field);
-    this.field = '';
+    if (this.header === null) {
+      this.headerBytes += this.field.length;
+      if (this.headerBytes > MAX_HEADER_BYTES) throw new DatasetRefusal(CSV_MESSAGES.headerTooLong);
+      this.pendingHeader.push(Buffer.from(this.field).toString('utf8'));
+      this.field = [];
+    }
   }
 
   private endRecord(): void {
     if (!this.recordHasContent) {
       // A blank line (no characters at all) is skipped.
-      this.field = '';
+      this.field = [];
       this.fieldsInRecord = 0;
       return;
     }
