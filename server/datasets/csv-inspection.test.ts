@@ -115,6 +115,12 @@ describe('CSV inspection', () => {
     expect(refusal('a,b\n1,"2\n').message).toBe(CSV_MESSAGES.openQuote);
   });
 
+  it('reads quoted column names and refuses a first row longer than 1 MB', () => {
+    expect(inspect('"a ""q""","b,c"\n1,2\n', { chunk: 2 }).columns).toEqual(['a "q"', 'b,c']);
+    const long = 'x'.repeat(1024 * 1024 + 10);
+    expect(refusal(long, { max: 4 * 1024 * 1024, chunk: 65536 }).message).toBe(CSV_MESSAGES.headerTooLong);
+  });
+
   it('formats sizes for messages', () => {
     expect(formatMegabytes(100 * 1024 * 1024)).toBe('100 MB');
     expect(formatMegabytes(1024 ** 3)).toBe('1024 MB');
