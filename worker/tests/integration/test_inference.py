@@ -4,6 +4,8 @@ missing."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import subprocess
 import sys
@@ -15,11 +17,11 @@ import pandas as pd
 import pytest
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.inference import check_columns, check_model_features, parse_request
+from qmlstudio_worker.inference import check_columns, check_model_features, parse_request, run_inference
 from qmlstudio_worker.ml.artifacts import save_fitted
 from qmlstudio_worker.ml.fraud import train_fraud_detector
 from qmlstudio_worker.ml.recurrent import train_recurrent_forecaster
-from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR
+from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +32,13 @@ FEATURES = ["Close", "High", "Low", "Open"]
 TIMEOUT_SECONDS = 120
 
 
-def infer(request: dict[str, Any], cwd: Path) -> tuple[int, list[dict[str, Any]], str]:
+def infer(request: dict[str, Any], cwd: Path, *, cli: bool = False) -> tuple[int, list[dict[str, Any]], str]:
+    """Exit code, protocol lines and stderr of one inference: through ``python -m qmlstudio_worker infer``
+    (as the server runs it) with ``cli``, else in this process (the same function the command calls)."""
+    if not cli:
+        stream = io.StringIO()
+        code = run_inference(json.dumps(request), Emitter(stream))
+        return code, [json.loads(line) for line in stream.getvalue().splitlines()], ""
     completed = subprocess.run(
         [sys.executable, "-m", "qmlstudio_worker", "infer"],
         input=json.dumps(request),
@@ -78,7 +86,7 @@ def test_stock_round_trip_gives_the_models_own_forecasts(stock_model: dict[str, 
         "dataset": {"path": str(stock_model["csv"])},
         "features": ["Open\r", "High", "Low", "Close"],  # any order; carriage returns from a CSV header
     }
-    code, lines, stderr = infer(request, tmp_path)
+    code, lines, stderr = infer(request, tmp_path, cli=True)
     assert code == EXIT_OK, stderr
     assert len(lines) == 1
     assert lines[0]["type"] == "result"
@@ -105,7 +113,7 @@ def test_missing_csv_columns_are_named(stock_model: dict[str, Any], tmp_path: Pa
         "dataset": {"path": str(csv)},
         "features": FEATURES,
     }
-    code, lines, _stderr = infer(request, tmp_path)
+    code, lines, _stderr = infer(request, tmp_path, cli=True)
     assert code == EXIT_VALIDATION_ERROR
     assert [line["type"] for line in lines] == ["error"]
     assert lines[0]["kind"] == "validation"
@@ -258,3 +266,80 @@ def test_feature_checks_name_every_missing_one() -> None:
     check_model_features(["b", "a"], ["a", "b"])
     with pytest.raises(JobValidationError, match=r"^Missing features: b \(the model was trained on a, b"):
         check_model_features(["a"], ["a", "b"])
+
+
+def classical_body(problem: str, **changes: Any) -> dict[str, Any]:
+    """The engine's mapping of the problem's example with model_type Classical (the codegen fixture)."""
+    path = REPO_ROOT / "src" / "generated" / "fixtures" / f"{problem}.job-requests.json"
+    requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
+    (request,) = [r for r in requests if r["name"] == "example with model_type Classical"]
+    return {**request["body"], **changes}
+
+
+def extension_for(path: Path) -> dict[str, Any]:
+    """The envelope extension the server sends for a sample dataset."""
+    data = path.read_bytes()
+    return {
+        "dataset": {
+            "path": str(path),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "row_count": data.count(b"\n") - 1,
+            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
+            "label": path.name,
+            "synthetic": False,
+        },
+        "normalization": "[0,1]",
+        "missing_values": "impute_average",
+        "target_column": None,
+        "seed": 42,
+    }
+
+
+# --- a model saved by the demand-forecasting handler itself --------------------------------------------
+
+
+def test_demand_handler_output_answers_inference_with_its_own_test_forecasts(tmp_path: Path) -> None:
+    """The handler trains on rows 1..100 and saves its model; inference on those same rows forecasts the
+    test part exactly as the run did (same weights, same scalers, same windows)."""
+    from qmlstudio_worker.runner import run_job
+
+    dataset = REPO_ROOT / "samples" / "product_demand.csv"
+    body = classical_body("demand-forecasting", epochs=5)
+    output_dir = tmp_path / "outputs" / "12"
+    envelope = {
+        "kind": "demand-forecasting",
+        "job_id": "12",
+        "params": body,
+        "output_dir": str(output_dir),
+        "extension": extension_for(dataset),
+    }
+    stream = io.StringIO()
+    assert run_job(json.dumps(envelope), Emitter(stream)) == EXIT_OK
+    result = json.loads(stream.getvalue().splitlines()[-1])["data"]
+    assert result["trained_model_path"]
+    run_predicted = result["prediction"]["predicted"]
+    run_actual = result["prediction"]["actual"]
+
+    rows = pd.read_csv(dataset).iloc[body["from_index"] - 1 : body["to_index"]]
+    csv = tmp_path / "same_rows.csv"
+    rows.to_csv(csv, index=False)
+    request = {
+        "problem": "demand-forecasting",
+        "model_dir": str(output_dir),
+        "dataset": {"path": str(csv)},
+        "features": body["training_features"],
+    }
+    code, lines, stderr = infer(request, tmp_path)
+    assert code == EXIT_OK, stderr
+    data = lines[0]["data"]
+    assert data["rows"] == 100
+    # The last forecasts are the run's test forecasts, paired with the same actual sales.
+    assert data["predicted"][-len(run_predicted) :] == pytest.approx(run_predicted, rel=1e-5)
+    assert data["actual"][-len(run_actual) :] == pytest.approx(run_actual)
+
+    # The target column is not a feature the model reads: selecting it is refused by name.
+    code, lines, _stderr = infer(
+        {**request, "features": [*body["training_features"], "Weekly_Sales"]}, tmp_path
+    )
+    assert code == EXIT_VALIDATION_ERROR
+    assert "Weekly_Sales" in lines[0]["message"]
