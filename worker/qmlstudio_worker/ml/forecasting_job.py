@@ -127,7 +127,9 @@ def run_forecast_job(
             qubits = params.get("qubits")
             if qubits is None:
                 raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
-            trained, fitted = _quantum_forecaster(frame=frame, qubits=int(qubits), **common)
+            trained, fitted = _quantum_forecaster(
+                frame=frame, qubits=int(qubits), hidden_layers=int(params["hidden_layers"]), **common
+            )
         elif method in RECURRENT_MODELS:
             trained, fitted = train_recurrent_forecaster(
                 frame, model=method, hidden_layers=int(params["hidden_layers"]), **common

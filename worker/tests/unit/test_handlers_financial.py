@@ -211,7 +211,10 @@ def test_demand_quantum_runs_the_hybrid_model_and_its_artifacts_load(
     data = result_of(*run("demand-forecasting", body, dataset, tmp_path, parse_protocol_lines))
     assert data["model_type"] == "Quantum"
     assert data["baseline"]["name"] == "seasonal naive (52 rows)"
-    assert read_model_card(tmp_path)["framework"] != "torch"
+    card = read_model_card(tmp_path)
+    assert card["framework"] != "torch"
+    assert card["architecture"]["qubits"] == body["qubits"]
+    assert "(16)" in card["architecture"]["encoder"]  # the body's hidden_layers takes effect
     actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(dataset).iloc[:100])
     assert actual[-30:] == pytest.approx(data["prediction"]["actual"])
     assert predicted[-30:] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
