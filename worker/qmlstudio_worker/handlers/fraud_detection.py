@@ -25,6 +25,7 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     data_errors,
+    device_note,
     load_job_inputs,
     require_fields,
     run_record,
@@ -100,6 +101,9 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     inputs = load_job_inputs(params, ctx, "dataset_url")
     for note in inputs.notes:
         emit.log(note, level="warning")
+    device = device_note(params)
+    if device is not None:
+        emit.log(device, level="warning")
     target = inputs.target_column or DEFAULT_TARGET
     require_fields(inputs.frame, [target], "/extension/target_column")
     model = str(params["model"])

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from qmlstudio_worker.context import JobContext
-from qmlstudio_worker.ml.job_support import Stopwatch, base_result, load_job_inputs, run_record
+from qmlstudio_worker.ml.job_support import (
+    Stopwatch,
+    base_result,
+    device_note,
+    load_job_inputs,
+    run_record,
+)
 from qmlstudio_worker.ml.portfolio import (
     PortfolioProblem,
     RankedSelection,
@@ -134,6 +140,9 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     inputs = load_job_inputs(params, ctx, "file")
     for note in inputs.notes:
         emit.log(note, level="warning")
+    device = device_note(params)
+    if device is not None:
+        emit.log(device, level="warning")
     model = str(params["model"])
     emit.log(
         f"{PROBLEM}: {inputs.label}, {params['budget']} of {', '.join(params['stocks_names'])}, "

@@ -139,6 +139,21 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
     )
 
 
+def device_note(params: Mapping[str, Any]) -> str | None:
+    """The body's ``device``: every model here runs on the CPU (scikit-learn has no GPU path, the networks
+    and simulators are small); a GPU request is answered with a warning saying where the job ran."""
+    if params.get("device") != "GPU":
+        return None
+    try:
+        import torch
+
+        has_gpu = bool(torch.cuda.is_available())
+    except ImportError:
+        has_gpu = False
+    where = "a GPU is present but these models run on the CPU" if has_gpu else "this worker has no GPU"
+    return f"Device GPU requested: {where}; the job ran on the CPU."
+
+
 def require_fields(frame: pd.DataFrame, columns: Sequence[str], pointer: str) -> None:
     """Refuse, naming them and the body field that asked for them, columns the dataset lacks."""
     try:

@@ -518,3 +518,17 @@ def test_fraud_vqc_is_wired_through_the_handler_and_its_model_loads(
     assert read_model_card(tmp_path)["target"] == "Fraud"
     actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(small_fraud).head(50))
     assert len(actual) == len(predicted) == 50
+
+
+def test_a_gpu_request_is_answered_with_where_the_job_ran(
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
+    body = classical_body("portfolio-optimization", device="GPU")
+    code, lines = run(
+        "portfolio-optimization", body, SAMPLES / "five_companies_stock.csv", None, parse_protocol_lines
+    )
+    result_of(code, lines)
+    warnings = [line["message"] for line in lines if line["type"] == "log" and line["level"] == "warning"]
+    assert any(
+        message.startswith("Device GPU requested") and "ran on the CPU" in message for message in warnings
+    )
