@@ -185,8 +185,8 @@ describe('inference with a trained output', () => {
       'Date,Open,High,Low,Close',
       ...rows.map((r) => [r.Date, r.Open, r.High, r.Low, r.Close].join(',')),
     ]
-      .join('\n')
-      .concat('\n');
+      .join('\r\n') // as a spreadsheet on Windows saves it
+      .concat('\r\n');
     const form = multipart(csv, 'april.csv');
     const upload = await stack.app.inject({
       method: 'POST',
