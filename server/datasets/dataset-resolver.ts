@@ -31,6 +31,8 @@ export class DatasetResolver {
     private readonly samples: SampleCatalog,
     private readonly store: DatasetStore,
     private readonly fetcher: UrlFetcher,
+    /** PUBLIC_URL: a full link to this server's own download route is read as that route's path. */
+    private readonly publicUrl: string | null = null,
   ) {}
 
   /**
@@ -39,8 +41,10 @@ export class DatasetResolver {
    * Throws DatasetRefusal in plain words otherwise.
    */
   async resolve(owner: DatasetOwner, url: string): Promise<ResolvedDataset> {
-    const trimmed = url.trim();
-    if (/^https?:\/\//i.test(trimmed)) return this.fromUrl(trimmed);
+    let trimmed = url.trim();
+    const own = this.ownPath(trimmed);
+    if (own !== null) trimmed = own;
+    else if (/^https?:\/\//i.test(trimmed)) return this.fromUrl(trimmed);
     const relative = trimmed.replace(/^\/+/, '');
     const sample = relative.match(/^samples\/([^/]+)$/);
     if (sample) return this.fromSample(decodeSegment(sample[1]!));
@@ -54,6 +58,19 @@ export class DatasetResolver {
       'The dataset must be a sample dataset, an uploaded file or an http(s) URL' +
         (trimmed ? ` (got "${trimmed.slice(0, 200)}").` : ' (none is set).'),
     );
+  }
+
+  /** The path of a full URL of this server's download route (PUBLIC_URL), else null. */
+  private ownPath(url: string): string | null {
+    if (!this.publicUrl) return null;
+    try {
+      const target = new URL(url);
+      const self = new URL(this.publicUrl);
+      const own = target.origin === self.origin && /^\/api\/download\//.test(target.pathname);
+      return own && !target.search ? target.pathname : null;
+    } catch {
+      return null;
+    }
   }
 
   private fromSample(file: string): ResolvedDataset {

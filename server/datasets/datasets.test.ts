@@ -285,6 +285,22 @@ for (const { database, available } of DATABASES)
       await removeAll(alice);
     });
 
+    it('limits one account to 60 upload attempts an hour (429 with Retry-After)', async () => {
+      const carol = await account(`carol-${database}@example.com`);
+      for (let i = 0; i < 60; i++) expect((await upload(carol, multipart(''))).status).toBe(400);
+      const valid = multipart(csvOf(2));
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: `/api/upload/${carol.name}/${encodeURIComponent(carol.email)}`,
+        headers: { ...bearer(carol.token), ...valid.headers },
+        payload: valid.payload,
+      });
+      expect(reply.statusCode).toBe(429);
+      expect(Number(reply.headers['retry-after'])).toBeGreaterThan(0);
+      // Another account is not held back.
+      expect((await upload(bob, multipart(''))).status).toBe(400);
+    });
+
     describe('DatasetResolver', () => {
       let server: http.Server;
       let base: string;
@@ -334,7 +350,14 @@ for (const { database, available } of DATABASES)
       it("resolves the owner's upload by its URL (with or without /api), and refuses another user's", async () => {
         const { resolver } = stack.services.datasets;
         const { body } = await upload(alice, multipart(csvOf(7), { filename: 'weekly.csv' }));
-        for (const url of [body.url, body.url.replace(/^\/api\//, ''), body.url.replace(/^\/api/, '')]) {
+        // Also as a full link to this server (PUBLIC_URL), which is never fetched over the network.
+        const full = `${stack.config.publicUrl}${body.url}`;
+        for (const url of [
+          body.url,
+          body.url.replace(/^\/api\//, ''),
+          body.url.replace(/^\/api/, ''),
+          full,
+        ]) {
           const resolved = await resolver.resolve(owner(alice), url);
           expect(resolved, url).toMatchObject({
             rowCount: 7,

@@ -22,7 +22,12 @@ export interface DatasetServices {
 export function createDatasetServices(
   config: Pick<
     Config,
-    'dataDir' | 'uploadMaxBytes' | 'datasetQuotaBytes' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'
+    | 'dataDir'
+    | 'uploadMaxBytes'
+    | 'datasetQuotaBytes'
+    | 'urlFetchMaxBytes'
+    | 'urlFetchTimeoutMs'
+    | 'publicUrl'
   >,
   db: Database,
   samples: SampleCatalog,
@@ -36,7 +41,7 @@ export function createDatasetServices(
     maxBytes: config.urlFetchMaxBytes,
     timeoutMs: config.urlFetchTimeoutMs,
   });
-  return { store, fetcher, resolver: new DatasetResolver(samples, store, fetcher) };
+  return { store, fetcher, resolver: new DatasetResolver(samples, store, fetcher, config.publicUrl) };
 }
 
 /**
