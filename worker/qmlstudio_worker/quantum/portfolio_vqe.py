@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, selection_chart, solve_exact
+from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, solve_exact
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.optimizers import minimize
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
@@ -234,8 +234,7 @@ def _solve(
         for z in order[:TOP_BITSTRINGS]
     ]
     curve = [float(v) for v in found.curve]
-    charts: list[Chart] = [
-        selection_chart(problem, selection),
+    charts: list[Chart] = [  # the handler adds the selection chart (ml.portfolio.selection_chart)
         {
             "type": "line",
             "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",

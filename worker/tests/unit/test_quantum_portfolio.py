@@ -112,7 +112,7 @@ def test_emits_protocol_lines(four_assets: PortfolioProblem) -> None:
     solve_qaoa(four_assets, "COBYLA", 20, 1, seed=0, emit=Emitter(stream))
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     charts = [line["chart"] for line in lines if line["type"] == "chart"]
-    assert [c["type"] for c in charts] == ["bar", "line", "bar"]
+    assert [c["type"] for c in charts] == ["line", "bar"]
     assert {line["name"] for line in lines if line["type"] == "metric"} >= {
         "objective",
         "optimum_probability",

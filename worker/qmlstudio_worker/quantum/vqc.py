@@ -1,0 +1,467 @@
+"""Variational quantum classifier for fraud detection ("Variational Quantum Classifier").
+
+Pipeline (everything that learns from data is fitted on the training part only):
+
+1. the preprocessed features (imputed and normalized by :func:`qmlstudio_worker.ml.preprocess.
+   prepare_classification`) are reduced by PCA to ``qubits`` components, ``qubits`` = min(feature count,
+   ``DEFAULT_QUBITS`` = 4; the form has no qubit field for fraud); each component is then scaled from its
+   training [min, max] to [0, pi], the feature map's natural range;
+2. Qiskit's ZZ feature map (``zz_feature_map(qubits, reps=2, entanglement="full")``) encodes a row;
+3. the chosen PQC (RealAmplitudes, EfficientSU2 or TwoLocal, see :class:`.statevector.Ansatz`) with
+   ``circuit_repetition`` reps is trained;
+4. the class is the parity of the measured bitstring (Qiskit VQC's interpretation for two classes): the
+   fraud probability is the total probability of the odd-parity bitstrings.
+
+Training minimizes the class-weighted cross-entropy (weights n / (2 n_class), "balanced", so the 0.5 %
+fraud class counts as much as the rest) with ``optimizer_alg`` (COBYLA, SPSA or ADAM, see
+:mod:`.optimizers`) for ``optimizer_alg_maxiter`` iterations. Simulation is exact and fast: the feature map
+states of the training rows are computed once (they do not depend on the weights), and each evaluation
+applies the PQC to all of them as one batched statevector operation (:mod:`.statevector`, whose states
+the tests compare with ``qiskit.quantum_info.Statevector``). This replaces qiskit-machine-learning's VQC
+with a StatevectorSampler (not installed in this worker) and computes the same model. With ``shots``,
+each row's fraud probability is estimated from that many measurements (binomial sampling, seeded).
+
+Training rows: all of them up to ``MAX_TRAIN_ROWS``; above it, every fraud row is kept and the others are
+sampled (seeded) to fill the cap; the result records the rows used. Predictions: fraud when the fraud
+probability is at least 0.5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped]
+
+from qmlstudio_worker.ml.fraud import (
+    METRIC_NAMES,
+    classification_metrics,
+    confusion_matrix_chart,
+    majority_baseline,
+    positive_label,
+    pr_chart,
+    roc_chart,
+)
+from qmlstudio_worker.ml.preprocess import (
+    MinMaxNormalizer,
+    MissingValueImputer,
+    PreparedData,
+    numeric_features,
+)
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.optimizers import OPTIMIZERS, minimize
+from qmlstudio_worker.quantum.statevector import (
+    PQC_NAMES,
+    Ansatz,
+    circuit_summary,
+    parity,
+    probabilities,
+    qiskit_feature_map,
+    zz_feature_map_states,
+)
+
+MODEL = "Variational Quantum Classifier"
+FRAMEWORK = "qiskit"
+DEFAULT_QUBITS = 4
+FEATURE_MAP_REPS = 2
+MAX_TRAIN_ROWS = 20_000
+ANGLE_CLIP = 3.0  # component z-scores in [-3, 3] map linearly onto [0, pi]; beyond, they are clipped
+SIMULATION = "exact statevector (torch, complex128)"
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+@dataclass
+class FittedVQC:
+    """What inference needs: the preprocessing, PCA, the angle scaling, the circuit and its weights."""
+
+    features: list[str]
+    target: str
+    imputer: MissingValueImputer | None
+    normalizer: MinMaxNormalizer
+    standard_mean: FloatArray  # standardization before PCA (training mean and deviation per feature)
+    standard_scale: FloatArray
+    pca_mean: FloatArray
+    pca_components: FloatArray  # (qubits, features)
+    component_scale: FloatArray  # training deviation of each component: angles from z-scores
+    pqc: str
+    reps: int
+    weights: FloatArray
+    positive: Any
+    negative: Any
+
+    @property
+    def qubits(self) -> int:
+        return int(self.pca_components.shape[0])
+
+    def angles(self, x_normalized: FloatArray) -> FloatArray:
+        standardized = (np.asarray(x_normalized, dtype=np.float64) - self.standard_mean) / self.standard_scale
+        reduced = (standardized - self.pca_mean) @ self.pca_components.T
+        z = np.clip(reduced / self.component_scale / ANGLE_CLIP, -1.0, 1.0)
+        return np.asarray((z + 1.0) * math.pi / 2, dtype=np.float64)
+
+    def fraud_probability(self, x_normalized: FloatArray) -> FloatArray:
+        import torch
+
+        states = zz_feature_map_states(self.angles(x_normalized), FEATURE_MAP_REPS)
+        ansatz = Ansatz(self.pqc, self.qubits, self.reps)
+        with torch.no_grad():
+            odd = _odd_probability(states, ansatz, torch.as_tensor(self.weights))
+        return np.asarray(odd.numpy(), dtype=np.float64)
+
+    def predict_normalized(self, x_normalized: FloatArray) -> np.ndarray[Any, Any]:
+        scores = self.fraud_probability(x_normalized)
+        labels: np.ndarray[Any, Any] = np.where(scores >= 0.5, self.positive, self.negative)
+        return labels
+
+    def prepare(self, frame: pd.DataFrame) -> FloatArray:
+        x = numeric_features(frame, self.features)
+        if self.imputer is not None:
+            x = self.imputer.transform(x)
+        elif x.isna().to_numpy().any():
+            raise ValueError("the rows have empty cells and the model was trained with remove_rows")
+        return self.normalizer.transform(x)
+
+    def predict(self, frame: pd.DataFrame) -> np.ndarray[Any, Any]:
+        return self.predict_normalized(self.prepare(frame))
+
+
+def _odd_probability(states: Any, ansatz: Ansatz, weights: Any) -> Any:
+    """The total probability of the odd-parity bitstrings after the PQC, for every row."""
+    import torch
+
+    final = states @ ansatz.unitary(weights).T.to(states.dtype)  # one matmul for every row
+    odd = torch.as_tensor(parity(ansatz.qubits), dtype=torch.float64)
+    return probabilities(final) @ odd
+
+
+def _training_rows(y: np.ndarray[Any, Any], positive: Any, cap: int, seed: int) -> np.ndarray[Any, Any]:
+    """Row positions used for training: all of them up to ``cap``; above, every positive row and a seeded
+    sample of the others."""
+    if len(y) <= cap:
+        return np.arange(len(y))
+    rng = np.random.default_rng(seed)
+    positives = np.flatnonzero(y == positive)
+    others = np.flatnonzero(y != positive)
+    keep = max(cap - len(positives), 1)
+    return np.sort(
+        np.concatenate([positives, rng.choice(others, size=min(keep, len(others)), replace=False)])
+    )
+
+
+def train_vqc_fraud(
+    x_train: FloatArray,
+    y_train: np.ndarray[Any, Any],
+    x_test: FloatArray,
+    y_test: np.ndarray[Any, Any],
+    pqc: str = "RealAmplitudes",
+    reps: int = 2,
+    optimizer: str = "COBYLA",
+    maxiter: int = 100,
+    seed: int = 42,
+    emit: Emitter | None = None,
+    shots: int | None = None,
+    prepared: PreparedData | None = None,
+    target: str = "Class",
+    qubits: int | None = None,
+    max_train_rows: int = MAX_TRAIN_ROWS,
+) -> tuple[dict[str, Any], FittedVQC]:
+    """Train the VQC on the (already preprocessed) training rows and score it on the test rows next to
+    the majority-class baseline. Returns what :func:`qmlstudio_worker.ml.fraud.train_fraud_detector`
+    returns (result data, fitted model); ``prepared`` (the preprocessing) is needed to save the model for
+    inference on raw rows."""
+    import torch
+    from sklearn.decomposition import PCA  # type: ignore[import-untyped]
+
+    if pqc not in PQC_NAMES:
+        raise ValueError(f"unknown PQC {pqc!r}; expected one of {', '.join(PQC_NAMES)}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; expected one of {', '.join(OPTIMIZERS)}")
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
+    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
+        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    started = time.monotonic()
+    x_train = np.asarray(x_train, dtype=np.float64)
+    x_test = np.asarray(x_test, dtype=np.float64)
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    positive = positive_label(y_train)
+    negative = next(c for c in np.unique(y_train) if c != positive)
+    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
+    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
+        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
+
+    if emit is not None:
+        emit.progress(15, "reducing features (PCA)")
+    rows = _training_rows(y_train, positive, max_train_rows, seed)
+    standard_mean = x_train.mean(axis=0)
+    standard_scale = np.where(x_train.std(axis=0) > 0, x_train.std(axis=0), 1.0)
+    standardized = (x_train - standard_mean) / standard_scale
+    pca = PCA(n_components=n_qubits, svd_solver="full", random_state=seed).fit(standardized)
+    component_std = pca.transform(standardized).std(axis=0)
+    fitted = FittedVQC(
+        features=list(prepared.features)
+        if prepared is not None
+        else [f"x{i}" for i in range(x_train.shape[1])],
+        target=target,
+        imputer=prepared.imputer if prepared is not None else None,
+        normalizer=prepared.normalizer if prepared is not None else MinMaxNormalizer("[0,1]"),
+        standard_mean=standard_mean,
+        standard_scale=standard_scale,
+        pca_mean=np.asarray(pca.mean_, dtype=np.float64),
+        pca_components=np.asarray(pca.components_, dtype=np.float64),
+        component_scale=np.where(component_std > 0, component_std, 1.0),
+        pqc=pqc,
+        reps=reps,
+        weights=np.zeros(0),
+        positive=positive,
+        negative=negative,
+    )
+    ansatz = Ansatz(pqc, n_qubits, reps)
+    states = zz_feature_map_states(fitted.angles(x_train[rows]), FEATURE_MAP_REPS)
+    is_fraud = torch.as_tensor(y_train[rows] == positive)
+    n_rows, n_fraud = len(rows), int(is_fraud.sum())
+    weight_fraud, weight_other = n_rows / (2 * n_fraud), n_rows / (2 * (n_rows - n_fraud))
+    row_weights = torch.where(is_fraud, weight_fraud, weight_other).to(torch.float64)
+    rng = np.random.default_rng(seed)
+    eps = 1e-10
+
+    def loss(weights: Any) -> Any:
+        p_fraud = _odd_probability(states, ansatz, weights)
+        if shots is not None:
+            sampled = rng.binomial(shots, np.clip(p_fraud.detach().numpy(), 0, 1)) / shots
+            p_fraud = torch.as_tensor(sampled)
+        p_true = torch.where(is_fraud, p_fraud, 1 - p_fraud)
+        return -(row_weights * torch.log(p_true.clamp_min(eps))).sum() / row_weights.sum()
+
+    feature_map = qiskit_feature_map(n_qubits, FEATURE_MAP_REPS)
+    circuit = circuit_summary(feature_map.compose(ansatz.qiskit_circuit()))
+    if emit is not None:
+        emit.log(
+            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} test rows; "
+            f"PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map (reps {FEATURE_MAP_REPS}) + "
+            f"{pqc} (reps {reps}); {optimizer} {maxiter} iterations; "
+            f"{SIMULATION if shots is None else f'{shots} shots per row'}; circuit depth {circuit['depth']}"
+        )
+        emit.progress(20, "training")
+
+    def on_step(step: int, value: float) -> None:
+        if emit is not None:
+            emit.metric("train_loss", value, step=step)
+            if step % 5 == 0 or step == maxiter:
+                emit.progress(
+                    20 + 60 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}"
+                )
+
+    x0 = np.random.default_rng(seed).uniform(-math.pi, math.pi, ansatz.num_parameters)
+    fit_started = time.monotonic()
+    found = minimize(loss, x0, optimizer, maxiter, seed, on_step)
+    fit_seconds = time.monotonic() - fit_started
+    fitted.weights = np.asarray(found.x, dtype=np.float64)
+
+    if emit is not None:
+        emit.progress(85, "evaluating")
+    scores = fitted.fraud_probability(x_test)
+    y_pred = np.where(scores >= 0.5, positive, negative)
+    metrics = classification_metrics(y_test, y_pred, scores, positive)
+    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
+    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
+    curves = {MODEL: scores, "majority-class baseline": base_scores}
+    curve = [float(v) for v in found.curve]
+    charts = [
+        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix (test part)"),
+        confusion_matrix_chart(
+            y_test, base_pred, classes, "Majority-class baseline: confusion matrix (test part)"
+        ),
+        roc_chart(y_test, curves, positive, "ROC curve (test part)"),
+        pr_chart(y_test, curves, positive, "Precision-recall curve (test part)"),
+        {
+            "type": "line",
+            "title": f"{MODEL}: training loss per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
+            "label": "class-weighted cross-entropy",
+            "series": [{"name": "training loss", "data": [round(v, 8) for v in curve]}],
+            "categories": list(range(1, len(curve) + 1)),
+        },
+    ]
+    is_pos = y_test == positive
+    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
+    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
+    if emit is not None:
+        for name in METRIC_NAMES:
+            emit.metric(name, metrics[name])
+        for name in METRIC_NAMES:
+            emit.metric(f"baseline_{name}", baseline[name])
+        for chart in charts:
+            emit.chart_spec(chart)
+        emit.progress(95, "evaluated")
+
+    summary = (
+        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
+    )
+    result: dict[str, Any] = {
+        "model": MODEL,
+        "model_type": "Quantum",
+        "config": {
+            "model": MODEL,
+            "pqc": pqc,
+            "reps": reps,
+            "feature_map": f"ZZFeatureMap (reps {FEATURE_MAP_REPS}, full entanglement)",
+            "qubits": n_qubits,
+            "reduction": f"PCA {x_train.shape[1]} -> {n_qubits}, scaled to [0, pi]",
+            "optimizer": optimizer,
+            "maxiter": maxiter,
+            "shots": shots,
+            "seed": seed,
+            "class_imbalance": "balanced class weights in the cross-entropy",
+            "interpretation": "parity of the measured bitstring (odd = fraud)",
+            "simulation": SIMULATION
+            if shots is None
+            else f"statevector probabilities sampled with {shots} shots",
+        },
+        "data": {
+            **summary,
+            "positive_class": positive.item() if hasattr(positive, "item") else positive,
+            "train_positives": int(np.sum(y_train == positive)),
+            "test_positives": int(np.sum(y_test == positive)),
+            "train_rows_used": n_rows,
+            "train_positives_used": n_fraud,
+            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
+            "and a seeded sample of the others",
+            "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
+        },
+        "metrics": metrics,
+        "baseline": {"name": "majority class", **baseline},
+        "confusion_matrix": [[tn, fp], [fn, tp]],
+        "losses": {"train": curve, "test": []},
+        "charts": charts,
+        "optimizer": {**found.describe(), "maxiter": maxiter},
+        "circuit": circuit,
+        "weights": [float(v) for v in fitted.weights],
+        "fit_seconds": round(fit_seconds, 3),
+        "duration_seconds": round(time.monotonic() - started, 3),
+    }
+    return result, fitted
+
+
+# ----------------------------------------------------------------------------------------------------
+# Artifacts: model.json holds everything (plain numbers; no pickle).
+
+
+@dataclass
+class VQCPredictor:
+    """The Predictor interface of ``ml/artifacts.py``: ``features``, ``target``, ``predict_frame``."""
+
+    fitted: FittedVQC
+
+    @property
+    def features(self) -> list[str]:
+        return list(self.fitted.features)
+
+    @property
+    def target(self) -> str:
+        return self.fitted.target
+
+    def predict_frame(self, frame: pd.DataFrame) -> tuple[list[float], list[float]]:
+        """(actual, predicted) as 1.0 (fraud) / 0.0 per row; the target column may be absent (then the
+        actual list is empty). Missing feature columns are refused, naming them."""
+        from qmlstudio_worker.ml.datasets import DatasetError
+
+        missing = [c for c in self.features if c not in frame.columns]
+        if missing:
+            raise DatasetError(f"The data has no column(s): {', '.join(missing)}.")
+        try:
+            predicted = self.fitted.predict(frame)
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
+        positive = self.fitted.positive
+        actual = (
+            [1.0 if _same_label(v, positive) else 0.0 for v in frame[self.target].tolist()]
+            if self.target in frame.columns
+            else []
+        )
+        return actual, [1.0 if _same_label(v, positive) else 0.0 for v in predicted.tolist()]
+
+
+def _same_label(value: Any, positive: Any) -> bool:
+    return bool(value == positive) or str(value) == str(positive)
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def save(
+    output_dir: Path | str, fitted: FittedVQC, problem: str | None = "fraud-detection"
+) -> dict[str, str]:
+    """Write model.json (framework ``qiskit``) into ``output_dir``; returns {artifact name: file name}."""
+    from qmlstudio_worker.quantum.hybrid import imputer_to_dict
+
+    directory = Path(output_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    card = {
+        "format_version": 1,
+        "problem": problem,
+        "framework": FRAMEWORK,
+        "model": MODEL,
+        "features": list(fitted.features),
+        "target": fitted.target,
+        "window": None,
+        "normalization": fitted.normalizer.normalization,
+        "missing_values": fitted.imputer.strategy if fitted.imputer is not None else "remove_rows",
+        "architecture": {
+            "qubits": fitted.qubits,
+            "feature_map": "ZZFeatureMap",
+            "feature_map_reps": FEATURE_MAP_REPS,
+            "pqc": fitted.pqc,
+            "reps": fitted.reps,
+            "interpretation": "parity",
+        },
+        "parameters": {
+            "imputer": imputer_to_dict(fitted.imputer),
+            "normalizer": fitted.normalizer.to_dict(),
+            "pca_mean": [float(v) for v in fitted.pca_mean],
+            "pca_components": fitted.pca_components.tolist(),
+            "standard_mean": [float(v) for v in fitted.standard_mean],
+            "standard_scale": [float(v) for v in fitted.standard_scale],
+            "component_scale": [float(v) for v in fitted.component_scale],
+            "weights": [float(v) for v in fitted.weights],
+            "positive": _plain(fitted.positive),
+            "negative": _plain(fitted.negative),
+        },
+        "files": {"model_card": "model.json"},
+    }
+    (directory / "model.json").write_text(json.dumps(card, indent=2), encoding="utf-8")
+    return {"model": "model.json"}
+
+
+def load(model_dir: Path | str) -> VQCPredictor:
+    """The predictor saved by :func:`save` in ``model_dir``."""
+    from qmlstudio_worker.quantum.hybrid import imputer_from_dict
+
+    directory = Path(model_dir)
+    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    if card.get("framework") != FRAMEWORK:
+        raise ValueError(f"model.json in {directory.name} is not a {FRAMEWORK} model")
+    p = card["parameters"]
+    fitted = FittedVQC(
+        features=list(card["features"]),
+        target=card["target"],
+        imputer=imputer_from_dict(p["imputer"]),
+        normalizer=MinMaxNormalizer.from_dict(p["normalizer"]),
+        pca_mean=np.asarray(p["pca_mean"], dtype=np.float64),
+        pca_components=np.asarray(p["pca_components"], dtype=np.float64),
+        standard_mean=np.asarray(p["standard_mean"], dtype=np.float64),
+        standard_scale=np.asarray(p["standard_scale"], dtype=np.float64),
+        component_scale=np.asarray(p["component_scale"], dtype=np.float64),
+        pqc=card["architecture"]["pqc"],
+        reps=int(card["architecture"]["reps"]),
+        weights=np.asarray(p["weights"], dtype=np.float64),
+        positive=p["positive"],
+        negative=p["negative"],
+    )
+    return VQCPredictor(fitted)
