@@ -285,6 +285,18 @@ for (const { database, available } of DATABASES)
       await removeAll(alice);
     });
 
+    it('counts concurrent uploads one after the other against the quota', async () => {
+      const dave = await account(`dave-${database}@example.com`);
+      const replies = await Promise.all([1, 2, 3].map(() => upload(dave, multipart(csvOf(450)))));
+      expect(replies.map((r) => r.status).sort()).toEqual([201, 201, 413]);
+      expect(datasetFiles(dave)).toHaveLength(2);
+      const { rows } = await stack.services.db.query<{ used: number }>(
+        'select sum(size_bytes)::int as used from datasets where owner_id = $1',
+        [dave.id],
+      );
+      expect(rows[0]!.used).toBeLessThanOrEqual(8192);
+    });
+
     it('limits one account to 60 upload attempts an hour (429 with Retry-After)', async () => {
       const carol = await account(`carol-${database}@example.com`);
       for (let i = 0; i < 60; i++) expect((await upload(carol, multipart(''))).status).toBe(400);
