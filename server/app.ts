@@ -30,6 +30,8 @@ import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
 import { inferenceRoutes } from './inference/inference-routes';
 import type { InferenceService } from './inference/inference-service';
+import { outputsRoutes } from './outputs/outputs-routes';
+import type { OutputsService } from './outputs/outputs-service';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
@@ -77,6 +79,8 @@ export interface AppServices {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (POST /{problem}/inference/{userId}/{applicationId}). */
   inference: InferenceService;
+  /** Outputs: execute-job, stop-job, detail, record, timeline, count, delete, stream. */
+  outputs: OutputsService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
@@ -142,6 +146,11 @@ export async function buildApp(
       await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
       await api.register(uploadRoutes, { store: services.datasets.store, limiter: services.rateLimiter });
       await api.register(inferenceRoutes, { inference: services.inference });
+      await api.register(outputsRoutes, {
+        outputs: services.outputs,
+        jobs: services.jobs,
+        registry: services.registry,
+      });
       await api.register(catalogRoutes, { registry: services.registry });
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });

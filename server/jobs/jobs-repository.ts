@@ -176,6 +176,12 @@ export class JobsRepository {
     }
   }
 
+  /** Deletes a job; its events go with it (on delete cascade). */
+  async delete(id: number): Promise<boolean> {
+    const { rows } = await this.db.query('delete from jobs where id = $1 returning id', [id]);
+    return rows.length > 0;
+  }
+
   async events(jobId: number, afterSeq = -1): Promise<JobEventRecord[]> {
     const { rows } = await this.db.query<JobEventRecord>(
       `select seq, type, payload, created_at from job_events where job_id = $1 and seq > $2 order by seq`,

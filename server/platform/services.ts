@@ -21,6 +21,7 @@ import type { Database } from '../db/database';
 import { createDatasetServices, type DatasetServices } from '../datasets/datasets';
 import { WorkerRuntimeCheck } from '../health/worker-runtime';
 import { InferenceService } from '../inference/inference-service';
+import { OutputsService } from '../outputs/outputs-service';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
 import { JobRunner } from '../jobs/job-runner';
@@ -69,6 +70,8 @@ export interface Services {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
   inference: InferenceService;
+  /** Outputs: execute-job, stop-job, an output's detail, record, timeline, count, deletion. */
+  outputs: OutputsService;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
   rateLimiter: RateLimiter;
   /** Sign-in throttle: on Redis when REDIS_URL is set (shared, kept over restarts), else in memory. */
@@ -167,6 +170,14 @@ export function createServices(
     },
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
+  const outputs = new OutputsService({
+    registry,
+    applications: new ApplicationsRepository(db),
+    jobs,
+    jobsRepository,
+    datasets: datasets.resolver,
+    dataDir: config.dataDir,
+  });
   return {
     config,
     db,
@@ -189,6 +200,7 @@ export function createServices(
     samples,
     datasets,
     inference,
+    outputs,
     rateLimiter,
     throttle,
     async close() {

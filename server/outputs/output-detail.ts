@@ -1,0 +1,218 @@
+// An output's detail (the binding contract's OutputDetail) derived from its jobs row and its events:
+// logs, progress, metrics and charts while it runs, the handler's result once it is Completed.
+
+import { isFinal, JobStatus } from '../jobs/job-states';
+import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
+import type { ChartSpec } from '../jobs/worker-protocol';
+
+export interface OutputLog {
+  level: string;
+  message: string;
+  at: string;
+}
+
+export interface OutputDetail {
+  id: number;
+  name: string;
+  status: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  application_id: number;
+  problem_id: string;
+  execution_time: number | null;
+  trained_model_type: string | null;
+  trained_model_path: string | null;
+  app_data: Record<string, unknown> | null;
+  simplified_app_data: Record<string, unknown>;
+  output_logs: OutputLog[];
+  progress: { percent: number; stage: string } | null;
+  metrics: Record<string, number>;
+  baseline: { name: string; metrics: Record<string, number> } | null;
+  charts: ChartSpec[];
+  error: string | null;
+  dataset: { label: string; synthetic: boolean; sha256: string; rows_used: number } | null;
+  run_record: Record<string, unknown> | null;
+  output_data: {
+    result_type: 'Training';
+    training_history: { train_loss: number[]; test_loss: number[] } | null;
+  };
+}
+
+export interface TimelineEntry {
+  status: string;
+  at: string;
+  reason: string | null;
+}
+
+const iso = (value: string | Date | null): string | null => (value ? new Date(value).toISOString() : null);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const numbers = (value: unknown): number[] =>
+  Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number') : [];
+
+function numberMap(value: unknown): Record<string, number> {
+  if (!isObject(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+  );
+}
+
+/** A relative path under DATA_DIR: outputs/{id}/{file} (null when the run saved no model). */
+export function modelPathOf(job: Pick<JobRecord, 'id' | 'result'>): string | null {
+  const file = job.result?.trained_model_path;
+  return typeof file === 'string' && file ? `outputs/${job.id}/${file}` : null;
+}
+
+/**
+ * The model the output trains: the result's model ('LSTM', 'VQE', 'Variational Quantum
+ * Classifier'...), else the method the body names (training_model_type Quantum, the model, the method).
+ */
+export function modelTypeOf(job: Pick<JobRecord, 'params' | 'result'>): string | null {
+  const result = job.result ?? {};
+  if (result.model_type === 'Quantum' && typeof result.model !== 'string') return 'Quantum';
+  if (typeof result.model === 'string' && result.model) return result.model;
+  const params = job.params;
+  if (params.training_model_type === 'Quantum') return 'Quantum';
+  for (const key of ['model', 'method', 'training_model_type']) {
+    if (typeof params[key] === 'string' && params[key]) return params[key];
+  }
+  return null;
+}
+
+/** The spec's simplified_app_data: the model configurations the run used. */
+export function simplifiedAppData(appData: Record<string, unknown> | null): Record<string, unknown> {
+  const configurations =
+    appData && isObject(appData.model_configurations) ? appData.model_configurations : {};
+  return { output_layer_name: null, 'Model Configurations': structuredClone(configurations) };
+}
+
+/** The status changes: queued, running and the final one (with its reason). */
+export function timelineOf(events: readonly JobEventRecord[]): TimelineEntry[] {
+  return events
+    .filter((e) => e.type === 'status')
+    .map((e) => ({
+      status: String(e.payload.status),
+      at: iso(e.created_at)!,
+      reason: typeof e.payload.reason === 'string' ? e.payload.reason : null,
+    }));
+}
+
+/**
+ * The output's logs in plain words: the worker's log lines, its error line, and every status change
+ * (a failure's reason at level error: bad data, out of memory, time limit, worker lost).
+ */
+export function logsOf(events: readonly JobEventRecord[]): OutputLog[] {
+  const logs: OutputLog[] = [];
+  for (const event of events) {
+    const at = iso(event.created_at)!;
+    const p = event.payload;
+    if (event.type === 'log') logs.push({ level: String(p.level), message: String(p.message), at });
+    if (event.type === 'error') logs.push({ level: 'error', message: String(p.message), at });
+    if (event.type === 'status') {
+      const status = String(p.status);
+      const reason = typeof p.reason === 'string' ? p.reason : null;
+      const level = status === JobStatus.failed ? 'error' : 'info';
+      logs.push({ level, message: `Status: ${status}${reason ? `: ${reason}` : ''}`, at });
+    }
+  }
+  return logs;
+}
+
+/** The last progress line, or 100 % once Completed; null before any. */
+function progressOf(job: JobRecord, events: readonly JobEventRecord[]) {
+  const last = events.filter((e) => e.type === 'progress').at(-1);
+  if (job.status === JobStatus.completed) return { percent: 100, stage: 'Completed' };
+  return last ? { percent: Number(last.payload.percent), stage: String(last.payload.stage) } : null;
+}
+
+/** The result's metrics, else the latest value of each metric line (while it runs, or when it failed). */
+function metricsOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]) {
+  if (result && isObject(result.metrics)) return numberMap(result.metrics);
+  const metrics: Record<string, number> = {};
+  for (const e of events) if (e.type === 'metric') metrics[String(e.payload.name)] = Number(e.payload.value);
+  return metrics;
+}
+
+/** The result's charts, else the chart lines so far (a chart with the same title replaces the earlier). */
+function chartsOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]): ChartSpec[] {
+  if (result && Array.isArray(result.charts)) return result.charts as ChartSpec[];
+  const byTitle = new Map<string, ChartSpec>();
+  for (const e of events) {
+    if (e.type !== 'chart' || !isObject(e.payload.chart)) continue;
+    const chart = e.payload.chart as unknown as ChartSpec;
+    byTitle.set(chart.title, chart);
+  }
+  return [...byTitle.values()];
+}
+
+/** Train and test loss per epoch: the result's losses, else the metric lines with a step. */
+function historyOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]) {
+  if (result && isObject(result.losses)) {
+    return { train_loss: numbers(result.losses.train), test_loss: numbers(result.losses.test) };
+  }
+  const series = (name: string) =>
+    events
+      .filter((e) => e.type === 'metric' && e.payload.name === name && typeof e.payload.step === 'number')
+      .sort((a, b) => Number(a.payload.step) - Number(b.payload.step))
+      .map((e) => Number(e.payload.value));
+  const train = series('train_loss');
+  const test = series('test_loss');
+  return train.length || test.length ? { train_loss: train, test_loss: test } : null;
+}
+
+function datasetOf(job: JobRecord): OutputDetail['dataset'] {
+  const fromResult = job.result?.dataset;
+  if (isObject(fromResult) && typeof fromResult.sha256 === 'string') {
+    return {
+      label: String(fromResult.label ?? ''),
+      synthetic: fromResult.synthetic === true,
+      sha256: fromResult.sha256,
+      rows_used: Number(fromResult.rows_used ?? 0),
+    };
+  }
+  const given = job.extension?.dataset;
+  if (!isObject(given)) return null;
+  return {
+    label: String(given.label ?? ''),
+    synthetic: given.synthetic === true,
+    sha256: String(given.sha256 ?? ''),
+    rows_used: Number(given.row_count ?? 0),
+  };
+}
+
+function baselineOf(result: Record<string, unknown> | null): OutputDetail['baseline'] {
+  const baseline = result?.baseline;
+  if (!isObject(baseline)) return null;
+  return { name: String(baseline.name ?? ''), metrics: numberMap(baseline.metrics) };
+}
+
+export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]): OutputDetail {
+  const result = job.status === JobStatus.completed || isFinal(job.status) ? job.result : null;
+  return {
+    id: job.id,
+    name: job.name ?? `${job.kind} #${job.id}`,
+    status: job.status,
+    created_at: iso(job.created_at)!,
+    started_at: iso(job.started_at),
+    completed_at: iso(job.finished_at),
+    application_id: Number(job.application_id),
+    problem_id: job.kind,
+    execution_time: job.execution_time === null ? null : Number(job.execution_time),
+    trained_model_type: modelTypeOf(job),
+    trained_model_path: modelPathOf(job),
+    app_data: job.app_data,
+    simplified_app_data: simplifiedAppData(job.app_data),
+    output_logs: logsOf(events),
+    progress: progressOf(job, events),
+    metrics: metricsOf(result, events),
+    baseline: baselineOf(result),
+    charts: chartsOf(result, events),
+    error: job.error,
+    dataset: datasetOf(job),
+    run_record: isObject(result?.run_record) ? result.run_record : null,
+    output_data: { result_type: 'Training', training_history: historyOf(result, events) },
+  };
+}

@@ -1,0 +1,302 @@
+// Outputs (issue #10): running an application (execute-job), stopping a run (stop-job), and an
+// output's detail, record, status timeline, count and deletion. An output is a jobs row with an
+// application_id. Owner only: someone else's output is "not found"; an admin may read any.
+
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  getPointer,
+  isPlainObject,
+  joinPointer,
+  mapJobExtension,
+  mapJobRequest,
+  validateAppData,
+  validateJobBody,
+  type AppData,
+  type EngineContext,
+  type Problem,
+  type Registry,
+} from '../../src/engine';
+import type { ApplicationsRepository } from '../applications/applications-repository';
+import { isAdmin } from '../auth/auth-plugin';
+import type { UserRecord } from '../auth/users-repository';
+import type { DatasetResolver, ResolvedDataset } from '../datasets/dataset-resolver';
+import { DatasetRefusal } from '../datasets/dataset-refusal';
+import { isFinal, JobStatus } from '../jobs/job-states';
+import type { JobRecord, JobsRepository } from '../jobs/jobs-repository';
+import type { JobsService } from '../jobs/jobs-service';
+import { logsOf, modelPathOf, outputDetail, simplifiedAppData, timelineOf } from './output-detail';
+
+export const APPLICATION_RUNNING = 'Application is running.';
+/** Spec section 8: 'Failed to execute the application! {message}'. */
+export const EXECUTE_FAILED = 'Failed to execute the application!';
+export const OUTPUT_NOT_FOUND = 'Output not found';
+export const STOP_REQUESTED = 'Stop requested: the output records Manual Stop';
+export const OUTPUT_DELETED = 'Output deleted successfully';
+/** The seed every run gets unless told otherwise: the same body and seed give the same metrics. */
+export const DEFAULT_SEED = 42;
+
+export interface ExecuteError {
+  path: string;
+  field: string;
+  label?: string;
+  message: string;
+}
+
+export type ExecuteOutcome =
+  { ok: true; outputId: number } | { ok: false; status: 400 | 404; message: string; errors?: ExecuteError[] };
+
+type Found<T> = { ok: true; value: T } | { ok: false; status: 404; detail: string };
+
+const notFound = { ok: false, status: 404, detail: OUTPUT_NOT_FOUND } as const;
+
+const lastSegment = (pointer: string) => pointer.split('/').filter(Boolean).at(-1) ?? '';
+
+/** The API name of a problem's job paths: the first segment of its execute-job path. */
+export function apiNameOf(problem: Problem): string {
+  return problem.job.request.path.split('/').filter(Boolean)[0] ?? problem.id;
+}
+
+/** Whether a problem runs through POST /{problem}/execute-job/{userId} (derived from its file). */
+export function runsThroughExecuteJob(problem: Problem): boolean {
+  return (
+    problem.job.request.method === 'POST' &&
+    problem.job.request.path === `/${problem.id}/execute-job/{userId}`
+  );
+}
+
+/** The JSON pointer of the first place two JSON values differ ('' for the whole value), or null. */
+export function firstDifference(expected: unknown, actual: unknown, at = ''): string | null {
+  if (isPlainObject(expected) && isPlainObject(actual)) {
+    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
+    for (const key of keys) {
+      const diff = firstDifference(expected[key], actual[key], joinPointer(at, key));
+      if (diff !== null) return diff;
+    }
+    return null;
+  }
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    if (expected.length !== actual.length) return at;
+    for (let i = 0; i < expected.length; i++) {
+      const diff = firstDifference(expected[i], actual[i], joinPointer(at, String(i)));
+      if (diff !== null) return diff;
+    }
+    return null;
+  }
+  return Object.is(expected, actual) ? null : at;
+}
+
+const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+
+export class OutputsService {
+  constructor(
+    private readonly deps: {
+      registry: Registry;
+      applications: ApplicationsRepository;
+      jobs: JobsService;
+      jobsRepository: JobsRepository;
+      datasets: Pick<DatasetResolver, 'resolve'>;
+      dataDir: string;
+    },
+  ) {}
+
+  /** The problems that run through execute-job (the four financial ones today). */
+  executableProblems(): Problem[] {
+    return this.deps.registry.problems.filter(runsThroughExecuteJob);
+  }
+
+  /**
+   * Runs the application `body.id` of the caller: the body must be what the engine derives from the
+   * stored app_data (with the resolved dataset's rows and columns), valid against the job-body schema.
+   */
+  async execute(
+    caller: UserRecord,
+    problem: Problem,
+    userId: number,
+    body: Record<string, unknown>,
+  ): Promise<ExecuteOutcome> {
+    const refuse = (message: string, errors?: ExecuteError[]): ExecuteOutcome => ({
+      ok: false,
+      status: 400,
+      message: `${EXECUTE_FAILED} ${message}`,
+      ...(errors && { errors }),
+    });
+    if (caller.id !== userId) return { ok: false, status: 404, message: 'User not found' };
+    const appId = Number(body.id);
+    if (!Number.isInteger(appId) || appId < 1) {
+      return refuse('The body names no application (id).', [
+        { path: '/id', field: 'id', message: 'is required' },
+      ]);
+    }
+    const app = await this.deps.applications.find(appId);
+    if (!app || app.user_id !== caller.id || app.app_problem_id !== problem.id) {
+      return { ok: false, status: 404, message: 'Application not found' };
+    }
+    const appData = app.app_data as AppData;
+
+    let dataset: ResolvedDataset | null = null;
+    const url = isPlainObject(appData.dataset) ? appData.dataset.url : undefined;
+    if (typeof url === 'string' && url.trim()) {
+      try {
+        dataset = await this.deps.datasets.resolve(caller, url);
+      } catch (error) {
+        if (!(error instanceof DatasetRefusal)) throw error;
+        return refuse(error.message, [{ path: '/dataset/url', field: 'url', message: error.message }]);
+      }
+    }
+    const context: EngineContext = {
+      ...(dataset && { rowCount: dataset.rowCount, columns: dataset.columns }),
+      applicationId: app.id,
+      userId: caller.id,
+    };
+    const validation = validateAppData(problem, appData, context);
+    if (!validation.valid) {
+      const errors = validation.errors.map((e) => ({
+        path: e.path,
+        field: e.field,
+        ...(e.label && { label: e.label }),
+        message: e.message,
+      }));
+      const first = errors[0]!;
+      return refuse(`${first.label ?? first.field}: ${first.message}`, errors);
+    }
+    const expected = mapJobRequest(problem, appData, context).body;
+    const difference = firstDifference(expected, body);
+    if (difference !== null) {
+      const field = lastSegment(difference) || 'body';
+      const sent = show(difference ? getPointer(body, difference) : body);
+      const saved = show(difference ? getPointer(expected, difference) : expected);
+      const message = `The request body does not match the saved application at ${difference || '/'} (sent ${sent}, the saved application gives ${saved}); save the application and run it again.`;
+      return refuse(message, [{ path: difference, field, message }]);
+    }
+    const bodyCheck = validateJobBody(problem, expected);
+    if (!bodyCheck.valid) {
+      const errors = bodyCheck.errors.map((e) => ({ path: e.path, field: e.field, message: e.message }));
+      return refuse(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+    }
+    const extension = dataset
+      ? {
+          dataset: {
+            path: dataset.path,
+            sha256: dataset.sha256,
+            row_count: dataset.rowCount,
+            columns: dataset.columns,
+            label: dataset.label,
+            synthetic: dataset.synthetic,
+          },
+          ...mapJobExtension(problem, appData, context),
+          seed: DEFAULT_SEED,
+        }
+      : {};
+    const job = await this.deps.jobs.submit(caller, problem.id, expected, {
+      applicationId: app.id,
+      appData,
+      extension,
+      name: `${app.app_name} #{id}`,
+    });
+    return { ok: true, outputId: job.id };
+  }
+
+  /** The output when the caller may read it (owner or admin). */
+  private async readable(caller: UserRecord, outputId: number): Promise<JobRecord | null> {
+    const job = await this.deps.jobsRepository.find(outputId);
+    if (!job || job.application_id === null) return null;
+    return job.owner_id === caller.id || isAdmin(caller) ? job : null;
+  }
+
+  /** The output when the caller owns it (stop, delete). */
+  private async owned(caller: UserRecord, outputId: number): Promise<JobRecord | null> {
+    const job = await this.readable(caller, outputId);
+    return job && job.owner_id === caller.id ? job : null;
+  }
+
+  async find(caller: UserRecord, outputId: number): Promise<Found<JobRecord>> {
+    const job = await this.readable(caller, outputId);
+    return job ? { ok: true, value: job } : notFound;
+  }
+
+  async detail(caller: UserRecord, outputId: number) {
+    const job = await this.readable(caller, outputId);
+    if (!job) return notFound;
+    return { ok: true as const, value: outputDetail(job, await this.deps.jobs.events(job.id)) };
+  }
+
+  async record(caller: UserRecord, outputId: number) {
+    const job = await this.readable(caller, outputId);
+    if (!job) return notFound;
+    return {
+      ok: true as const,
+      value: {
+        trained_model_path: modelPathOf(job),
+        application_id: Number(job.application_id),
+        app_data: job.app_data,
+        output_logs: logsOf(await this.deps.jobs.events(job.id)),
+        simplified_app_data: simplifiedAppData(job.app_data),
+      },
+    };
+  }
+
+  async timeline(caller: UserRecord, outputId: number) {
+    const job = await this.readable(caller, outputId);
+    if (!job) return notFound;
+    return { ok: true as const, value: timelineOf(await this.deps.jobs.events(job.id)) };
+  }
+
+  /** An application's outputs: how many, and how many are not final yet (Ongoing). */
+  async count(caller: UserRecord, applicationId: number) {
+    const app = await this.deps.applications.find(applicationId);
+    if (!app || (app.user_id !== caller.id && !isAdmin(caller))) {
+      return { ok: false as const, status: 404 as const, detail: 'Application not found' };
+    }
+    const outputs = await this.deps.applications.listOutputs(app.id);
+    return {
+      ok: true as const,
+      value: { total: outputs.length, ongoing: outputs.filter((o) => !isFinal(o.status)).length },
+    };
+  }
+
+  /** Stops the caller's output of this problem (a queued one at once; a running one is killed). */
+  async stop(caller: UserRecord, problem: Problem, outputId: number) {
+    const job = await this.owned(caller, outputId);
+    if (!job || job.kind !== problem.id) return notFound;
+    if (!isFinal(job.status)) await this.deps.jobs.runner.stop(job);
+    return { ok: true as const, value: job };
+  }
+
+  /** Stops it if it runs (and waits for its end), deletes the row, its events and its files. */
+  async delete(caller: UserRecord, outputId: number) {
+    const job = await this.owned(caller, outputId);
+    if (!job) return notFound;
+    if (!isFinal(job.status)) {
+      await this.deps.jobs.runner.stop(job);
+      await this.waitForFinal(job.id, 20_000);
+    }
+    await this.deps.jobsRepository.delete(job.id);
+    await rm(this.outputDir(job.id), { recursive: true, force: true });
+    return { ok: true as const, value: job };
+  }
+
+  outputDir(outputId: number): string {
+    return path.join(this.deps.dataDir, 'outputs', String(outputId));
+  }
+
+  private async waitForFinal(jobId: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const job = await this.deps.jobsRepository.find(jobId);
+      if (!job || isFinal(job.status)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Still not final (a worker on another machine that does not answer): recorded as stopped.
+    const reason = 'Deleted while running';
+    await this.deps.jobs.runner.transition(
+      jobId,
+      [JobStatus.queued, JobStatus.running],
+      JobStatus.manualStop,
+      {
+        reason,
+        error: reason,
+      },
+    );
+  }
+}
