@@ -180,6 +180,13 @@ describe('the URL fetcher', () => {
     expect(await refusal(fetcher({}, names).fetch('http://mixed.test/data.csv'))).toMatch(
       /a private address \(192\.168\.7\.7\)/,
     );
+    const v6 = { 'ula.test': ['fd00::7'], 'mapped.test': ['::ffff:10.0.0.8'] };
+    expect(await refusal(fetcher({}, v6).fetch('http://ula.test/data.csv'))).toMatch(
+      /a private address \(fd00::7\)/,
+    );
+    expect(await refusal(fetcher({}, v6).fetch('http://mapped.test/data.csv'))).toMatch(
+      /a private address \(::ffff:10\.0\.0\.8\)/,
+    );
     expect(await refusal(fetcher({}, names).fetch('http://nowhere.test/data.csv'))).toBe(
       "The dataset URL's host nowhere.test could not be found.",
     );

@@ -250,6 +250,8 @@ export class UrlFetcher {
         {
           method: 'GET',
           lookup: pinned,
+          // A connection of its own each time: no pooled socket made for an earlier check is reused.
+          agent: false,
           signal,
           headers: {
             accept: 'text/csv, text/plain;q=0.9, */*;q=0.1',
