@@ -50,9 +50,9 @@ export function heatRanges(values: number[]): { from: number; to: number; color:
   if (max <= 0) return [];
   const third = max / 3;
   return [
-    { from: min, to: third, color: '#c7d2fe', name: 'low' },
-    { from: third, to: 2 * third, color: '#818cf8', name: 'mid' },
-    { from: 2 * third, to: max, color: '#3730a3', name: 'high' },
+    { from: min, to: third, color: '#e0e7ff', name: 'low' },
+    { from: third, to: 2 * third, color: '#a5b4fc', name: 'mid' },
+    { from: 2 * third, to: max, color: '#818cf8', name: 'high' },
   ];
 }
 
@@ -77,9 +77,11 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       options: {
         ...base,
         legend: { show: false },
-        colors: ['#4f46e5'],
+        colors: ['#818cf8'],
         dataLabels: {
           enabled: true,
+          // Dark numbers read on every cell colour of the ranges (white did not on the light third).
+          style: { colors: ['#1e1b4b'] },
           formatter: (v) =>
             typeof v === 'number' ? (confusion ? String(v) : formatAxisNumber(v)) : String(v),
         },
@@ -97,7 +99,7 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       : s.data.map((p) => (isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p)),
   })) as ApexAxisChartSeries;
   const xaxis: ApexXAxis = pairs
-    ? { type: 'numeric', labels: { formatter: (v: string) => formatAxisNumber(Number(v)) } }
+    ? { type: 'numeric', tickAmount: 5, labels: { formatter: (v: string) => Number(v).toFixed(2) } }
     : {
         type: 'category',
         categories: spec.categories.map(String),
