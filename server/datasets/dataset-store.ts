@@ -13,6 +13,7 @@ import type { Database } from '../db/database';
 import { InspectingStream } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 import type { DatasetRecord, DatasetsRepository } from './datasets-repository';
+import { removeStalePartials } from './partial-files';
 
 /** A stored dataset's name: random (not guessable, never the user's name for it) and `.csv`. */
 export const DATASET_NAME_PATTERN = '^[a-f0-9]{32}\\.csv$';
@@ -83,6 +84,7 @@ export class DatasetStore {
   async save(ownerId: number, originalName: string, source: Readable): Promise<DatasetRecord> {
     const dir = path.join(this.root, String(ownerId));
     await mkdir(dir, { recursive: true });
+    await removeStalePartials(dir);
     const filename = `${randomBytes(16).toString('hex')}.csv`;
     const partial = path.join(dir, `.${filename}.part`);
     const final = path.join(dir, filename);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -282,6 +282,22 @@ for (const { database, available } of DATABASES)
       expect(ok.status).toBe(201);
       expect(((await ok.json()) as UploadReply).rows).toBe(5);
       expect(datasetFiles(alice).filter((f) => f.endsWith('.part'))).toEqual([]);
+      await removeAll(alice);
+    });
+
+    it('sweeps temporary files a crash left behind (older than an hour) on the next upload', async () => {
+      const dir = path.join(stack.config.dataDir, 'datasets', String(alice.id));
+      mkdirSync(dir, { recursive: true });
+      const stale = path.join(dir, '.0123.csv.part');
+      const fresh = path.join(dir, '.4567.csv.part');
+      writeFileSync(stale, 'Day,Sales\n1,');
+      writeFileSync(fresh, 'Day,Sales\n1,');
+      const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      utimesSync(stale, twoHoursAgo, twoHoursAgo);
+      expect((await upload(alice, multipart(csvOf(2)))).status).toBe(201);
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(fresh)).toBe(true); // possibly an upload under way
+      rmSync(fresh);
       await removeAll(alice);
     });
 

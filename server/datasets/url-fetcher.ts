@@ -16,6 +16,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { InspectingStream, type CsvFacts } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
+import { removeStalePartials } from './partial-files';
 
 export const MAX_REDIRECTS = 5;
 
@@ -272,6 +273,7 @@ export class UrlFetcher {
 
   private async store(response: IncomingMessage, finalUrl: string): Promise<FetchedDataset> {
     await mkdir(this.cacheDir, { recursive: true });
+    await removeStalePartials(this.cacheDir);
     const partial = path.join(this.cacheDir, `.${randomBytes(12).toString('hex')}.part`);
     const inspect = new InspectingStream(this.options.maxBytes);
     try {
