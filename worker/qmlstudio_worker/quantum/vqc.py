@@ -3,9 +3,13 @@
 Pipeline (everything that learns from data is fitted on the training part only):
 
 1. the preprocessed features (imputed and normalized by :func:`qmlstudio_worker.ml.preprocess.
-   prepare_classification`) are reduced by PCA to ``qubits`` components, ``qubits`` = min(feature count,
-   ``DEFAULT_QUBITS`` = 4; the form has no qubit field for fraud); each component is then scaled from its
-   training [min, max] to [0, pi], the feature map's natural range;
+   prepare_classification`) are standardized (training mean and deviation) and reduced by PCA to
+   ``qubits`` components, ``qubits`` = min(feature count, ``DEFAULT_QUBITS`` = 4; the form has no qubit
+   field for fraud). Standardizing first matters: on the fraud sample, a logistic regression on 4 PCA
+   components reaches ROC-AUC 0.90 with it and 0.60 without. Each component's training z-score, clipped
+   to [-3, 3], maps linearly onto the angle range [0, 0.5] rad. The ZZ map's pair phases
+   2 (pi - x_i)(pi - x_j) oscillate quickly over [0, pi]; over the narrow range the classifier trains
+   and generalizes (fraud example, COBYLA 100: test ROC-AUC 0.85 with [0, 0.5], 0.63 with [0, pi]);
 2. Qiskit's ZZ feature map (``zz_feature_map(qubits, reps=2, entanglement="full")``) encodes a row;
 3. the chosen PQC (RealAmplitudes, EfficientSU2 or TwoLocal, see :class:`.statevector.Ansatz`) with
    ``circuit_repetition`` reps is trained;
@@ -70,7 +74,8 @@ FRAMEWORK = "qiskit"
 DEFAULT_QUBITS = 4
 FEATURE_MAP_REPS = 2
 MAX_TRAIN_ROWS = 20_000
-ANGLE_CLIP = 3.0  # component z-scores in [-3, 3] map linearly onto [0, pi]; beyond, they are clipped
+ANGLE_CLIP = 3.0  # component z-scores in [-3, 3] map linearly onto [0, ANGLE_RANGE]; beyond, clipped
+ANGLE_RANGE = 0.5  # radians; see the module docstring
 SIMULATION = "exact statevector (torch, complex128)"
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -103,7 +108,7 @@ class FittedVQC:
         standardized = (np.asarray(x_normalized, dtype=np.float64) - self.standard_mean) / self.standard_scale
         reduced = (standardized - self.pca_mean) @ self.pca_components.T
         z = np.clip(reduced / self.component_scale / ANGLE_CLIP, -1.0, 1.0)
-        return np.asarray((z + 1.0) * math.pi / 2, dtype=np.float64)
+        return np.asarray((z + 1.0) / 2 * ANGLE_RANGE, dtype=np.float64)
 
     def fraud_probability(self, x_normalized: FloatArray) -> FloatArray:
         import torch

@@ -43,9 +43,8 @@ def _train(prepared, **kwargs):  # type: ignore[no-untyped-def]
 
 
 def test_beats_chance_on_a_separable_set(prepared) -> None:  # type: ignore[no-untyped-def]
-    result, _ = _train(prepared)
-    assert result["metrics"]["roc_auc"] > 0.8
-    assert result["metrics"]["accuracy"] > 0.75
+    result, _ = _train(prepared, reps=2)
+    assert result["metrics"]["roc_auc"] > 0.8  # chance is 0.5
     assert result["metrics"]["recall"] > 0.5
     assert result["baseline"]["recall"] == 0.0  # the majority class never flags fraud
     assert (
@@ -55,6 +54,7 @@ def test_beats_chance_on_a_separable_set(prepared) -> None:  # type: ignore[no-u
     (tn, fp), (fn, tp) = result["confusion_matrix"]
     assert tn + fp + fn + tp == len(prepared.y_test)
     assert tp + fn == int(np.sum(prepared.y_test == 1))
+    assert (tp / (tp + fn) + tn / (tn + fp)) / 2 > 0.7  # balanced accuracy; chance (and the baseline) 0.5
     assert result["config"]["qubits"] == 4
     assert result["circuit"]["qubits"] == 4
 
