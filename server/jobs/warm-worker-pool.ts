@@ -57,7 +57,6 @@ class WarmLaunch implements WorkerHandle {
   reaped = false;
   /** The strongest signal asked for before the child's pid was known; sent as soon as it is. */
   pendingSignal: NodeJS.Signals | null = null;
-  lastSignal: NodeJS.Signals | null = null;
   parentLost = false;
   delegate: WorkerHandle | null = null;
 
@@ -76,7 +75,6 @@ class WarmLaunch implements WorkerHandle {
       if (this.pendingSignal !== 'SIGKILL') this.pendingSignal = signal;
       return;
     }
-    this.lastSignal = signal;
     try {
       process.kill(-this.childPid, signal); // the child called setsid(): its pid is its group id
     } catch {
@@ -316,8 +314,10 @@ export class WarmWorkerPool implements WorkerLauncher {
       if (launch.childPid === undefined || line.startsWith('{"qmlstudio_serve"')) {
         const message = parseServeLine(line);
         if (message?.pid !== undefined && launch.childPid === undefined) launch.started(message.pid);
-        else if (message?.exit) state.exit = message.exit;
-        else if (message?.error) state.refusal = message.error;
+        else if (message?.exit) {
+          state.exit = message.exit;
+          launch.reaped = true; // the parent has reaped the child: its group id is free for reuse
+        } else if (message?.error) state.refusal = message.error;
         return;
       }
       if (line === '') return; // the newline the parent writes before its exit line

@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue #10), `npm run bench:jobs [-- runs]`: prints a table; not a timed test.
+ * Benchmark (issue #10), `npm run bench:jobs [-- runs [pairs]]`: prints a table; not a timed test.
  *
  * On an in-process server (PGlite in memory, temporary DATA_DIR, in-process queue, WORKER_WARM=true,
  * one job at a time):
@@ -7,7 +7,8 @@
  *   example, run through POST /api/{problem}/execute-job/{userId}): the raw training time (the same
  *   job envelope run by the handler in a Python that has already imported everything, timed around
  *   run_job), the platform's submit-to-Completed time (wall clock from the request until the output
- *   is final) and their ratio (target at most 1.2 for the stock example);
+ *   is final) and their ratio (target at most 1.2 for the stock example); medians of `pairs` (2)
+ *   runs of each, in alternating order since the load of a shared machine drifts;
  * - dequeue-to-first-progress (the job's started_at to its first progress event, both recorded by the
  *   database): the median over `runs` self-test jobs with warm workers (target under 0.5 s) against
  *   a few with cold ones (WORKER_WARM=false);
@@ -32,6 +33,8 @@ import { bearer, startStack, type TestStack } from '../../server/test-support/ha
 
 const RUNS = Number(process.argv[2] ?? 10);
 const COLD_RUNS = Math.min(RUNS, 3);
+/** Platform and raw runs per example application (medians reported). */
+const PAIRS = Number(process.argv[3] ?? 2);
 const PROBLEMS = [
   'stock-price-prediction',
   'demand-forecasting',
@@ -174,48 +177,68 @@ for (const problemId of PROBLEMS) {
     })
   ).id;
   const body = mapJobBody(problem, appData, { applicationId: appId, userId: user.id });
-  const submitted = Date.now();
-  const reply = await stack.app.inject({
-    method: 'POST',
-    url: `/api/${apiNameOf(problem)}/execute-job/${user.id}`,
-    headers: bearer(token),
-    payload: body,
-  });
-  if (reply.statusCode !== 201) {
-    rows.push([problem.name, '-', '-', '-', '-', '-', `refused: ${reply.body.slice(0, 120)}`]);
-    continue;
-  }
-  const outputId = (reply.json() as { data: { output_id: number } }).data.output_id;
-  const { job, events } = await waitFinal(stack, outputId);
-  const platformMs = Date.now() - submitted;
-  const firstProgress = dequeueToFirstProgress(job, events);
-  const model = (job.result as { model?: string } | null)?.model ?? '-';
-  if (job.status !== 'Completed') {
-    rows.push([problem.name, model, '-', seconds(platformMs), '-', '-', `${job.status}: ${job.error}`]);
-    continue;
-  }
-  if (problemId === 'stock-price-prediction') stockRun = { appId, outputId };
-  const envelope = buildJobEnvelope(job, rawOutputs);
-  let rawMs: number;
+  /** One platform run: execute-job to a final status (wall clock), and the job's record. */
+  const platformRun = async () => {
+    const submitted = Date.now();
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: `/api/${apiNameOf(problem)}/execute-job/${user.id}`,
+      headers: bearer(token),
+      payload: body,
+    });
+    if (reply.statusCode !== 201) throw new Error(`refused: ${reply.body.slice(0, 120)}`);
+    const outputId = (reply.json() as { data: { output_id: number } }).data.output_id;
+    const { job, events } = await waitFinal(stack, outputId);
+    const model = (job.result as { model?: string } | null)?.model ?? '-';
+    if (job.status !== 'Completed') throw new Error(`${job.status}: ${job.error}`);
+    return {
+      ms: Date.now() - submitted,
+      job,
+      outputId,
+      model,
+      firstProgress: dequeueToFirstProgress(job, events),
+    };
+  };
+  // The machine is shared, so its load drifts: PAIRS pairs of runs in alternating order (platform
+  // then raw, raw then platform, ...), and the medians of each.
+  const platform: Awaited<ReturnType<typeof platformRun>>[] = [];
+  const raw: number[] = [];
   try {
-    rawMs = await rawTrainingSeconds(stack.config.workerPython, envelope);
+    platform.push(await platformRun());
+    const envelope = buildJobEnvelope(platform[0]!.job, rawOutputs);
+    raw.push(await rawTrainingSeconds(stack.config.workerPython, envelope));
+    for (let pair = 1; pair < PAIRS; pair++) {
+      if (pair % 2) {
+        raw.push(await rawTrainingSeconds(stack.config.workerPython, envelope));
+        platform.push(await platformRun());
+      } else {
+        platform.push(await platformRun());
+        raw.push(await rawTrainingSeconds(stack.config.workerPython, envelope));
+      }
+    }
   } catch (error) {
-    rows.push([problem.name, model, '-', seconds(platformMs), '-', '-', String(error).slice(0, 120)]);
+    rows.push([problem.name, platform[0]?.model ?? '-', '-', '-', '-', '-', String(error).slice(0, 160)]);
     continue;
   }
+  if (problemId === 'stock-price-prediction') stockRun = { appId, outputId: platform[0]!.outputId };
+  const rawMs = median(raw);
+  const platformMs = median(platform.map((run) => run.ms));
+  const firstProgress = platform.map((run) => run.firstProgress).filter((v): v is number => v !== null);
   rows.push([
     problem.name,
-    model,
+    platform[0]!.model,
     seconds(rawMs),
     seconds(platformMs),
     (platformMs / rawMs).toFixed(2),
-    firstProgress === null ? '-' : seconds(firstProgress),
-    problemId === 'stock-price-prediction' ? `Completed (target ratio <= 1.2)` : 'Completed',
+    firstProgress.length ? seconds(median(firstProgress)) : '-',
+    `Completed x${PAIRS}${problemId === 'stock-price-prediction' ? ' (target ratio <= 1.2)' : ''}`,
   ]);
   console.error(`bench: ${problem.name} done`);
 }
 
-console.log(`\n## Jobs (example applications, warm workers, one job at a time; times in s)\n`);
+console.log(
+  `\n## Jobs (example applications, warm workers, one job at a time; medians of ${PAIRS} runs each; times in s)\n`,
+);
 printTable(
   [
     'application',
