@@ -43,6 +43,32 @@ export function formatMetric(value: number | undefined): string {
 }
 
 /**
+ * The order metrics are listed in (the issue's lists: forecasting, classification, portfolio); the
+ * stored objects come back in the database's key order (jsonb sorts keys by length), not this one.
+ */
+const METRIC_ORDER = [
+  'mse',
+  'rmse',
+  'mae',
+  'mape',
+  'r2',
+  'direction_accuracy',
+  'accuracy',
+  'precision',
+  'recall',
+  'f1',
+  'roc_auc',
+  'pr_auc',
+  'expected_return',
+  'risk',
+  'objective',
+];
+const rank = (name: string) => {
+  const index = METRIC_ORDER.indexOf(name);
+  return index < 0 ? METRIC_ORDER.length : index;
+};
+
+/**
  * The metrics table's rows: each model metric beside the baseline's value of the same name. Keys the
  * worker also reports as 'baseline_{name}' are the baseline's, not rows of their own.
  */
@@ -52,6 +78,7 @@ export function metricRows(
 ): { name: string; model: number | undefined; baseline: number | undefined }[] {
   const names = Object.keys(metrics).filter((name) => !name.startsWith('baseline_'));
   for (const name of Object.keys(baseline?.metrics ?? {})) if (!names.includes(name)) names.push(name);
+  names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   return names.map((name) => ({
     name,
     model: metrics[name],

@@ -129,10 +129,13 @@ describe('output rules', () => {
     expect(formatExecutionTime(19.256)).toBe('19.26 s');
     expect(formatExecutionTime(null)).toBe('N/A');
     expect(
-      metricRows({ mse: 0.25, baseline_mse: 0.36 }, { name: 'Persistence', metrics: { mse: 0.36, r2: 0 } }),
+      metricRows(
+        { r2: 0.5, mse: 0.25, baseline_mse: 0.36 },
+        { name: 'Persistence', metrics: { r2: 0, mse: 0.36 } },
+      ),
     ).toEqual([
       { name: 'mse', model: 0.25, baseline: 0.36 },
-      { name: 'r2', model: undefined, baseline: 0 },
+      { name: 'r2', model: 0.5, baseline: 0 },
     ]);
   });
 
