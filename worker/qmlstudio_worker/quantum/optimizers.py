@@ -18,6 +18,7 @@ Every run is deterministic for a given seed.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,10 @@ def minimize(
     return _adam(objective, start, maxiter, on_step)
 
 
+class _BudgetSpent(Exception):
+    """Raised inside the objective to stop COBYLA after ``maxiter`` evaluations."""
+
+
 def _cobyla(
     objective: Objective,
     x0: np.ndarray[Any, Any],
@@ -91,6 +96,8 @@ def _cobyla(
 
     def recorded(x: np.ndarray[Any, Any]) -> float:
         nonlocal best
+        if len(curve) >= maxiter:
+            raise _BudgetSpent
         v = value(x)
         curve.append(v)
         if v < best[0]:
@@ -99,7 +106,11 @@ def _cobyla(
             on_step(len(curve), v)
         return v
 
-    scipy_minimize(recorded, x0, method="COBYLA", options={"maxiter": maxiter, "rhobeg": 1.0})
+    # SciPy's COBYLA needs at least len(x0) + 2 evaluations; the form's iteration count is honoured by
+    # stopping at it ourselves.
+    budget = max(maxiter, x0.size + 2)
+    with contextlib.suppress(_BudgetSpent):
+        scipy_minimize(recorded, x0, method="COBYLA", options={"maxiter": budget, "rhobeg": 1.0})
     return OptimizerResult(best[1], best[0], len(curve), curve, "COBYLA")
 
 
