@@ -4,7 +4,7 @@
 // metrics next to the baseline and the worker's charts drawn by ApexCharts (SVG paths). The output's
 // stream is watched live on the way. Screenshots at 1280 x 1500 px go to tests/artifacts/ (and SHOTS_DIR).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -120,7 +120,7 @@ describe('running an application', () => {
       const headers = await table.locator('thead th').allTextContents();
       expect(headers.length).toBe(3); // metric, the model, the baseline
       const rows = await table.locator('tbody th').allTextContents();
-      for (const name of ['mse', 'rmse', 'mae', 'r2']) expect(rows).toContain(name);
+      expect(rows.slice(0, 6)).toEqual(['mse', 'rmse', 'mae', 'mape', 'r2', 'direction_accuracy']);
       const charts = page.getByTestId('chart-spec');
       await charts.first().locator('svg path').first().waitFor();
       expect(await charts.count()).toBeGreaterThanOrEqual(3);
@@ -135,7 +135,23 @@ describe('running an application', () => {
       expect(await page.getByTestId('result-logs').textContent()).toContain('Completed');
       await shot(page, 'results');
 
-      // Back to the list: the row is Completed with its model type.
+      // Model Inference: the first 200 days of the sample as a CSV file, the trained features ticked.
+      await page.getByRole('tab', { name: 'Model Inference' }).click();
+      const csv = readFileSync('samples/apple_google_stock.csv', 'utf8').split('\n').slice(0, 201).join('\n');
+      await page
+        .getByTestId('inference-file')
+        .setInputFiles({ name: 'aapl-200.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.getByText('Only showing 30 rows').waitFor();
+      expect(await page.getByTestId('inference-preview').locator('tbody tr').count()).toBe(30);
+      for (const feature of ['Close', 'High', 'Low', 'Open'])
+        expect(await page.getByRole('checkbox', { name: feature, exact: true }).isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Start Inferencing' }).click();
+      const predicted = page.getByTestId('inference-result');
+      await predicted.waitFor({ timeout: 60_000 });
+      expect(await predicted.locator('tbody tr').count()).toBeGreaterThan(100);
+      await shot(page, 'inference');
+
+      // Back to the list: the row is Completed.
       await page.getByRole('button', { name: /Outputs/ }).click();
       await page.locator('table.applications-table [data-status="Completed"]').waitFor();
       await shot(page, 'completed-list');
