@@ -93,14 +93,25 @@ export const createdApplicationSchema = {
 export const outputSummarySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'name', 'status', 'created_at', 'completed_at', 'application_id'],
+  required: [
+    'id',
+    'name',
+    'status',
+    'created_at',
+    'completed_at',
+    'application_id',
+    'trained_model_type',
+    'execution_time',
+  ],
   properties: {
     id: { type: 'integer' },
-    name: { type: 'string' },
+    name: { type: 'string', description: "'{app_name} #{id}'" },
     status: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     completed_at: { type: ['string', 'null'], format: 'date-time' },
     application_id: { type: 'integer' },
+    trained_model_type: { type: ['string', 'null'], description: 'LSTM, GRU, RNN, Quantum, SVM, VQE, ...' },
+    execution_time: { type: ['number', 'null'], description: 'Seconds from running to the final status' },
   },
 } as const;
 

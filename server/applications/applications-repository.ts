@@ -1,4 +1,8 @@
 import type { Database } from '../db/database';
+import type { JobRecord } from '../jobs/jobs-repository';
+import { modelTypeOf } from '../outputs/output-detail';
+
+type JobShape = Pick<JobRecord, 'params' | 'result'>;
 
 /** An application row; the timestamps are ISO strings (the server's clock, never the client's). */
 export interface ApplicationRecord {
@@ -23,6 +27,10 @@ export interface OutputRecord {
   created_at: string;
   completed_at: string | null;
   application_id: number;
+  /** The model the run trains (LSTM, Quantum, VQE, ...), null when unknown. */
+  trained_model_type: string | null;
+  /** Seconds from running to the final status; null until then. */
+  execution_time: number | null;
 }
 
 const COLUMNS = 'id, user_id, app_name, app_problem_id, status, created_at, updated_at';
@@ -105,11 +113,20 @@ export class ApplicationsRepository {
     return rows.length > 0;
   }
 
-  /** The application's outputs, newest first. A job's name is its params' name, else its kind. */
+  /**
+   * The application's outputs, newest first. A job's name is its own ('{app_name} #{id}'), else
+   * its params' name, else its kind.
+   */
   async listOutputs(applicationId: number): Promise<OutputRecord[]> {
-    const { rows } = await this.db.query<Row<OutputRecord>>(
-      `select id, coalesce(params->>'name', kind) as name, status, created_at,
-              finished_at as completed_at, application_id
+    const { rows } = await this.db.query<
+      Row<Omit<OutputRecord, 'trained_model_type'>> & {
+        params: JobShape['params'];
+        result: JobShape['result'];
+      }
+    >(
+      `select id, coalesce(name, params->>'name', kind) as name, status, created_at,
+              finished_at as completed_at, application_id, execution_time, params,
+              jsonb_build_object('model', result->'model', 'model_type', result->'model_type') as result
        from jobs where application_id = $1 order by id desc`,
       [applicationId],
     );
@@ -120,6 +137,8 @@ export class ApplicationsRepository {
       created_at: iso(row.created_at)!,
       completed_at: iso(row.completed_at),
       application_id: Number(row.application_id),
+      trained_model_type: modelTypeOf({ params: row.params ?? {}, result: row.result }),
+      execution_time: row.execution_time === null ? null : Number(row.execution_time),
     }));
   }
 }
