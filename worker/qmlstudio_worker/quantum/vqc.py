@@ -23,7 +23,8 @@ states of the training rows are computed once (they do not depend on the weights
 applies the PQC to all of them as one batched statevector operation (:mod:`.statevector`, whose states
 the tests compare with ``qiskit.quantum_info.Statevector``). This replaces qiskit-machine-learning's VQC
 with a StatevectorSampler (not installed in this worker) and computes the same model. With ``shots``,
-each row's fraud probability is estimated from that many measurements (binomial sampling, seeded).
+each row's fraud probability in the training loss is estimated from that many measurements (binomial
+sampling, seeded); the test rows are scored with the exact probabilities (the result says so).
 
 Training rows: all of them up to ``MAX_TRAIN_ROWS``; above it, every fraud row is kept and the others are
 sampled (seeded) to fill the cap; the result records the rows used. Predictions: fraud when the fraud
@@ -326,7 +327,7 @@ def train_vqc_fraud(
             "interpretation": "parity of the measured bitstring (odd = fraud)",
             "simulation": SIMULATION
             if shots is None
-            else f"statevector probabilities sampled with {shots} shots",
+            else f"training loss from probabilities sampled with {shots} shots per row; test scores exact",
         },
         "data": {
             **summary,
