@@ -151,3 +151,22 @@ def test_save_and_load_predict_the_same(stock: pd.DataFrame, tmp_path: Path) -> 
     assert predicted == pytest.approx(result["data"]["predicted"], abs=1e-9)
     with pytest.raises(DatasetError, match="High"):
         predictor.predict_frame(stock.drop(columns=["High"]))
+
+
+def test_without_hidden_layers_the_encoder_is_one_linear_map(stock: pd.DataFrame) -> None:
+    result, fitted = hybrid.train_quantum_forecaster(
+        stock,
+        training_features=["Close"],
+        prediction_feature="Close",
+        train_share=0.7,
+        epochs=5,
+        learning_rate=0.05,
+        qubits=4,
+        window=5,
+        seed=1,
+    )
+    assert result["architecture"]["encoder"] == "linear"
+    assert fitted.network.encoder.in_features == 5
+    assert result["data"]["test_windows"] == 30
+    with pytest.raises(ValueError, match="qubits"):
+        hybrid.build_network(5, 0)

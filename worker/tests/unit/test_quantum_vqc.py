@@ -118,3 +118,27 @@ def test_refuses_unknown_options(prepared) -> None:  # type: ignore[no-untyped-d
         _train(prepared, pqc="Nope")
     with pytest.raises(ValueError, match="optimizer"):
         _train(prepared, optimizer="BFGS")
+
+
+def test_fewer_features_than_qubits_use_one_qubit_per_feature() -> None:
+    frame = _blobs(n=120)[["V1", "V2", "Class"]]
+    small = prepare_classification(frame, "Class", test_ratio=0.3, seed=2)
+    result, fitted = _train(small, maxiter=30)
+    assert result["config"]["qubits"] == fitted.qubits == 2
+    assert result["metrics"]["roc_auc"] > 0.7
+
+
+def test_string_labels_use_the_rarer_class_as_fraud(prepared) -> None:  # type: ignore[no-untyped-def]
+    labels = {0: "ok", 1: "fraud"}
+    result, fitted = vqc.train_vqc_fraud(
+        prepared.x_train,
+        np.array([labels[int(v)] for v in prepared.y_train]),
+        prepared.x_test,
+        np.array([labels[int(v)] for v in prepared.y_test]),
+        reps=2,
+        maxiter=30,
+        seed=3,
+    )
+    assert fitted.positive == "fraud"
+    assert result["data"]["positive_class"] == "fraud"
+    assert set(fitted.predict_normalized(prepared.x_test).tolist()) <= {"ok", "fraud"}
