@@ -142,3 +142,23 @@ def test_string_labels_use_the_rarer_class_as_fraud(prepared) -> None:  # type: 
     assert fitted.positive == "fraud"
     assert result["data"]["positive_class"] == "fraud"
     assert set(fitted.predict_normalized(prepared.x_test).tolist()) <= {"ok", "fraud"}
+
+
+@pytest.mark.parametrize("pqc", ["RealAmplitudes", "EfficientSU2", "TwoLocal"])
+def test_fraud_probability_equals_qiskit_statevector(pqc: str) -> None:
+    """The training path's fraud probability is the odd-parity probability of Qiskit's circuit
+    (ZZ feature map + PQC) computed by qiskit.quantum_info.Statevector."""
+    import torch
+    from qiskit.quantum_info import Statevector
+
+    from qmlstudio_worker.quantum.statevector import Ansatz, parity, qiskit_feature_map, zz_feature_map_states
+
+    rng = np.random.default_rng(11)
+    ansatz = Ansatz(pqc, 4, 2)
+    x = rng.uniform(0, 0.5, (5, 4))
+    weights = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+    ours = vqc._odd_probability(zz_feature_map_states(x), ansatz, torch.tensor(weights)).numpy()
+    circuit = qiskit_feature_map(4).compose(ansatz.qiskit_circuit())
+    for row in range(5):
+        state = Statevector(circuit.assign_parameters([*x[row], *weights]))
+        assert abs(ours[row] - state.probabilities() @ parity(4)) < 1e-10
