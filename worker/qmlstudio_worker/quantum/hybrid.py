@@ -451,6 +451,7 @@ def save(output_dir: Path | str, fitted: FittedQuantumForecaster, problem: str) 
     directory.mkdir(parents=True, exist_ok=True)
     torch.save(fitted.network.state_dict(), directory / "model.pt")
     card = {
+        "format_version": 1,
         "problem": problem,
         "framework": FRAMEWORK,
         "model": fitted.model,
@@ -459,9 +460,11 @@ def save(output_dir: Path | str, fitted: FittedQuantumForecaster, problem: str) 
         "target": fitted.prediction_feature,
         "window": fitted.window,
         "normalization": fitted.feature_normalizer.normalization,
+        "missing_values": fitted.imputer.strategy if fitted.imputer is not None else "remove_rows",
         "architecture": fitted.architecture(),
         "preprocessing": fitted.to_dict(),
         "weights": "model.pt",
+        "files": {"model": "model.pt", "model_card": "model.json"},
     }
     (directory / "model.json").write_text(json.dumps(card, indent=2), encoding="utf-8")
     return {"model": "model.pt", "model_card": "model.json"}
