@@ -1,5 +1,6 @@
 import { useMemo, useState, type ChangeEvent } from 'react';
 import { visibleColumns } from '../../../engine';
+import { ChartSpecView } from '../../components/chart-spec-view';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { useAuth } from '../auth/auth-context';
 import { runInference, uploadDataset, type InferenceResult, type OutputDetail } from './api';
@@ -163,6 +164,18 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
           <p className="muted">
             {result.rows} rows predicted with output #{result.output_id}.
           </p>
+          <ChartSpecView
+            spec={{
+              type: 'line',
+              title: 'Actual vs Predicted',
+              label: 'value',
+              series: [
+                { name: 'actual', data: result.actual },
+                { name: 'predicted', data: result.predicted },
+              ],
+              categories: result.predicted.map((_, index) => index + 1),
+            }}
+          />
           <div className="output-table-wrap">
             <table className="output-table" data-testid="inference-result">
               <thead>
