@@ -11,10 +11,6 @@ import './applications.css';
 import { useApplicationOr404 } from './use-application-or-404';
 import { workspacePath } from './workspace-path';
 
-/** The output's model type (issue #10's rows carry trained_model_type; older replies lack it). */
-const modelType = (output: OutputSummary): string =>
-  (output as OutputSummary & { trained_model_type?: string | null }).trained_model_type ?? '—';
-
 type BadgeStatus = Parameters<typeof StatusBadge>[0]['status'];
 
 export const NO_OUTPUTS = 'No outputs found';
@@ -152,7 +148,7 @@ export function ApplicationDetailPage() {
                         </td>
                         <td>{formatTimestamp(output.created_at)}</td>
                         <td>{isOngoing(output.status) ? 'N/A' : formatTimestamp(output.completed_at)}</td>
-                        <td>{modelType(output)}</td>
+                        <td>{output.trained_model_type ?? '—'}</td>
                         <td>
                           <Link
                             className="button secondary"

@@ -1,3 +1,4 @@
+import type { paths } from '../../../generated/api';
 import type { ChartSpec } from '../../../generated/worker-contract';
 import { ApiError, apiFetch, authHeaders, messageOf } from '../../api/client';
 import { followEventStream } from '../../api/event-stream';
@@ -5,47 +6,37 @@ import type { JobEvent, JobStatus } from '../diagnostics/api/jobs';
 
 /**
  * The output calls of issue #10 (spec workspace.md section 7): run an application, an output's detail,
- * its live stream, stop, the dataset upload and inference. Shapes follow the binding contract of the
- * issue (OutputDetail); they move to the generated OpenAPI types once the routes are in
- * src/generated/api.ts.
+ * its live stream, stop, the dataset upload and inference. Wire shapes come from the server's OpenAPI
+ * document (src/generated/api.ts).
  */
+
+type Ok<P extends keyof paths, M extends 'get' | 'post', S extends number> = paths[P][M] extends {
+  responses: Record<S, { content: { 'application/json': infer B } }>;
+}
+  ? B
+  : never;
+type DataOf<B> = B extends { data: infer D } ? D : never;
 
 export type OutputStatus = JobStatus;
 export type { ChartSpec, JobEvent };
 
-export interface OutputLog {
-  level: string;
-  message: string;
-  at: string;
-}
-
-export interface OutputDetail {
-  id: number;
-  name: string;
+type WireDetail = DataOf<Ok<'/api/application-outputs/{outputId}/detail', 'get', 200>>;
+/**
+ * GET /application-outputs/{outputId}/detail. Its status is one of the job statuses and its charts are
+ * worker protocol charts (the server checked every chart line against that schema), typed so here.
+ */
+export type OutputDetail = Omit<WireDetail, 'status' | 'charts'> & {
   status: OutputStatus;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  application_id: number;
-  problem_id: string;
-  execution_time: number | null;
-  trained_model_type: string | null;
-  trained_model_path: string | null;
-  app_data: Record<string, unknown> | null;
-  simplified_app_data: Record<string, unknown> | null;
-  output_logs: OutputLog[];
-  progress: { percent: number; stage: string } | null;
-  metrics: Record<string, number>;
-  baseline: { name: string; metrics: Record<string, number> } | null;
   charts: ChartSpec[];
-  error: string | null;
-  dataset: { label: string; synthetic: boolean; sha256: string; rows_used: number } | null;
-  run_record: Record<string, unknown> | null;
-  output_data: {
-    result_type: string;
-    training_history: { train_loss: number[]; test_loss: number[] } | null;
-  } | null;
-}
+};
+export type OutputLog = OutputDetail['output_logs'][number];
+
+/** POST /{problem}/inference/{userId}/{applicationId}: actual and predicted (null for an empty cell). */
+export type InferenceResult = DataOf<
+  Ok<'/api/stock-price-prediction/inference/{userId}/{applicationId}', 'post', 200>
+>;
+type ExecuteReply = Ok<'/api/stock-price-prediction/execute-job/{userId}', 'post', 201>;
+type UploadReply = Ok<'/api/upload/{userName}/{userEmail}', 'post', 201>;
 
 interface Reply<T> {
   success: boolean;
@@ -78,7 +69,7 @@ export async function executeJob(
   body: Record<string, unknown>,
 ): Promise<{ output_id: number }> {
   try {
-    const reply = await apiFetch<Reply<{ output_id: number }>>(path, {
+    const reply = await apiFetch<ExecuteReply>(path, {
       method: 'POST',
       body: JSON.stringify(body),
     });
@@ -146,19 +137,11 @@ async function postRaw<T>(path: string, init: RequestInit): Promise<T> {
 export async function uploadDataset(user: { name: string; email: string }, file: File): Promise<string> {
   const form = new FormData();
   form.append('file', file, file.name);
-  const reply = await postRaw<{ success: boolean; url?: string; filename?: string }>(
+  const reply = await postRaw<UploadReply>(
     `/upload/${encodeURIComponent(user.name)}/${encodeURIComponent(user.email)}`,
     { method: 'POST', body: form },
   );
-  if (reply.url) return reply.url;
-  return `/api/download/${encodeURIComponent(reply.filename ?? '')}/${encodeURIComponent(user.name)}/${encodeURIComponent(user.email)}`;
-}
-
-export interface InferenceResult {
-  actual: number[];
-  predicted: number[];
-  output_id: number;
-  rows: number;
+  return reply.url;
 }
 
 /** POST /{problem}/inference/{userId}/{applicationId} {features, data_url, output_id}. */

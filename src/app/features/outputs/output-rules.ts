@@ -20,7 +20,10 @@ export type OutputTab = (typeof TABS)[keyof typeof TABS];
  * Results and Visualization, Pipeline first shown. An output whose layer is 'predictions' (the brain
  * tumor predict results) has only Results.
  */
-export function outputTabs(detail: Pick<OutputDetail, 'trained_model_path' | 'simplified_app_data'>): {
+export function outputTabs(detail: {
+  trained_model_path: string | null;
+  simplified_app_data: Record<string, unknown> | null;
+}): {
   tabs: OutputTab[];
   initial: OutputTab;
 } {
@@ -37,7 +40,7 @@ export function formatExecutionTime(seconds: number | null | undefined): string 
 }
 
 /** A metric value in the table: up to 4 decimals, integers as they are. */
-export function formatMetric(value: number | undefined): string {
+export function formatMetric(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   return Number.isInteger(value) ? String(value) : value.toFixed(4);
 }
