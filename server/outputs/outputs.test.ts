@@ -383,6 +383,60 @@ describe.each(MODES.filter((m) => m.database === 'pglite' && m.queue === 'in-pro
       expect(detail.output_logs.at(-1).message).toContain('time limit of 12 s');
     }, 90_000);
 
+    it("carries fraud detection's target column and preprocessing to the worker beside the body", async () => {
+      const problem = stack.services.registry.getProblem('fraud-detection');
+      const example = createExampleAppData(problem);
+      const appData = structuredClone(example.appData) as Json;
+      appData.preprocess.normalization = '[-1,1]';
+      appData.preprocess.missing_values = 'remove_rows';
+      const { rows } = await stack.services.db.query<{ id: number }>(
+        `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, 'Fraud', $2, $3)
+         returning id`,
+        [alice.id, problem.id, JSON.stringify(appData)],
+      );
+      const appId = Number(rows[0]!.id);
+      const sample = stack.services.samples.find('credit_card_fraud_synthetic.csv')!;
+      const body = mapJobRequest(problem, appData as AppData, {
+        rowCount: sample.rows,
+        columns: [...sample.columns],
+        applicationId: appId,
+        userId: alice.id,
+      }).body;
+      const reply = await call(stack, 'POST', `/fraud-detection/execute-job/${alice.id}`, alice.token, body);
+      expect(reply.statusCode, reply.body).toBe(201);
+      const outputId = Number((reply.json() as Json).data.output_id);
+      const stored = await stack.services.repositories.jobs.find(outputId);
+      expect(stored!.params).toEqual(body);
+      expect(stored!.extension).toMatchObject({
+        dataset: { sha256: sample.sha256, row_count: sample.rows, columns: [...sample.columns] },
+        normalization: '[-1,1]',
+        missing_values: 'remove_rows',
+        target_column: 'Class',
+        seed: 42,
+      });
+      expect(path.isAbsolute(String((stored!.extension as Json).dataset.path))).toBe(true);
+      await call(stack, 'POST', `/fraud-detection/stop-job/${outputId}`, alice.token);
+      expect(['Manual Stop', 'Completed', 'Failed']).toContain(
+        (await waitForFinal(stack, outputId, 30_000)).job.status,
+      );
+    }, 60_000);
+
+    it('deletes a running output: stopped first, then gone with its files', async () => {
+      const { appId, outputId } = await execute(stack, alice, longRun(stack));
+      await waitForProgress(stack, alice, outputId);
+      const deleted = await call(stack, 'DELETE', `/application-outputs/${outputId}/delete`, alice.token);
+      expect(deleted.statusCode).toBe(200);
+      expect(await stack.services.repositories.jobs.find(outputId)).toBeNull();
+      expect(stack.services.runner.pidOf(outputId)).toBeUndefined();
+      expect(existsSync(path.join(stack.config.dataDir, 'outputs', String(outputId)))).toBe(false);
+      expect(
+        (await call(stack, 'GET', `/application-outputs/${appId}/count`, alice.token)).json().data,
+      ).toEqual({
+        total: 0,
+        ongoing: 0,
+      });
+    }, 120_000);
+
     it('after a restart no output stays Ongoing', async () => {
       const appData = smallDemand(stack);
       const appId = await newApplication(stack, alice, appData);
