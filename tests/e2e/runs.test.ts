@@ -20,6 +20,8 @@ const shot = async (page: Page, name: string) => {
 
 /** The example run here: RUN_EXAMPLE picks another problem's example (the stock example by default). */
 const EXAMPLE = process.env.RUN_EXAMPLE ?? 'stock-price-prediction';
+/** The Model Type the list shows for the example's output (the stock example trains a quantum model). */
+const expectedModelType = process.env.RUN_MODEL_TYPE ?? 'Quantum';
 /** Training on the 2-core CI machine: a deadline, not a speed check (bench:jobs measures speed). */
 const RUN_DEADLINE_MS = 150_000;
 
@@ -151,9 +153,11 @@ describe('running an application', () => {
       expect(await predicted.locator('tbody tr').count()).toBeGreaterThan(100);
       await shot(page, 'inference');
 
-      // Back to the list: the row is Completed.
+      // Back to the list: the row is Completed, with its model type.
       await page.getByRole('button', { name: /Outputs/ }).click();
       await page.locator('table.applications-table [data-status="Completed"]').waitFor();
+      const done = page.locator('table.applications-table tbody tr').first();
+      expect(await done.locator('td').nth(4).textContent()).toBe(expectedModelType);
       await shot(page, 'completed-list');
       expect(errors).toEqual([]);
       await context.close();
