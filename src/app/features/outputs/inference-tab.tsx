@@ -167,7 +167,7 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
           <ChartSpecView
             spec={{
               type: 'line',
-              title: 'Actual vs Predicted',
+              title: 'Actual and predicted value per row',
               label: 'value',
               series: [
                 { name: 'actual', data: result.actual },
