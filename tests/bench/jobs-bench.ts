@@ -42,6 +42,8 @@ const PROBLEMS = [
   'portfolio-optimization',
 ];
 const FINAL = ['Completed', 'Failed', 'Manual Stop'];
+/** The example whose first progress is also measured cold (a quick one). */
+const FIRST_PROGRESS_EXAMPLE = 'portfolio-optimization';
 const JOB_DEADLINE_MS = 60 * 60 * 1000;
 
 const median = (values: number[]) => {
@@ -149,41 +151,38 @@ async function selfTestLatencies(stack: TestStack, runs: number): Promise<number
   return values;
 }
 
-// ---------------------------------------------------------------------------------------------------
-const stack = await startStack(
-  { database: 'pglite', queue: 'in-process' },
-  { WORKER_WARM: 'true', WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '7200' },
-);
-const pool = stack.services.launcher as WarmWorkerPool;
-if (!(await pool.warmUp())) throw new Error('the warm worker did not start');
-const email = 'bench@example.com';
-const token = await stack.userToken(email);
-const user = (await stack.services.repositories.users.findByEmail(email)) as UserRecord;
-const applications = new ApplicationsRepository(stack.services.db);
-const rawOutputs = mkdtempSync(path.join(os.tmpdir(), 'qml-bench-raw-'));
+interface Owner {
+  user: UserRecord;
+  token: string;
+}
 
-const rows: string[][] = [];
-let stockRun: { appId: number; outputId: number } | null = null;
-for (const problemId of PROBLEMS) {
+async function benchUser(stack: TestStack): Promise<Owner> {
+  const email = 'bench@example.com';
+  const token = await stack.userToken(email);
+  return { user: (await stack.services.repositories.users.findByEmail(email))!, token };
+}
+
+/** A new application from the problem's example, and a function that runs it once through execute-job. */
+async function exampleRunner(stack: TestStack, owner: Owner, problemId: string) {
   const problem = stack.services.registry.getProblem(problemId);
   const appData = structuredClone(problem.example.appData) as AppData;
   const appId = (
-    await applications.create({
-      userId: user.id,
+    await new ApplicationsRepository(stack.services.db).create({
+      userId: owner.user.id,
       appName: `${problem.name} example`,
       appProblemId: problem.id,
       status: 'active',
       appData,
     })
   ).id;
-  const body = mapJobBody(problem, appData, { applicationId: appId, userId: user.id });
+  const body = mapJobBody(problem, appData, { applicationId: appId, userId: owner.user.id });
   /** One platform run: execute-job to a final status (wall clock), and the job's record. */
   const platformRun = async () => {
     const submitted = Date.now();
     const reply = await stack.app.inject({
       method: 'POST',
-      url: `/api/${apiNameOf(problem)}/execute-job/${user.id}`,
-      headers: bearer(token),
+      url: `/api/${apiNameOf(problem)}/execute-job/${owner.user.id}`,
+      headers: bearer(owner.token),
       payload: body,
     });
     if (reply.statusCode !== 201) throw new Error(`refused: ${reply.body.slice(0, 120)}`);
@@ -199,6 +198,27 @@ for (const problemId of PROBLEMS) {
       firstProgress: dequeueToFirstProgress(job, events),
     };
   };
+  return { appId, platformRun };
+}
+
+// ---------------------------------------------------------------------------------------------------
+const stack = await startStack(
+  { database: 'pglite', queue: 'in-process' },
+  { WORKER_WARM: 'true', WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '7200' },
+);
+const pool = stack.services.launcher as WarmWorkerPool;
+if (!(await pool.warmUp())) throw new Error('the warm worker did not start');
+const owner = await benchUser(stack);
+const { user, token } = owner;
+/** Warm dequeue-to-first-progress of each example, by problem id. */
+const warmFirstProgress = new Map<string, number[]>();
+const rawOutputs = mkdtempSync(path.join(os.tmpdir(), 'qml-bench-raw-'));
+
+const rows: string[][] = [];
+let stockRun: { appId: number; outputId: number } | null = null;
+for (const problemId of PROBLEMS) {
+  const problem = stack.services.registry.getProblem(problemId);
+  const { appId, platformRun } = await exampleRunner(stack, owner, problemId);
   // The machine is shared, so its load drifts: PAIRS pairs of runs in alternating order (platform
   // then raw, raw then platform, ...), and the medians of each.
   const platform: Awaited<ReturnType<typeof platformRun>>[] = [];
@@ -224,6 +244,7 @@ for (const problemId of PROBLEMS) {
   const rawMs = median(raw);
   const platformMs = median(platform.map((run) => run.ms));
   const firstProgress = platform.map((run) => run.firstProgress).filter((v): v is number => v !== null);
+  warmFirstProgress.set(problemId, firstProgress);
   rows.push([
     problem.name,
     platform[0]!.model,
@@ -302,7 +323,13 @@ const coldStack = await startStack(
   { WORKER_WARM: 'false', WORKER_CONCURRENCY: '1' },
 );
 const cold = await selfTestLatencies(coldStack, COLD_RUNS);
+// The self-test reports progress before it imports qiskit; an example's first progress comes after
+// its handler's imports, which a cold worker pays for every job.
+const coldExample = await exampleRunner(coldStack, await benchUser(coldStack), FIRST_PROGRESS_EXAMPLE);
+const coldExampleFirst: number[] = [];
+for (let i = 0; i < COLD_RUNS; i++) coldExampleFirst.push((await coldExample.platformRun()).firstProgress!);
 await coldStack.close();
+const warmExampleFirst = warmFirstProgress.get(FIRST_PROGRESS_EXAMPLE) ?? [];
 
 console.log(`\n## Worker start and inference\n`);
 printTable(
@@ -315,6 +342,16 @@ printTable(
     [
       'dequeue-to-first-progress, cold (self-test)',
       `median ${seconds(median(cold))} s (${COLD_RUNS} jobs, a fresh Python each)`,
+    ],
+    [
+      `dequeue-to-first-progress, warm (${FIRST_PROGRESS_EXAMPLE} example)`,
+      warmExampleFirst.length
+        ? `median ${seconds(median(warmExampleFirst))} s (${warmExampleFirst.length} jobs)`
+        : 'n/a',
+    ],
+    [
+      `dequeue-to-first-progress, cold (${FIRST_PROGRESS_EXAMPLE} example)`,
+      `median ${seconds(median(coldExampleFirst))} s (${COLD_RUNS} jobs, a fresh Python each)`,
     ],
     ['inference on 1,000 rows, warm (stock)', inference],
   ],
