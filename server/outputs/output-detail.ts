@@ -190,7 +190,7 @@ function baselineOf(result: Record<string, unknown> | null): OutputDetail['basel
 }
 
 export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]): OutputDetail {
-  const result = job.status === JobStatus.completed || isFinal(job.status) ? job.result : null;
+  const result = isFinal(job.status) ? job.result : null;
   return {
     id: job.id,
     name: job.name ?? `${job.kind} #${job.id}`,

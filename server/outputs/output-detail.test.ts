@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
+import { logsOf, modelTypeOf, outputDetail, timelineOf } from './output-detail';
+import { firstDifference } from './outputs-service';
+
+// OutputDetail derived from a jobs row and its events, without a database: what the page shows while
+// an output runs (the lines so far) and once it ended (the handler's result), and the failure reason.
+
+const AT = '2026-11-23T18:00:00.000Z';
+let seq = 0;
+const event = (type: string, payload: Record<string, unknown>): JobEventRecord => ({
+  seq: seq++,
+  type,
+  payload,
+  created_at: AT,
+});
+
+function job(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: 7,
+    kind: 'demand-forecasting',
+    owner_id: 1,
+    status: 'running',
+    params: { training_model_type: 'Classical', epochs: 3 },
+    result: null,
+    error: null,
+    created_at: AT,
+    started_at: AT,
+    finished_at: null,
+    execution_time: null,
+    application_id: 3,
+    app_data: { model_configurations: { epochs: 3 } },
+    extension: {
+      dataset: {
+        path: '/d.csv',
+        sha256: 'ab',
+        row_count: 60,
+        columns: ['a'],
+        label: 'Demand',
+        synthetic: true,
+      },
+    },
+    name: 'Demand #7',
+    ...overrides,
+  };
+}
+
+const chart = (title: string, data: number[]) => ({
+  type: 'line',
+  title,
+  label: 'epoch',
+  series: [{ name: 'loss', data }],
+  categories: [],
+});
+
+describe('outputDetail', () => {
+  it("while running: the latest progress, each metric's last value, the loss history by step, charts by title", () => {
+    const events = [
+      event('status', { status: 'queued' }),
+      event('status', { status: 'running' }),
+      event('progress', { percent: 10, stage: 'Epoch 1/3' }),
+      event('metric', { name: 'train_loss', value: 0.9, step: 1 }),
+      event('metric', { name: 'test_loss', value: 1.1, step: 1 }),
+      event('chart', { chart: chart('Loss', [0.9]) }),
+      event('progress', { percent: 40, stage: 'Epoch 2/3' }),
+      event('metric', { name: 'train_loss', value: 0.5, step: 2 }),
+      event('metric', { name: 'test_loss', value: 0.7, step: 2 }),
+      event('chart', { chart: chart('Loss', [0.9, 0.5]) }),
+      event('log', { level: 'info', message: 'Training the LSTM' }),
+    ];
+    const detail = outputDetail(job(), events);
+    expect(detail.progress).toEqual({ percent: 40, stage: 'Epoch 2/3' });
+    expect(detail.metrics).toEqual({ train_loss: 0.5, test_loss: 0.7 });
+    expect(detail.output_data.training_history).toEqual({ train_loss: [0.9, 0.5], test_loss: [1.1, 0.7] });
+    expect(detail.charts).toEqual([chart('Loss', [0.9, 0.5])]);
+    expect(detail.dataset).toEqual({ label: 'Demand', synthetic: true, sha256: 'ab', rows_used: 60 });
+    expect(detail.trained_model_type).toBe('Classical');
+    expect(detail.trained_model_path).toBeNull();
+    expect(detail.output_logs.map((l) => l.message)).toEqual([
+      'Status: queued',
+      'Status: running',
+      'Training the LSTM',
+    ]);
+  });
+
+  it("once Completed: the result's metrics, baseline, charts, losses, model and its path under DATA_DIR", () => {
+    const result = {
+      model: 'LSTM',
+      model_type: 'Classical',
+      metrics: { rmse: 2, mae: 1, label: 'not a number' },
+      baseline: { name: 'Seasonal naive', metrics: { rmse: 3 } },
+      charts: [chart('Actual vs predicted', [1, 2])],
+      losses: { train: [0.9, 0.5, 0.3], test: [1.1, 0.7, 0.6] },
+      trained_model_path: 'model.pt',
+      dataset: { label: 'Demand', synthetic: true, sha256: 'ab', rows_used: 59 },
+      run_record: { seed: 42 },
+    };
+    const detail = outputDetail(job({ status: 'Completed', result, finished_at: AT, execution_time: 4.5 }), [
+      event('status', { status: 'Completed' }),
+    ]);
+    expect(detail).toMatchObject({
+      status: 'Completed',
+      progress: { percent: 100, stage: 'Completed' },
+      metrics: { rmse: 2, mae: 1 },
+      baseline: { name: 'Seasonal naive', metrics: { rmse: 3 } },
+      charts: result.charts,
+      trained_model_type: 'LSTM',
+      trained_model_path: 'outputs/7/model.pt',
+      execution_time: 4.5,
+      dataset: { rows_used: 59 },
+      run_record: { seed: 42 },
+      output_data: { result_type: 'Training', training_history: { train_loss: [0.9, 0.5, 0.3] } },
+    });
+    expect(detail.metrics).not.toHaveProperty('label');
+  });
+
+  it("a failure's reason is an error line of the logs and the timeline's last entry", () => {
+    const reason = 'The job exceeded its time limit of 12 s and was stopped';
+    const events = [
+      event('status', { status: 'queued' }),
+      event('status', { status: 'running' }),
+      event('error', { message: '/params/prediction_feature: no column "Sales"', kind: 'validation' }),
+      event('status', { status: 'Failed', reason }),
+    ];
+    expect(logsOf(events).slice(-2)).toEqual([
+      { level: 'error', message: '/params/prediction_feature: no column "Sales"', at: AT },
+      { level: 'error', message: `Status: Failed: ${reason}`, at: AT },
+    ]);
+    expect(timelineOf(events)).toEqual([
+      { status: 'queued', at: AT, reason: null },
+      { status: 'running', at: AT, reason: null },
+      { status: 'Failed', at: AT, reason },
+    ]);
+  });
+
+  it('names the model from the body before there is a result', () => {
+    expect(modelTypeOf({ params: { training_model_type: 'Quantum' }, result: null })).toBe('Quantum');
+    expect(modelTypeOf({ params: { model: 'SVM' }, result: null })).toBe('SVM');
+    expect(modelTypeOf({ params: { method: 'QAOA' }, result: null })).toBe('QAOA');
+    expect(modelTypeOf({ params: {}, result: null })).toBeNull();
+  });
+});
+
+describe('firstDifference', () => {
+  it('names the first differing field as a JSON pointer, or null when equal', () => {
+    expect(firstDifference({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBeNull();
+    expect(firstDifference({ a: 1, b: [1, 2] }, { a: 1, b: [1, 3] })).toBe('/b/1');
+    expect(firstDifference({ a: 1 }, { a: 1, extra: true })).toBe('/extra');
+    expect(firstDifference({ a: { 'x/y': 1 } }, { a: {} })).toBe('/a/x~1y');
+    expect(firstDifference({ n: 1 }, { n: '1' })).toBe('/n');
+  });
+});
