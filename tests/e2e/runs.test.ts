@@ -164,4 +164,26 @@ describe('running an application', () => {
     },
     RUN_DEADLINE_MS + 90_000,
   );
+
+  it('stops a running output from its detail page: Manual Stop, blue', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1500 } });
+    const page = await context.newPage();
+    onTestFailed(async () => {
+      await shot(page, 'stop-failed').catch(() => undefined);
+    });
+    await signIn(page, product);
+    await page.goto(`${product.url}/applications/${appId}`);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Application is running.').waitFor();
+    const row = page.locator('table.applications-table tbody tr').first();
+    await row.locator('[data-testid="job-status"].ongoing').waitFor();
+    await row.getByRole('link', { name: 'View Details' }).click();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    const badge = page.locator('[data-testid="job-status"][data-status="Manual Stop"]');
+    await badge.waitFor({ timeout: 30_000 });
+    expect(await badge.getAttribute('class')).toContain('stopped');
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    await shot(page, 'stopped');
+    await context.close();
+  });
 });
