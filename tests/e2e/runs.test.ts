@@ -2,7 +2,8 @@
 // copies an example application, presses Run on its detail page, sees 'Application is running.' and
 // the output go from Ongoing to Completed in the polled list, opens it and finds its tabs, the
 // metrics next to the baseline and the worker's charts drawn by ApexCharts (SVG paths). The output's
-// stream is watched live on the way. Screenshots at 1280 x 1500 px go to tests/artifacts/ (and SHOTS_DIR).
+// stream is watched live on the way; the Model Inference tab predicts an uploaded CSV; a second run
+// is stopped. Screenshots at 1280 x 1500 px go to tests/artifacts/ (and SHOTS_DIR).
 
 import { mkdirSync, readFileSync } from 'node:fs';
 
