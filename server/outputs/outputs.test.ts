@@ -274,6 +274,35 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))('outputs with the $q
   );
 
   it.skipIf(!mode.available)(
+    'an output handed out again after its worker was lost (a restart) ends Failed, said in its logs',
+    async () => {
+      const appData = smallDemand(stack);
+      const appId = await newApplication(stack, alice, appData);
+      const user = (await stack.services.auth.authenticate(alice.token))!.user;
+      const orphan = await stack.services.db.transaction((tx) =>
+        stack.services.repositories.jobs.create(tx, {
+          kind: DEMAND,
+          ownerId: user.id,
+          params: bodyFor(stack, alice, appId, appData),
+          applicationId: appId,
+          appData,
+          name: 'Demand #{id}',
+        }),
+      );
+      await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [orphan.id]);
+      await stack.services.queue.enqueue(orphan.id); // what BullMQ does with a stalled job
+      const { job } = (await waitForFinal(stack, orphan.id, 30_000)) as Json;
+      expect(job).toMatchObject({ status: 'Failed', error: 'The worker running this job was lost' });
+      const detail = await detailOf(stack, alice, orphan.id);
+      expect(detail.output_logs.at(-1)).toMatchObject({
+        level: 'error',
+        message: 'Status: Failed: The worker running this job was lost',
+      });
+    },
+    60_000,
+  );
+
+  it.skipIf(!mode.available)(
     'refuses a body that differs from the saved application, naming the field',
     async () => {
       const appData = smallDemand(stack);
