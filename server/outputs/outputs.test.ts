@@ -99,7 +99,7 @@ async function execute(stack: TestStack, owner: User, appData: AppData) {
 const detailOf = async (stack: TestStack, user: User, outputId: number) =>
   (await call(stack, 'GET', `/application-outputs/${outputId}/detail`, user.token)).json().data as Json;
 
-describe.each(MODES.filter((m) => m.database === 'pglite'))('outputs with the $queue queue', (mode) => {
+describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
   let stack: TestStack;
   let alice: User;
   let bob: User;
