@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
@@ -191,22 +192,7 @@ describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
       expect(all[0]).toMatchObject({ id: outputId, name: `Demand #${outputId}`, status: 'Completed' });
 
       // The stream of a finished output replays its events and closes.
-      const address = await stack.app.listen({ port: 0, host: '127.0.0.1' });
-      const text = await new Promise<string>((resolve, reject) => {
-        http
-          .get(
-            new URL(`/api/application-outputs/${outputId}/stream`, address),
-            { headers: bearer(alice.token) },
-            (res) => {
-              expect(res.headers['content-type']).toContain('text/event-stream');
-              let body = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => (body += chunk));
-              res.on('end', () => resolve(body));
-            },
-          )
-          .on('error', reject);
-      });
+      const text = await readStream(stack, alice, outputId);
       expect(text).toContain('event: progress');
       expect(text).toContain('"status":"Completed"');
 
@@ -259,10 +245,14 @@ describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
       });
       const { outputId } = await execute(stack, alice, appData);
       await waitForProgress(stack, alice, outputId);
+      const live = readStream(stack, alice, outputId); // follows it live until it ends
       const stop = await call(stack, 'POST', `/${DEMAND}/stop-job/${outputId}`, alice.token);
       expect(stop.statusCode).toBe(202);
       const { job } = (await waitForFinal(stack, outputId, 30_000)) as Json;
       expect(job.status).toBe('Manual Stop');
+      const streamed = await live;
+      expect(streamed).toContain('event: progress');
+      expect(streamed.trim().split('\n\n').at(-1)).toContain('"status":"Manual Stop"');
       const detail = await detailOf(stack, alice, outputId);
       expect(detail.output_logs.at(-1).message).toBe('Status: Manual Stop: Stopped by the user');
       // Another problem's stop path does not reach it.
@@ -357,6 +347,26 @@ describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
     );
   });
 });
+
+/** The output's SSE stream as text, read until the server ends it (the output's final status). */
+async function readStream(stack: TestStack, user: User, outputId: number): Promise<string> {
+  const server = stack.app.server;
+  const address = server.listening
+    ? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    : await stack.app.listen({ port: 0, host: '127.0.0.1' });
+  return new Promise<string>((resolve, reject) => {
+    const url = new URL(`/api/application-outputs/${outputId}/stream`, address);
+    http
+      .get(url, { headers: bearer(user.token) }, (res) => {
+        expect(res.headers['content-type']).toContain('text/event-stream');
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
+  });
+}
 
 async function waitForProgress(stack: TestStack, user: User, outputId: number, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
