@@ -193,6 +193,24 @@ describe('warm worker pool (the real worker)', () => {
   });
 });
 
+describe('WORKER_WARM', () => {
+  it('false: a fresh Python per job; lazy: no parent until the first launch', async () => {
+    const cold = await startStack({ database: 'pglite', queue: 'in-process' }, { WORKER_WARM: 'false' });
+    try {
+      expect(cold.services.launcher.kind).toBe('cold');
+    } finally {
+      await cold.close();
+    }
+    const lazy = await startStack({ database: 'pglite', queue: 'in-process' }, { WORKER_WARM: 'lazy' });
+    try {
+      expect(lazy.services.launcher.kind).toBe('warm');
+      expect((lazy.services.launcher as WarmWorkerPool).parentPid).toBeUndefined();
+    } finally {
+      await lazy.close();
+    }
+  });
+});
+
 describe('warm worker pool fallback', () => {
   it('launches cold (and says so) when the Python cannot serve', async () => {
     const fake = writeFakePython(); // answers `run`, refuses `serve`
