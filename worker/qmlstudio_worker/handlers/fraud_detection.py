@@ -14,7 +14,6 @@ charts: confusion matrices, ROC and PR curves.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from qmlstudio_worker.ml.job_support import (
     data_errors,
     device_note,
     load_job_inputs,
+    quantum_shots,
     require_fields,
     run_record,
     save_model,
@@ -59,12 +59,10 @@ def confusion_from_chart(chart: dict[str, Any], positive: Any) -> list[list[int]
 
 
 def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any) -> Any:
-    try:
-        from qmlstudio_worker.quantum import vqc  # type: ignore[attr-defined, unused-ignore]
-    except ImportError as exc:
-        raise RuntimeError(
-            f"the variational quantum classifier is not available in this worker ({exc})"
-        ) from exc
+    # Imported here: a classical run never pays for the quantum modules.
+    from qmlstudio_worker.quantum import vqc
+
+    shots = quantum_shots(params)
     prepared = prepare_classification(
         frame,
         target,
@@ -73,25 +71,21 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         missing_values=inputs.missing_values,
         seed=inputs.seed,
     )
-    offered: dict[str, Any] = {
-        "x_train": prepared.x_train,
-        "y_train": prepared.y_train,
-        "x_test": prepared.x_test,
-        "y_test": prepared.y_test,
-        "prepared": prepared,
-        "target": target,
-        "pqc": params.get("pqc") or "RealAmplitudes",
-        "reps": int(params.get("circuit_repetition") or 2),
-        "optimizer": params.get("optimizer_alg") or "COBYLA",
-        "maxiter": int(params.get("optimizer_alg_maxiter") or 100),
-        "shots": params.get("quantum_shots"),
-        "seed": inputs.seed,
-        "emit": emit,
-    }
-    train = vqc.train_vqc_fraud
-    accepted = inspect.signature(train).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    return train(**{k: v for k, v in offered.items() if takes_any or k in accepted})
+    return vqc.train_vqc_fraud(
+        x_train=prepared.x_train,
+        y_train=prepared.y_train,
+        x_test=prepared.x_test,
+        y_test=prepared.y_test,
+        prepared=prepared,
+        target=target,
+        pqc=params.get("pqc") or "RealAmplitudes",
+        reps=int(params.get("circuit_repetition") or 2),
+        optimizer=params.get("optimizer_alg") or "COBYLA",
+        maxiter=int(params.get("optimizer_alg_maxiter") or 100),
+        shots=shots,
+        seed=inputs.seed,
+        emit=emit,
+    )
 
 
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:

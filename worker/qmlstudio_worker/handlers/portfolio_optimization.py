@@ -12,7 +12,6 @@ daily return) and objective (risk_factor * risk - expected_return, lower is bett
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     device_note,
     load_job_inputs,
+    quantum_shots,
     run_record,
 )
 from qmlstudio_worker.ml.portfolio import (
@@ -58,23 +58,11 @@ def _average_selection(ranked: Sequence[RankedSelection | dict[str, Any]]) -> di
     return {name: float(np.mean([value(r, name) for r in ranked])) for name in METRICS}
 
 
-def _bits_of(problem: PortfolioProblem, selection: Any) -> list[int]:
-    """The solver's selection as 0/1 per asset: it may give asset names, bits or a bitstring."""
-    if isinstance(selection, str):
-        chosen = [int(c) for c in selection]
-        if len(chosen) == problem.size:
-            return chosen
-    items = list(selection)
-    if items and all(isinstance(i, str) for i in items):
-        return [1 if asset in items else 0 for asset in problem.assets]
-    return [int(i) for i in items]
-
-
 def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, Any]:
-    try:
-        from qmlstudio_worker.quantum import portfolio_vqe  # type: ignore[attr-defined, unused-ignore]
-    except ImportError as exc:
-        raise RuntimeError(f"the quantum portfolio solvers are not available in this worker ({exc})") from exc
+    # Imported here: a classical run never pays for the quantum modules.
+    from qmlstudio_worker.quantum import portfolio_vqe
+
+    shots = quantum_shots(params)
     model = params["model"]
     emit.progress(2, "computing daily returns")
     returns = daily_returns(inputs.frame, params["stocks_names"])
@@ -82,20 +70,18 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     ranked = solve_exact(problem)
     exact = ranked[0]
     solve = portfolio_vqe.solve_sampling_vqe if model == "VQE" else portfolio_vqe.solve_qaoa
-    offered: dict[str, Any] = {
-        "problem": problem,
-        "optimizer": params.get("optimizer_alg") or "COBYLA",
-        "maxiter": int(params.get("optimizer_alg_maxiter") or 100),
-        "reps": int(params.get("circuit_repetition") or 2),
-        "seed": inputs.seed,
-        "shots": params.get("quantum_shots"),
-        "emit": emit,
-    }
-    accepted = inspect.signature(solve).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
     emit.log(f"running {model} (the solver reports its own progress, metrics and charts)")
-    solved = dict(solve(**{k: v for k, v in offered.items() if takes_any or k in accepted}))
-    bits = _bits_of(problem, solved["selection"])
+    solved = solve(
+        problem,
+        optimizer=params.get("optimizer_alg") or "COBYLA",
+        maxiter=int(params.get("optimizer_alg_maxiter") or 100),
+        reps=int(params.get("circuit_repetition") or 2),
+        seed=inputs.seed,
+        shots=shots,
+        emit=emit,
+    )
+    chosen_assets = set(solved["selection"])
+    bits = [1 if asset in chosen_assets else 0 for asset in problem.assets]
     chosen = RankedSelection(
         assets=tuple(a for a, b in zip(problem.assets, bits, strict=True) if b),
         bits=tuple(bits),

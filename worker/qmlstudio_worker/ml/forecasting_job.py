@@ -12,7 +12,6 @@ are saved in the output directory (:mod:`.artifacts`).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     data_errors,
     load_job_inputs,
+    quantum_shots,
     require_fields,
     run_record,
     save_model,
@@ -58,15 +58,10 @@ def weekly_season_length(frame: pd.DataFrame) -> int | None:
 
 
 def _quantum_forecaster(**kwargs: Any) -> tuple[dict[str, Any], Any]:
-    try:
-        from qmlstudio_worker.quantum import hybrid  # type: ignore[attr-defined, unused-ignore]
-    except ImportError as exc:
-        raise RuntimeError(f"the hybrid quantum forecaster is not available in this worker ({exc})") from exc
-    train = hybrid.train_quantum_forecaster
-    accepted = inspect.signature(train).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    chosen = {k: v for k, v in kwargs.items() if takes_any or k in accepted}
-    result, fitted = train(**chosen)
+    # Imported here: a classical run never pays for the quantum modules.
+    from qmlstudio_worker.quantum import hybrid
+
+    result, fitted = hybrid.train_quantum_forecaster(**kwargs)
     return dict(result), fitted
 
 
@@ -127,6 +122,8 @@ def run_forecast_job(
             qubits = params.get("qubits")
             if qubits is None:
                 raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
+            # Refuses a real device or a noise model (not built yet); the hybrid model is simulated exactly.
+            quantum_shots(params)
             trained, fitted = _quantum_forecaster(
                 frame=frame, qubits=int(qubits), hidden_layers=int(params["hidden_layers"]), **common
             )

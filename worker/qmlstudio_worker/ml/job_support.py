@@ -154,6 +154,31 @@ def device_note(params: Mapping[str, Any]) -> str | None:
     return f"Device GPU requested: {where}; the job ran on the CPU."
 
 
+#: The simulators the schema offers whose primitives are exact (no sampling); qasm_simulator samples.
+EXACT_SIMULATORS = ("aer_simulator_statevector", "statevector_simulator")
+
+
+def quantum_shots(params: Mapping[str, Any]) -> int | None:
+    """How a quantum model's circuits are evaluated: None (exact) on the statevector simulators, the
+    body's ``quantum_shots`` on the shot-based one. Real devices and noise models come with the quantum
+    issue (#12): until then such a body is refused in plain words rather than silently run exactly."""
+    if params.get("use_quantum_simulator") is False:
+        raise JobValidationError(
+            "Running on a real IBM quantum device is not available yet: choose a simulator.",
+            "/params/use_quantum_simulator",
+        )
+    noise = params.get("quantum_noise_model")
+    if noise not in (None, "None"):
+        raise JobValidationError(
+            f"Noise model {noise!r} is not available yet: choose None.", "/params/quantum_noise_model"
+        )
+    backend = params.get("quantum_device_backend")
+    if backend is None or backend in EXACT_SIMULATORS:
+        return None
+    shots = int(params.get("quantum_shots") or 0)
+    return shots if shots > 0 else 1024
+
+
 def require_fields(frame: pd.DataFrame, columns: Sequence[str], pointer: str) -> None:
     """Refuse, naming them and the body field that asked for them, columns the dataset lacks."""
     try:

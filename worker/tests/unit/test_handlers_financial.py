@@ -532,3 +532,27 @@ def test_a_gpu_request_is_answered_with_where_the_job_ran(
     assert any(
         message.startswith("Device GPU requested") and "ran on the CPU" in message for message in warnings
     )
+
+
+def test_quantum_shots_exact_on_statevector_simulators_sampled_on_qasm() -> None:
+    from qmlstudio_worker.ml.job_support import quantum_shots
+
+    body = {"use_quantum_simulator": True, "quantum_shots": 1024}
+    assert quantum_shots({**body, "quantum_device_backend": "aer_simulator_statevector"}) is None
+    assert quantum_shots({**body, "quantum_device_backend": "statevector_simulator"}) is None
+    assert quantum_shots({**body, "quantum_device_backend": "qasm_simulator"}) == 1024
+
+
+def test_quantum_bodies_asking_for_a_device_or_a_noise_model_are_refused_not_run_exactly() -> None:
+    import pytest
+
+    from qmlstudio_worker.errors import JobValidationError
+    from qmlstudio_worker.ml.job_support import quantum_shots
+
+    with pytest.raises(JobValidationError) as device:
+        quantum_shots({"use_quantum_simulator": False, "quantum_device_backend": "ibm_brisbane"})
+    assert device.value.field == "/params/use_quantum_simulator"
+    assert "real IBM quantum device" in device.value.message
+    with pytest.raises(JobValidationError) as noise:
+        quantum_shots({"use_quantum_simulator": True, "quantum_noise_model": "fake_manila"})
+    assert noise.value.field == "/params/quantum_noise_model"
