@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, MODES, startStack, type DatabaseMode, type TestStack } from '../test-support/harness';
 import { DatasetRefusal } from './dataset-refusal';
 import { DatasetResolver } from './dataset-resolver';
+import { MALFORMED_MULTIPART } from './upload-routes';
 import { UrlFetcher } from './url-fetcher';
 
 /** A multipart/form-data body with one file part. */
@@ -219,6 +220,16 @@ for (const { database, available } of DATABASES)
       expect(json.json().message).toBe(
         'Error uploading file. Send one CSV file as multipart/form-data, in the field "file".',
       );
+      // A body whose parts do not use the boundary its Content-Type names (a broken client).
+      for (const payload of [csvOf(2), '']) {
+        const broken = multipart(payload);
+        const mismatched = await upload(alice, {
+          ...broken,
+          headers: { 'content-type': 'multipart/form-data; boundary=----not-the-one-used' },
+        });
+        expect(mismatched.status).toBe(400);
+        expect(mismatched.body).toMatchObject({ success: false, detail: MALFORMED_MULTIPART });
+      }
       expect(datasetFiles(alice)).toEqual([]);
       const { rows } = await stack.services.db.query('select 1 from datasets where owner_id = $1', [
         alice.id,
