@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, MODES, startStack, type DatabaseMode, type TestStack } from '../test-support/harness';
 import { DatasetRefusal } from './dataset-refusal';
 import { DatasetResolver } from './dataset-resolver';
-import { MALFORMED_MULTIPART } from './upload-routes';
+import { MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import { UrlFetcher } from './url-fetcher';
 
 /** A multipart/form-data body with one file part. */

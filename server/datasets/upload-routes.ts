@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import { isMalformedMultipart, MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { acknowledgement, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
 import { CSV_MESSAGES } from './csv-inspection';
@@ -16,17 +17,6 @@ export const datasetUploadRules = (userId: number): RateRule[] => [
 /** The spec's prefix of every upload refusal (workspace.md section 8). */
 export const UPLOAD_ERROR_PREFIX = 'Error uploading file.';
 const FIELD_MESSAGE = 'Send one CSV file as multipart/form-data, in the field "file".';
-export const MALFORMED_MULTIPART =
-  'The upload is not a well-formed multipart form (its parts do not match the boundary it declares).';
-
-/**
- * busboy's own parse failures ('Unexpected end of multipart data', 'Malformed part header', ...) are plain
- * Errors without a system `code`; a disk failure (ENOSPC, EACCES) has one and stays a server error.
- */
-const isMalformedMultipart = (error: unknown): boolean =>
-  error instanceof Error &&
-  !('code' in error) &&
-  /unexpected end of (form|file|multipart data)|malformed part header|boundary/i.test(error.message);
 
 const uploadParams = {
   type: 'object',

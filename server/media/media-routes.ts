@@ -4,6 +4,7 @@ import { AVATAR_RULE } from '../../src/engine';
 import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
 import { IMAGE_KINDS, sniffImage, type ImageKind } from './image-kinds';
+import { isMalformedMultipart, MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import type { ImageStore } from './image-store';
 import { sanitiseSvg } from './svg-sanitiser';
 
@@ -140,6 +141,7 @@ export const mediaRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         ) {
           return reply.code(400).send(errorBody('Send one image, in the field "file"'));
         }
+        if (isMalformedMultipart(error)) return reply.code(400).send(errorBody(MALFORMED_MULTIPART));
         throw error;
       }
     },

@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
 import { IMAGE_SIZE_MESSAGE, IMAGE_TYPE_MESSAGE, MAX_IMAGE_BYTES, uploadRules } from './media-routes';
 
@@ -210,6 +211,15 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('image upload on $d
     });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ detail: '/file is required' });
+    const file = multipart([{ name: 'file', value: png(), filename: 'a.png', type: 'image/png' }]);
+    const mismatched = await stack.app.inject({
+      method: 'POST',
+      url: '/api/upload-image',
+      payload: file.payload,
+      headers: { ...bearer(token), 'content-type': 'multipart/form-data; boundary=----not-the-one-used' },
+    });
+    expect(mismatched.statusCode).toBe(400);
+    expect(mismatched.json()).toMatchObject({ detail: MALFORMED_MULTIPART });
   });
 
   it.skipIf(!mode.available)('limits uploads per account, with Retry-After', async () => {
