@@ -73,7 +73,13 @@ describe('outputDetail', () => {
     expect(detail.metrics).toEqual({ train_loss: 0.5, test_loss: 0.7 });
     expect(detail.output_data.training_history).toEqual({ train_loss: [0.9, 0.5], test_loss: [1.1, 0.7] });
     expect(detail.charts).toEqual([chart('Loss', [0.9, 0.5])]);
-    expect(detail.dataset).toEqual({ label: 'Demand', synthetic: true, sha256: 'ab', rows_used: 60 });
+    expect(detail.dataset).toEqual({
+      label: 'Demand',
+      synthetic: true,
+      sha256: 'ab',
+      rows: 60,
+      rows_used: null,
+    });
     expect(detail.trained_model_type).toBe('Classical');
     expect(detail.trained_model_path).toBeNull();
     expect(detail.output_logs.map((l) => l.message)).toEqual([
@@ -107,7 +113,7 @@ describe('outputDetail', () => {
       trained_model_type: 'LSTM',
       trained_model_path: 'outputs/7/model.pt',
       execution_time: 4.5,
-      dataset: { rows_used: 59 },
+      dataset: { rows: 60, rows_used: 59 },
       run_record: { seed: 42 },
       output_data: { result_type: 'Training', training_history: { train_loss: [0.9, 0.5, 0.3] } },
     });

@@ -31,7 +31,14 @@ export interface OutputDetail {
   baseline: { name: string; metrics: Record<string, number> } | null;
   charts: ChartSpec[];
   error: string | null;
-  dataset: { label: string; synthetic: boolean; sha256: string; rows_used: number } | null;
+  /** rows: the dataset file's data rows; rows_used: those the run trained on (null until it says). */
+  dataset: {
+    label: string;
+    synthetic: boolean;
+    sha256: string;
+    rows: number;
+    rows_used: number | null;
+  } | null;
   run_record: Record<string, unknown> | null;
   output_data: {
     result_type: 'Training';
@@ -164,22 +171,16 @@ function historyOf(result: Record<string, unknown> | null, events: readonly JobE
 }
 
 function datasetOf(job: JobRecord): OutputDetail['dataset'] {
-  const fromResult = job.result?.dataset;
-  if (isObject(fromResult) && typeof fromResult.sha256 === 'string') {
-    return {
-      label: String(fromResult.label ?? ''),
-      synthetic: fromResult.synthetic === true,
-      sha256: fromResult.sha256,
-      rows_used: Number(fromResult.rows_used ?? 0),
-    };
-  }
-  const given = job.extension?.dataset;
-  if (!isObject(given)) return null;
+  const given = isObject(job.extension?.dataset) ? job.extension.dataset : {};
+  const fromResult = isObject(job.result?.dataset) ? job.result.dataset : {};
+  const facts = { ...given, ...fromResult };
+  if (typeof facts.sha256 !== 'string') return null;
   return {
-    label: String(given.label ?? ''),
-    synthetic: given.synthetic === true,
-    sha256: String(given.sha256 ?? ''),
-    rows_used: Number(given.row_count ?? 0),
+    label: String(facts.label ?? ''),
+    synthetic: facts.synthetic === true,
+    sha256: facts.sha256,
+    rows: Number(given.row_count ?? 0),
+    rows_used: typeof fromResult.rows_used === 'number' ? fromResult.rows_used : null,
   };
 }
 

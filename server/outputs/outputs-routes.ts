@@ -122,12 +122,16 @@ const outputDetailSchema = {
     dataset: {
       type: ['object', 'null'],
       additionalProperties: false,
-      required: ['label', 'synthetic', 'sha256', 'rows_used'],
+      required: ['label', 'synthetic', 'sha256', 'rows', 'rows_used'],
       properties: {
         label: { type: 'string' },
         synthetic: { type: 'boolean' },
         sha256: { type: 'string' },
-        rows_used: { type: 'integer' },
+        rows: { type: 'integer', description: "The dataset file's data rows" },
+        rows_used: {
+          type: ['integer', 'null'],
+          description: 'The rows the run used; null until it reports them',
+        },
       },
     },
     run_record: nullableObject,

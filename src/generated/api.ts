@@ -6740,7 +6740,10 @@ export interface paths {
                   label: string;
                   synthetic: boolean;
                   sha256: string;
-                  rows_used: number;
+                  /** @description The dataset file's data rows */
+                  rows: number;
+                  /** @description The rows the run used; null until it reports them */
+                  rows_used: number | null;
                 } | null;
                 run_record: {
                   [key: string]: unknown;

@@ -275,7 +275,12 @@ function VisualizationTab({
         <p className="output-dataset" data-testid="output-dataset">
           Dataset: <strong>{detail.dataset.label}</strong>
           {detail.dataset.synthetic && <span className="synthetic-badge">Synthetic</span>}
-          <span className="muted"> · {detail.dataset.rows_used} rows used</span>
+          <span className="muted">
+            {' · '}
+            {detail.dataset.rows_used === null
+              ? `${detail.dataset.rows} rows in the file`
+              : `${detail.dataset.rows_used} of ${detail.dataset.rows} rows used`}
+          </span>
         </p>
       )}
       {rows.length > 0 && (
