@@ -179,6 +179,7 @@ export class JobRunner {
       };
     }
     if (exit.code === 0 && result) return { status: JobStatus.completed, reason: '' };
+    if (exit.lost) return { status: JobStatus.failed, reason: exit.lost };
     // Nobody here sent the SIGKILL (no stop, time limit or shutdown): the kernel's out-of-memory
     // killer is what ends a worker that way; a MemoryError is Python's own word for it.
     const how = exit.signal === 'SIGKILL' ? 'the system ended the worker with SIGKILL' : null;

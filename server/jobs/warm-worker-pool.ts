@@ -349,7 +349,7 @@ export class WarmWorkerPool implements WorkerLauncher {
       launch.parentLost || parent.exited
         ? WORKER_LOST_MESSAGE
         : 'The warm worker connection ended without the exit status';
-    return { code: null, signal: null, stderrTail: `${stderrTail}${stderrTail ? '\n' : ''}${lost}` };
+    return { code: null, signal: null, stderrTail, lost };
   }
 }
 

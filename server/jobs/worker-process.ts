@@ -12,6 +12,8 @@ export interface WorkerExit {
   signal: NodeJS.Signals | null;
   /** The last few kilobytes the worker wrote on stderr, for the failure reason. */
   stderrTail: string;
+  /** Set when the launcher lost the process (a warm parent ended): the whole failure reason. */
+  lost?: string;
 }
 
 export interface WorkerHandle {
