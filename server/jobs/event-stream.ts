@@ -1,8 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeForLog } from '../platform/error-handler';
+import { MAX_ID } from '../platform/id-schemas';
 import { isFinal } from './job-states';
 import type { JobEventRecord } from './jobs-repository';
 import type { JobsService } from './jobs-service';
+
+/** The query of a route that streams a job's events: `after`, the last sequence number seen. */
+export const eventStreamQuery = {
+  type: 'object',
+  properties: {
+    after: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_ID,
+      description: 'Only events with a larger sequence number (omit for all)',
+    },
+  },
+} as const;
+
+/** The 200 reply of a route that streams a job's events (what streamJobEvents writes). */
+export const eventStreamReply = {
+  description: 'A text/event-stream; each `data:` line is one event',
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+} as const;
 
 /**
  * Streams a job's events as server-sent events: the stored ones after `after`, then live ones, until

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import { streamJobEvents } from './event-stream';
+import { eventStreamQuery, eventStreamReply, streamJobEvents } from './event-stream';
 import type { JobRecord } from './jobs-repository';
 import { JOB_STATUSES } from './job-states';
 import type { JobsService } from './jobs-service';
@@ -63,18 +63,6 @@ const listQuery = {
       minimum: 1,
       maximum: MAX_ID,
       description: 'Only jobs with a smaller id: the `next_before` of the previous page',
-    },
-  },
-} as const;
-
-const eventsQuery = {
-  type: 'object',
-  properties: {
-    after: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_ID,
-      description: 'Only events with a larger sequence number (omit for all)',
     },
   },
 } as const;
@@ -204,13 +192,10 @@ export const jobsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Job
         tags: ['jobs'],
         summary: 'Job events as text/event-stream: the stored ones after `after`, then live until the end',
         params: idParams,
-        querystring: eventsQuery,
+        querystring: eventStreamQuery,
         produces: ['text/event-stream'],
         response: {
-          200: {
-            description: 'A text/event-stream; each `data:` line is one event',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          },
+          200: eventStreamReply,
           ...errorReplies(400, 401, 404),
         },
       },

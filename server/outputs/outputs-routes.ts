@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Registry } from '../../src/engine';
 import { idParam, userIdSchema } from '../applications/application-schemas';
-import { streamJobEvents } from '../jobs/event-stream';
+import { eventStreamQuery, eventStreamReply, streamJobEvents } from '../jobs/event-stream';
 import type { JobsService } from '../jobs/jobs-service';
-import { MAX_ID } from '../platform/id-schemas';
 import {
   acknowledgement,
   acknowledgementWith,
@@ -208,18 +207,6 @@ const executeRefusal = {
   },
 } as const;
 
-const streamQuery = {
-  type: 'object',
-  properties: {
-    after: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_ID,
-      description: 'Only events with a larger sequence number (omit for all)',
-    },
-  },
-} as const;
-
 /**
  * Outputs (spec workspace.md section 7, issue #10): execute-job for every problem whose file runs
  * through POST /{problem}/execute-job/{userId}, stop-job for every problem, and an output's detail,
@@ -416,13 +403,10 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         summary:
           "An output's events as text/event-stream (as /jobs/{id}/events): progress, logs, metrics, charts",
         params: idParam('outputId'),
-        querystring: streamQuery,
+        querystring: eventStreamQuery,
         produces: ['text/event-stream'],
         response: {
-          200: {
-            description: 'A text/event-stream; each `data:` line is one event',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          },
+          200: eventStreamReply,
           ...errorReplies(400, 401, 404),
         },
       },
