@@ -21,6 +21,18 @@ export interface ResolvedDataset {
   source: 'sample' | 'upload' | 'url';
 }
 
+/** A resolved dataset as a job's extension names it for the worker (`dataset` in worker-protocol). */
+export function datasetForWorker(dataset: ResolvedDataset) {
+  return {
+    path: dataset.path,
+    sha256: dataset.sha256,
+    row_count: dataset.rowCount,
+    columns: dataset.columns,
+    label: dataset.label,
+    synthetic: dataset.synthetic,
+  };
+}
+
 /** The owner a dataset is resolved for (a UserRecord has these). */
 export interface DatasetOwner {
   id: number;

@@ -20,7 +20,7 @@ import {
 import type { ApplicationsRepository } from '../applications/applications-repository';
 import { isAdmin } from '../auth/auth-plugin';
 import type { UserRecord } from '../auth/users-repository';
-import type { DatasetResolver, ResolvedDataset } from '../datasets/dataset-resolver';
+import { datasetForWorker, type DatasetResolver, type ResolvedDataset } from '../datasets/dataset-resolver';
 import { DatasetRefusal } from '../datasets/dataset-refusal';
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobRecord, JobsRepository } from '../jobs/jobs-repository';
@@ -176,14 +176,7 @@ export class OutputsService {
     }
     const extension = dataset
       ? {
-          dataset: {
-            path: dataset.path,
-            sha256: dataset.sha256,
-            row_count: dataset.rowCount,
-            columns: dataset.columns,
-            label: dataset.label,
-            synthetic: dataset.synthetic,
-          },
+          dataset: datasetForWorker(dataset),
           ...mapJobExtension(problem, appData, context),
           seed: DEFAULT_SEED,
         }
