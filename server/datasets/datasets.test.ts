@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,22 +7,8 @@ import { bearer, MODES, startStack, type DatabaseMode, type TestStack } from '..
 import { DatasetRefusal } from './dataset-refusal';
 import { DatasetResolver } from './dataset-resolver';
 import { MALFORMED_MULTIPART } from '../platform/multipart-errors';
+import { fileUploadBody } from '../test-support/multipart-body';
 import { UrlFetcher } from './url-fetcher';
-
-/** A multipart/form-data body with one file part. */
-function multipart(
-  content: Buffer | string,
-  options: { field?: string; filename?: string; type?: string } = {},
-) {
-  const boundary = `----qml${randomBytes(8).toString('hex')}`;
-  const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="${options.field ?? 'file'}"; ` +
-    `filename="${options.filename ?? 'prices.csv'}"\r\nContent-Type: ${options.type ?? 'text/csv'}\r\n\r\n`;
-  return {
-    payload: Buffer.concat([Buffer.from(head), Buffer.from(content), Buffer.from(`\r\n--${boundary}--\r\n`)]),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
 
 /** A CSV with a header and `rows` rows of "i,i*2". */
 function csvOf(rows: number): string {
@@ -75,7 +60,7 @@ for (const { database, available } of DATABASES)
 
     const upload = async (
       who: Account,
-      body: ReturnType<typeof multipart>,
+      body: ReturnType<typeof fileUploadBody>,
       path: { user?: string; email?: string } = {},
     ) => {
       const reply = await stack.app.inject({
@@ -105,7 +90,7 @@ for (const { database, available } of DATABASES)
 
     it('stores an uploaded CSV and answers its stored name, download URL, rows and columns', async () => {
       const text = csvOf(20);
-      const { status, body } = await upload(alice, multipart(text, { filename: 'my sales.csv' }));
+      const { status, body } = await upload(alice, fileUploadBody(text, { filename: 'my sales.csv' }));
       expect(status).toBe(201);
       expect(body).toMatchObject({
         success: true,
@@ -135,7 +120,7 @@ for (const { database, available } of DATABASES)
     });
 
     it("serves an upload to its owner and admins only: another user's path or file is not found", async () => {
-      const { body } = await upload(alice, multipart(csvOf(3)));
+      const { body } = await upload(alice, fileUploadBody(csvOf(3)));
       const get = (url: string, token: string) => stack.app.inject({ url, headers: bearer(token) });
       // Bob with Alice's path, and Bob with his own path: both 404, like a file that does not exist.
       expect((await get(body.url, bob.token)).statusCode).toBe(404);
@@ -154,13 +139,17 @@ for (const { database, available } of DATABASES)
     });
 
     it('accepts uploads only under the signed-in user (name or id, and e-mail)', async () => {
-      const csv = multipart(csvOf(2));
+      const csv = fileUploadBody(csvOf(2));
       expect((await upload(alice, csv, { user: 'bob', email: bob.email })).status).toBe(404);
       expect((await upload(alice, csv, { user: 'alice', email: bob.email })).status).toBe(404);
       expect((await upload(alice, csv, { user: String(bob.id) })).status).toBe(404);
       expect(
-        (await upload(alice, multipart(csvOf(2)), { user: String(alice.id), email: 'ALICE@example.com' }))
-          .status,
+        (
+          await upload(alice, fileUploadBody(csvOf(2)), {
+            user: String(alice.id),
+            email: 'ALICE@example.com',
+          })
+        ).status,
       ).toBe(201);
       const anonymous = await stack.app.inject({
         method: 'POST',
@@ -172,34 +161,36 @@ for (const { database, available } of DATABASES)
     });
 
     it("refuses bad files with 'Error uploading file. {detail}' and keeps nothing of them", async () => {
-      const cases: [ReturnType<typeof multipart>, number, string][] = [
-        [multipart(''), 400, 'The file is empty.'],
+      const cases: [ReturnType<typeof fileUploadBody>, number, string][] = [
+        [fileUploadBody(''), 400, 'The file is empty.'],
         [
-          multipart(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), {
+          fileUploadBody(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), {
             filename: 'data.csv',
           }),
           400,
           'The file is a PNG image, not CSV text.',
         ],
         [
-          multipart(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 6, 0, 8, 0]), { filename: 'book.xlsx' }),
+          fileUploadBody(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 6, 0, 8, 0]), {
+            filename: 'book.xlsx',
+          }),
           400,
           'The file is a ZIP archive (an Excel .xlsx workbook is one), not CSV text.',
         ],
         [
-          multipart(Buffer.from('Stadt,Größe\nKöln,1\n', 'latin1')),
+          fileUploadBody(Buffer.from('Stadt,Größe\nKöln,1\n', 'latin1')),
           400,
           'The file is not UTF-8 text: save it as "CSV UTF-8" and upload it again.',
         ],
         [
-          multipart('1,2,3\n4,5,6\n'),
+          fileUploadBody('1,2,3\n4,5,6\n'),
           400,
           'The file has no header row: its first row holds only numbers; add a first row that names the columns.',
         ],
-        [multipart('Day,Sales\n'), 400, 'The file has a header row but no data rows.'],
-        [multipart(csvOf(600)), 413, 'The file is larger than the limit of 4 KB.'],
+        [fileUploadBody('Day,Sales\n'), 400, 'The file has a header row but no data rows.'],
+        [fileUploadBody(csvOf(600)), 413, 'The file is larger than the limit of 4 KB.'],
         [
-          multipart(csvOf(2), { field: 'dataset' }),
+          fileUploadBody(csvOf(2), { field: 'dataset' }),
           400,
           'Send one CSV file as multipart/form-data, in the field "file".',
         ],
@@ -222,7 +213,7 @@ for (const { database, available } of DATABASES)
       );
       // A body whose parts do not use the boundary its Content-Type names (a broken client).
       for (const payload of [csvOf(2), '']) {
-        const broken = multipart(payload);
+        const broken = fileUploadBody(payload);
         const mismatched = await upload(alice, {
           ...broken,
           headers: { 'content-type': 'multipart/form-data; boundary=----not-the-one-used' },
@@ -239,17 +230,17 @@ for (const { database, available } of DATABASES)
 
     it('counts stored files against the per-user quota, says so when full, and frees room on delete', async () => {
       const three = csvOf(450); // 3,445 bytes: two fit in 8 KB, a third does not
-      const first = await upload(bob, multipart(three));
-      const second = await upload(bob, multipart(three));
+      const first = await upload(bob, fileUploadBody(three));
+      const second = await upload(bob, fileUploadBody(three));
       expect([first.status, second.status]).toEqual([201, 201]);
-      const full = await upload(bob, multipart(three));
+      const full = await upload(bob, fileUploadBody(three));
       expect(full.status).toBe(413);
       expect(full.body.message).toBe(
         'Error uploading file. Your dataset storage is full (7 KB of 8 KB used). Delete a dataset or ask an admin.',
       );
       expect(datasetFiles(bob).sort()).toEqual([first.body.filename, second.body.filename].sort());
       // Alice's storage is her own.
-      expect((await upload(alice, multipart(three))).status).toBe(201);
+      expect((await upload(alice, fileUploadBody(three))).status).toBe(201);
 
       const listed = await stack.app.inject({ url: '/api/datasets', headers: bearer(bob.token) });
       expect(listed.json().data).toMatchObject({ used_bytes: 2 * three.length, quota_bytes: 8192 });
@@ -268,7 +259,7 @@ for (const { database, available } of DATABASES)
       expect((await del(alice.token)).statusCode).toBe(404);
       expect((await del(bob.token)).statusCode).toBe(200);
       expect(datasetFiles(bob)).toEqual([second.body.filename]);
-      expect((await upload(bob, multipart(three))).status).toBe(201);
+      expect((await upload(bob, fileUploadBody(three))).status).toBe(201);
       await removeAll(alice);
       await removeAll(bob);
     });
@@ -305,7 +296,7 @@ for (const { database, available } of DATABASES)
       writeFileSync(fresh, 'Day,Sales\n1,');
       const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
       utimesSync(stale, twoHoursAgo, twoHoursAgo);
-      expect((await upload(alice, multipart(csvOf(2)))).status).toBe(201);
+      expect((await upload(alice, fileUploadBody(csvOf(2)))).status).toBe(201);
       expect(existsSync(stale)).toBe(false);
       expect(existsSync(fresh)).toBe(true); // possibly an upload under way
       rmSync(fresh);
@@ -314,7 +305,7 @@ for (const { database, available } of DATABASES)
 
     it('counts concurrent uploads one after the other against the quota', async () => {
       const dave = await account(`dave-${database}@example.com`);
-      const replies = await Promise.all([1, 2, 3].map(() => upload(dave, multipart(csvOf(450)))));
+      const replies = await Promise.all([1, 2, 3].map(() => upload(dave, fileUploadBody(csvOf(450)))));
       expect(replies.map((r) => r.status).sort()).toEqual([201, 201, 413]);
       expect(datasetFiles(dave)).toHaveLength(2);
       const { rows } = await stack.services.db.query<{ used: number }>(
@@ -326,8 +317,8 @@ for (const { database, available } of DATABASES)
 
     it('limits one account to 60 upload attempts an hour (429 with Retry-After)', async () => {
       const carol = await account(`carol-${database}@example.com`);
-      for (let i = 0; i < 60; i++) expect((await upload(carol, multipart(''))).status).toBe(400);
-      const valid = multipart(csvOf(2));
+      for (let i = 0; i < 60; i++) expect((await upload(carol, fileUploadBody(''))).status).toBe(400);
+      const valid = fileUploadBody(csvOf(2));
       const reply = await stack.app.inject({
         method: 'POST',
         url: `/api/upload/${carol.name}/${encodeURIComponent(carol.email)}`,
@@ -337,7 +328,7 @@ for (const { database, available } of DATABASES)
       expect(reply.statusCode).toBe(429);
       expect(Number(reply.headers['retry-after'])).toBeGreaterThan(0);
       // Another account is not held back.
-      expect((await upload(bob, multipart(''))).status).toBe(400);
+      expect((await upload(bob, fileUploadBody(''))).status).toBe(400);
     });
 
     describe('DatasetResolver', () => {
@@ -388,7 +379,7 @@ for (const { database, available } of DATABASES)
 
       it("resolves the owner's upload by its URL (with or without /api), and refuses another user's", async () => {
         const { resolver } = stack.services.datasets;
-        const { body } = await upload(alice, multipart(csvOf(7), { filename: 'weekly.csv' }));
+        const { body } = await upload(alice, fileUploadBody(csvOf(7), { filename: 'weekly.csv' }));
         // Also as a full link to this server (PUBLIC_URL), which is never fetched over the network.
         const full = `${stack.config.publicUrl}${body.url}`;
         for (const url of [

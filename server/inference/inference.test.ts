@@ -1,11 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapJobBody, type AppData } from '../../src/engine';
 import { ApplicationsRepository } from '../applications/applications-repository';
 import type { UserRecord } from '../auth/users-repository';
+import { datasetForWorker } from '../datasets/dataset-resolver';
 import { bearer, startStack, waitForFinal, type TestStack } from '../test-support/harness';
+import { fileUploadBody } from '../test-support/multipart-body';
 
 // Inference end to end: a stock output trained through the real job path (queue, runner, the
 // Python handler saving its model under DATA_DIR/outputs/{id}), then applied to CSVs through
@@ -33,17 +34,6 @@ function readSample(): Record<string, string>[] {
   const [header, ...lines] = readFileSync(SAMPLE_PATH, 'utf8').trim().split('\n');
   const names = header!.split(',');
   return lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [names[i], v])));
-}
-
-function multipart(content: string, filename: string) {
-  const boundary = `----qml${randomBytes(8).toString('hex')}`;
-  const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
-    'Content-Type: text/csv\r\n\r\n';
-  return {
-    payload: Buffer.concat([Buffer.from(head), Buffer.from(content), Buffer.from(`\r\n--${boundary}--\r\n`)]),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
 }
 
 describe('inference with a trained output', () => {
@@ -94,14 +84,7 @@ describe('inference with a trained output', () => {
       appData,
       name: `inference test #{id}`,
       extension: {
-        dataset: {
-          path: dataset.path,
-          sha256: dataset.sha256,
-          row_count: dataset.rowCount,
-          columns: dataset.columns,
-          label: dataset.label,
-          synthetic: dataset.synthetic,
-        },
+        dataset: datasetForWorker(dataset),
         normalization: '[0,1]',
         missing_values: 'impute_average',
         target_column: null,
@@ -187,7 +170,7 @@ describe('inference with a trained output', () => {
     ]
       .join('\r\n') // as a spreadsheet on Windows saves it
       .concat('\r\n');
-    const form = multipart(csv, 'april.csv');
+    const form = fileUploadBody(csv, { filename: 'april.csv' });
     const upload = await stack.app.inject({
       method: 'POST',
       url: `/api/upload/${owner.user.id}/${encodeURIComponent(owner.user.email)}`,

@@ -19,7 +19,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 
 import { mapJobBody, type AppData } from '../../src/engine';
 import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
@@ -30,6 +29,7 @@ import { WORKER_DIR } from '../../server/jobs/worker-process';
 import { buildJobEnvelope } from '../../server/jobs/worker-protocol';
 import { apiNameOf } from '../../server/outputs/outputs-service';
 import { bearer, startStack, type TestStack } from '../../server/test-support/harness';
+import { fileUploadBody } from '../../server/test-support/multipart-body';
 
 const RUNS = Number(process.argv[2] ?? 10);
 const COLD_RUNS = Math.min(RUNS, 3);
@@ -121,17 +121,6 @@ async function rawTrainingSeconds(python: string, envelope: object): Promise<num
   };
   if (report.code !== 0) throw new Error(`raw run failed (${report.code}): ${report.last}`);
   return report.seconds * 1000;
-}
-
-function multipart(content: string, filename: string) {
-  const boundary = `----qml${randomBytes(8).toString('hex')}`;
-  const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
-    'Content-Type: text/csv\r\n\r\n';
-  return {
-    payload: Buffer.concat([Buffer.from(head), Buffer.from(content), Buffer.from(`\r\n--${boundary}--\r\n`)]),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
 }
 
 async function selfTestLatencies(stack: TestStack, runs: number): Promise<number[]> {
@@ -289,7 +278,7 @@ if (stockRun) {
     .trim()
     .split('\n');
   const csv = `${[lines[0]!, ...lines.slice(1, 1001)].join('\n')}\n`;
-  const form = multipart(csv, 'bench-1000.csv');
+  const form = fileUploadBody(csv, { filename: 'bench-1000.csv' });
   const upload = await stack.app.inject({
     method: 'POST',
     url: `/api/upload/${user.id}/${encodeURIComponent(user.email)}`,
