@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Registry } from '../../src/engine';
-import { idParam, userIdSchema } from '../applications/application-schemas';
+import { idParam, outputSummarySchema, userIdSchema } from '../applications/application-schemas';
 import { eventStreamQuery, eventStreamReply, streamJobEvents } from '../jobs/event-stream';
 import type { JobsService } from '../jobs/jobs-service';
 import {
@@ -84,7 +84,7 @@ const outputDetailSchema = {
   ],
   properties: {
     id: { type: 'integer' },
-    name: { type: 'string', description: "'{app_name} #{id}'" },
+    name: outputSummarySchema.properties.name,
     status: {
       type: 'string',
       description: "queued, running, Completed, Failed or Manual Stop (anything not final is 'Ongoing')",
@@ -94,8 +94,8 @@ const outputDetailSchema = {
     completed_at: isoOrNull,
     application_id: { type: 'integer' },
     problem_id: { type: 'string' },
-    execution_time: { type: ['number', 'null'], description: 'Seconds from running to the final status' },
-    trained_model_type: { type: ['string', 'null'], description: 'LSTM, GRU, RNN, Quantum, SVM, VQE, ...' },
+    execution_time: outputSummarySchema.properties.execution_time,
+    trained_model_type: outputSummarySchema.properties.trained_model_type,
     trained_model_path: {
       type: ['string', 'null'],
       description: 'The saved model, relative to DATA_DIR (outputs/{id}/...); null when none',
