@@ -4,6 +4,7 @@ import {
   bearer,
   MODES,
   startStack,
+  submitSelfTest,
   waitForFinal,
   waitForRunning,
   type TestStack,
@@ -11,17 +12,6 @@ import {
 import { JOB_STATUSES } from './job-states';
 
 type Event = { seq: number; type: string; payload: Record<string, unknown> };
-
-const start = async (stack: TestStack, body: object = {}) => {
-  const reply = await stack.app.inject({
-    method: 'POST',
-    url: '/api/diagnostics/self-test',
-    headers: bearer(stack.adminToken),
-    payload: body,
-  });
-  expect(reply.statusCode).toBe(201);
-  return (reply.json() as { data: { id: number; status: string } }).data;
-};
 
 const statuses = (events: Event[]) => events.filter((e) => e.type === 'status').map((e) => e.payload.status);
 
@@ -34,7 +24,7 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   afterAll(async () => stack?.close());
 
   it.skipIf(!mode.available)('runs the quantum self-test through the queue and a Python worker', async () => {
-    const submitted = await start(stack, { shots: 1024 });
+    const submitted = await submitSelfTest(stack, { shots: 1024 });
     expect(submitted.status).toBe('queued');
     const { job, events } = (await waitForFinal(stack, submitted.id)) as unknown as {
       job: { status: string; result: { counts: Record<string, number> }; execution_time: number };
@@ -56,7 +46,7 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
 
   it.skipIf(!mode.available)('streams the events live as server-sent events until the job ends', async () => {
     const address = await stack.app.listen({ port: 0, host: '127.0.0.1' });
-    const submitted = await start(stack, { shots: 256, delay_seconds: 1 });
+    const submitted = await submitSelfTest(stack, { shots: 256, delay_seconds: 1 });
     const text = await new Promise<string>((resolve, reject) => {
       const url = new URL(`/api/jobs/${submitted.id}/events`, address);
       http
@@ -88,7 +78,7 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   it.skipIf(!mode.available)(
     'stops a running job: the process is killed and Manual Stop recorded',
     async () => {
-      const submitted = await start(stack, { delay_seconds: 60 });
+      const submitted = await submitSelfTest(stack, { delay_seconds: 60 });
       const pid = await waitForRunning(stack, submitted.id);
       const reply = await stack.app.inject({
         method: 'POST',
@@ -104,9 +94,9 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   );
 
   it.skipIf(!mode.available)('stops a queued job before it starts', async () => {
-    const running = await start(stack, { delay_seconds: 60 });
+    const running = await submitSelfTest(stack, { delay_seconds: 60 });
     await waitForRunning(stack, running.id);
-    const queued = await start(stack, {});
+    const queued = await submitSelfTest(stack, {});
     await stack.app.inject({
       method: 'POST',
       url: `/api/jobs/${queued.id}/stop`,
@@ -124,7 +114,7 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   });
 
   it.skipIf(!mode.available)('records Failed with the reason when the worker crashes', async () => {
-    const submitted = await start(stack, { delay_seconds: 60 });
+    const submitted = await submitSelfTest(stack, { delay_seconds: 60 });
     const pid = await waitForRunning(stack, submitted.id);
     process.kill(pid, 'SIGKILL'); // what the kernel's out-of-memory killer does
     const { job, events } = (await waitForFinal(stack, submitted.id, 15_000)) as unknown as {
@@ -147,7 +137,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
     afterAll(async () => stack?.close());
 
     it.skipIf(!mode.available)('records Failed when a job exceeds its time limit', async () => {
-      const submitted = await start(stack, { delay_seconds: 60 });
+      const submitted = await submitSelfTest(stack, { delay_seconds: 60 });
       const { job } = (await waitForFinal(stack, submitted.id, 20_000)) as unknown as {
         job: { status: string; error: string };
       };
@@ -158,7 +148,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
     it.skipIf(!mode.available)(
       'hides a job from other users and refuses the self-test to non-admins',
       async () => {
-        const submitted = await start(stack, { shots: 16 });
+        const submitted = await submitSelfTest(stack, { shots: 16 });
         const other = await stack.userToken('someone@example.com');
         const seen = await stack.app.inject({ url: `/api/jobs/${submitted.id}`, headers: bearer(other) });
         expect(seen.statusCode).toBe(404);
@@ -234,7 +224,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
     it.skipIf(!mode.available)(
       "a finished job's event stream sends what is left after `after` and closes",
       async () => {
-        const submitted = await start(stack, { shots: 16 });
+        const submitted = await submitSelfTest(stack, { shots: 16 });
         const { events } = (await waitForFinal(stack, submitted.id)) as unknown as { events: Event[] };
         const last = events.at(-1)!.seq;
         const stream = (after?: number) =>
@@ -261,7 +251,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
     it.skipIf(!mode.available)(
       'refuses an out-of-range `after` with a 400 before the stream starts',
       async () => {
-        const submitted = await start(stack, { shots: 16 });
+        const submitted = await submitSelfTest(stack, { shots: 16 });
         for (const after of ['2147483648', '99999999999', '-1', '1.5', 'x']) {
           const reply = await stack.app.inject({
             url: `/api/jobs/${submitted.id}/events?after=${after}`,

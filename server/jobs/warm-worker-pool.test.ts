@@ -7,6 +7,7 @@ import {
   bearer,
   MODES,
   startStack,
+  submitSelfTest,
   waitForFinal,
   waitForRunning,
   type TestStack,
@@ -231,17 +232,6 @@ describe('warm worker pool fallback', () => {
   });
 });
 
-const start = async (stack: TestStack, body: object) => {
-  const reply = await stack.app.inject({
-    method: 'POST',
-    url: '/api/diagnostics/self-test',
-    headers: bearer(stack.adminToken),
-    payload: body,
-  });
-  expect(reply.statusCode).toBe(201);
-  return (reply.json() as { data: { id: number } }).data.id;
-};
-
 describe.each(MODES.filter((m) => m.database === 'pglite'))(
   'jobs through warm workers with the $queue queue',
   (mode) => {
@@ -261,7 +251,10 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))(
     afterAll(async () => stack?.close());
 
     it.skipIf(!mode.available)('runs self-tests to Completed in children of the warm parent', async () => {
-      const ids = [await start(stack, { shots: 256, delay_seconds: 1 }), await start(stack, { shots: 512 })];
+      const ids = [
+        (await submitSelfTest(stack, { shots: 256, delay_seconds: 1 })).id,
+        (await submitSelfTest(stack, { shots: 512 })).id,
+      ];
       const pid = await waitForRunning(stack, ids[0]!);
       expect(processIds(pid).ppid).toBe(pool.parentPid);
       for (const id of ids) {
@@ -272,7 +265,7 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))(
 
     it.skipIf(!mode.available)('stop: Manual Stop, and the parent survives', async () => {
       const parentPid = pool.parentPid;
-      const id = await start(stack, { delay_seconds: 60 });
+      const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
       const pid = await waitForRunning(stack, id);
       const reply = await stack.app.inject({
         method: 'POST',
@@ -289,7 +282,7 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))(
       'a crashed child: Failed naming SIGKILL, and the parent survives',
       async () => {
         const parentPid = pool.parentPid;
-        const id = await start(stack, { delay_seconds: 60 });
+        const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
         process.kill(await waitForRunning(stack, id), 'SIGKILL');
         const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
           job: { status: string; error: string };
@@ -304,7 +297,7 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))(
       'the parent killed: the running job is Failed as lost, and the next job completes',
       async () => {
         const parentPid = pool.parentPid!;
-        const id = await start(stack, { delay_seconds: 60 });
+        const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
         await waitForRunning(stack, id);
         process.kill(parentPid, 'SIGKILL');
         const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
@@ -312,7 +305,7 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))(
         };
         expect(job.status).toBe('Failed');
         expect(job.error).toBe(WORKER_LOST_MESSAGE);
-        const next = await start(stack, { shots: 128 });
+        const next = (await submitSelfTest(stack, { shots: 128 })).id;
         expect((await waitForFinal(stack, next)).job.status).toBe('Completed');
         expect(pool.parentPid).not.toBe(parentPid);
       },

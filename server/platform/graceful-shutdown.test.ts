@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database';
 import { writeFakePython } from '../test-support/fake-python';
-import { bearer, MODES, startStack, waitForRunning, type TestStack } from '../test-support/harness';
+import { MODES, startStack, submitSelfTest, waitForRunning, type TestStack } from '../test-support/harness';
 import { shutDownGracefully } from './graceful-shutdown';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -120,13 +120,7 @@ describe.each(MODES.filter((m) => m.database === 'pglite'))('shutdown with the $
   it.skipIf(!mode.available)('records the running job Failed and kills its process group', async () => {
     const fake = writeFakePython();
     stack = await startStack(mode, { WORKER_PYTHON: fake.python, WORKER_CONCURRENCY: '1' });
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: '/api/diagnostics/self-test',
-      headers: bearer(stack.adminToken),
-      payload: { shots: 16 },
-    });
-    const jobId = (reply.json() as { data: { id: number } }).data.id;
+    const jobId = (await submitSelfTest(stack, { shots: 16 })).id;
     await waitForRunning(stack, jobId);
     const [workerPid, sleeperPid] = await until('the fake worker to start', () => {
       const line = existsSync(fake.pidsFile) ? readFileSync(fake.pidsFile, 'utf8').trim() : '';

@@ -156,6 +156,21 @@ export async function startStack(
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/**
+ * Submits the quantum self-test as the admin (POST /api/diagnostics/self-test); throws unless it is
+ * accepted (201). Returns the new job's id and status.
+ */
+export async function submitSelfTest(stack: TestStack, body: object = {}) {
+  const reply = await stack.app.inject({
+    method: 'POST',
+    url: '/api/diagnostics/self-test',
+    headers: bearer(stack.adminToken),
+    payload: body,
+  });
+  if (reply.statusCode !== 201) throw new Error(`self-test refused (${reply.statusCode}): ${reply.body}`);
+  return (reply.json() as { data: { id: number; status: string } }).data;
+}
+
 /** Polls a job until it reaches a final status (or the deadline passes). */
 export async function waitForFinal(stack: TestStack, jobId: number, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,7 @@
  * the runner's status change, before the Python process starts) and submit-to-Completed time of
  * the quantum self-test, in both queue modes. Run: npx tsx tests/bench/job-latency.ts [jobs]
  */
-import { bearer, startStack, waitForFinal, type QueueMode } from '../../server/test-support/harness';
+import { startStack, submitSelfTest, waitForFinal, type QueueMode } from '../../server/test-support/harness';
 
 const runs = Number(process.argv[2] ?? 10);
 const quantile = (values: number[], q: number) => {
@@ -17,13 +17,7 @@ for (const queue of ['in-process', 'bullmq'] as QueueMode[]) {
   const toEnd: number[] = [];
   for (let i = 0; i < runs; i++) {
     const submitted = Date.now();
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: '/api/diagnostics/self-test',
-      headers: bearer(stack.adminToken),
-      payload: { shots: 1024 },
-    });
-    const id = (reply.json() as { data: { id: number } }).data.id;
+    const { id } = await submitSelfTest(stack, { shots: 1024 });
     const { job } = (await waitForFinal(stack, id)) as unknown as {
       job: { created_at: string; started_at: string; status: string };
     };

@@ -28,7 +28,7 @@ import type { WarmWorkerPool } from '../../server/jobs/warm-worker-pool';
 import { WORKER_DIR } from '../../server/jobs/worker-process';
 import { buildJobEnvelope } from '../../server/jobs/worker-protocol';
 import { apiNameOf } from '../../server/outputs/outputs-service';
-import { bearer, startStack, type TestStack } from '../../server/test-support/harness';
+import { bearer, startStack, submitSelfTest, type TestStack } from '../../server/test-support/harness';
 import { fileUploadBody } from '../../server/test-support/multipart-body';
 
 const RUNS = Number(process.argv[2] ?? 10);
@@ -126,13 +126,7 @@ async function rawTrainingSeconds(python: string, envelope: object): Promise<num
 async function selfTestLatencies(stack: TestStack, runs: number): Promise<number[]> {
   const values: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: '/api/diagnostics/self-test',
-      headers: bearer(stack.adminToken),
-      payload: { shots: 1024 },
-    });
-    const id = (reply.json() as { data: { id: number } }).data.id;
+    const { id } = await submitSelfTest(stack, { shots: 1024 });
     const { job, events } = await waitFinal(stack, id);
     if (job.status !== 'Completed') throw new Error(`self-test ${id} ended ${job.status}`);
     values.push(dequeueToFirstProgress(job, events)!);
