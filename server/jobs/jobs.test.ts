@@ -1,8 +1,8 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   MODES,
+  readEventStream,
   startStack,
   submitSelfTest,
   waitForFinal,
@@ -45,20 +45,8 @@ describe.each(MODES)('jobs on $database with the $queue queue', (mode) => {
   });
 
   it.skipIf(!mode.available)('streams the events live as server-sent events until the job ends', async () => {
-    const address = await stack.app.listen({ port: 0, host: '127.0.0.1' });
     const submitted = await submitSelfTest(stack, { shots: 256, delay_seconds: 1 });
-    const text = await new Promise<string>((resolve, reject) => {
-      const url = new URL(`/api/jobs/${submitted.id}/events`, address);
-      http
-        .get(url, { headers: bearer(stack.adminToken) }, (res) => {
-          expect(res.headers['content-type']).toContain('text/event-stream');
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve(body));
-        })
-        .on('error', reject);
-    });
+    const text = await readEventStream(stack, `/api/jobs/${submitted.id}/events`, stack.adminToken);
     const events = text
       .split('\n\n')
       .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -169,6 +171,34 @@ export async function submitSelfTest(stack: TestStack, body: object = {}) {
   });
   if (reply.statusCode !== 201) throw new Error(`self-test refused (${reply.statusCode}): ${reply.body}`);
   return (reply.json() as { data: { id: number; status: string } }).data;
+}
+
+/**
+ * A server-sent event stream (GET `urlPath`, e.g. /api/jobs/{id}/events) as text, read over a real
+ * socket until the server ends it; the app starts listening on a free port at the first call.
+ * Rejects when the reply is not text/event-stream.
+ */
+export async function readEventStream(stack: TestStack, urlPath: string, token: string): Promise<string> {
+  const server = stack.app.server;
+  const address = server.listening
+    ? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    : await stack.app.listen({ port: 0, host: '127.0.0.1' });
+  return new Promise<string>((resolve, reject) => {
+    http
+      .get(new URL(urlPath, address), { headers: bearer(token) }, (res) => {
+        const type = String(res.headers['content-type']);
+        if (!type.includes('text/event-stream')) {
+          res.resume();
+          reject(new Error(`${urlPath} answered ${res.statusCode} ${type}, not text/event-stream`));
+          return;
+        }
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
+  });
 }
 
 /** Polls a job until it reaches a final status (or the deadline passes). */
