@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
 import {
   bearer,
   MODES,
+  readEventStream,
   startStack,
   waitForFinal,
   waitForRunning,
@@ -80,6 +79,28 @@ function bodyFor(stack: TestStack, owner: User, appId: number, appData: AppData)
     applicationId: appId,
     userId: owner.id,
   }).body;
+}
+
+/**
+ * An output of a new demand application left 'running' with no worker behind it, as a server that
+ * went down mid-run leaves it (created straight in the repository, not through execute-job).
+ */
+async function outputLeftRunning(stack: TestStack, owner: User) {
+  const appData = smallDemand(stack);
+  const appId = await newApplication(stack, owner, appData);
+  const user = (await stack.services.auth.authenticate(owner.token))!.user;
+  const job = await stack.services.db.transaction((tx) =>
+    stack.services.repositories.jobs.create(tx, {
+      kind: DEMAND,
+      ownerId: user.id,
+      params: bodyFor(stack, owner, appId, appData),
+      applicationId: appId,
+      appData,
+      name: 'Demand #{id}',
+    }),
+  );
+  await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [job.id]);
+  return { appId, job };
 }
 
 async function execute(stack: TestStack, owner: User, appData: AppData) {
@@ -266,20 +287,7 @@ describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
   it.skipIf(!mode.available)(
     'an output handed out again after its worker was lost (a restart) ends Failed, said in its logs',
     async () => {
-      const appData = smallDemand(stack);
-      const appId = await newApplication(stack, alice, appData);
-      const user = (await stack.services.auth.authenticate(alice.token))!.user;
-      const orphan = await stack.services.db.transaction((tx) =>
-        stack.services.repositories.jobs.create(tx, {
-          kind: DEMAND,
-          ownerId: user.id,
-          params: bodyFor(stack, alice, appId, appData),
-          applicationId: appId,
-          appData,
-          name: 'Demand #{id}',
-        }),
-      );
-      await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [orphan.id]);
+      const { job: orphan } = await outputLeftRunning(stack, alice);
       await stack.services.queue.enqueue(orphan.id); // what BullMQ does with a stalled job
       const { job } = (await waitForFinal(stack, orphan.id, 30_000)) as Json;
       expect(job).toMatchObject({ status: 'Failed', error: 'The worker running this job was lost' });
@@ -349,24 +357,8 @@ describe.each(MODES)('outputs on $database with the $queue queue', (mode) => {
 });
 
 /** The output's SSE stream as text, read until the server ends it (the output's final status). */
-async function readStream(stack: TestStack, user: User, outputId: number): Promise<string> {
-  const server = stack.app.server;
-  const address = server.listening
-    ? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    : await stack.app.listen({ port: 0, host: '127.0.0.1' });
-  return new Promise<string>((resolve, reject) => {
-    const url = new URL(`/api/application-outputs/${outputId}/stream`, address);
-    http
-      .get(url, { headers: bearer(user.token) }, (res) => {
-        expect(res.headers['content-type']).toContain('text/event-stream');
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}
+const readStream = (stack: TestStack, user: User, outputId: number) =>
+  readEventStream(stack, `/api/application-outputs/${outputId}/stream`, user.token);
 
 async function waitForProgress(stack: TestStack, user: User, outputId: number, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
@@ -477,21 +469,8 @@ describe.each(MODES.filter((m) => m.database === 'pglite' && m.queue === 'in-pro
     }, 120_000);
 
     it('after a restart no output stays Ongoing', async () => {
-      const appData = smallDemand(stack);
-      const appId = await newApplication(stack, alice, appData);
-      const user = (await stack.services.auth.authenticate(alice.token))!.user;
-      const job = await stack.services.db.transaction((tx) =>
-        stack.services.repositories.jobs.create(tx, {
-          kind: DEMAND,
-          ownerId: user.id,
-          params: bodyFor(stack, alice, appId, appData),
-          applicationId: appId,
-          appData,
-          name: 'Demand #{id}',
-        }),
-      );
+      const { appId, job } = await outputLeftRunning(stack, alice);
       expect(job.name).toBe(`Demand #${job.id}`);
-      await stack.services.db.query(`update jobs set status = 'running' where id = $1`, [job.id]);
       expect(
         (await call(stack, 'GET', `/application-outputs/${appId}/count`, alice.token)).json().data,
       ).toEqual({
