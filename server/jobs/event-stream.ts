@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeForLog } from '../platform/error-handler';
 import { MAX_ID } from '../platform/id-schemas';
+import { errorReplies } from '../platform/reply-schemas';
 import { isFinal } from './job-states';
 import type { JobEventRecord } from './jobs-repository';
 import type { JobsService } from './jobs-service';
 
 /** The query of a route that streams a job's events: `after`, the last sequence number seen. */
-export const eventStreamQuery = {
+const eventStreamQuery = {
   type: 'object',
   properties: {
     after: {
@@ -18,10 +19,21 @@ export const eventStreamQuery = {
   },
 } as const;
 
-/** The 200 reply of a route that streams a job's events (what streamJobEvents writes). */
-export const eventStreamReply = {
-  description: 'A text/event-stream; each `data:` line is one event',
-  content: { 'text/event-stream': { schema: { type: 'string' } } },
+/**
+ * The schema parts every route that streams a job's events shares (spread into its `schema` beside
+ * its tags, summary and params): the `after` query, and a text/event-stream 200 (what
+ * streamJobEvents writes) or a 400, 401 or 404 before the stream starts.
+ */
+export const eventStreamSchema = {
+  querystring: eventStreamQuery,
+  produces: ['text/event-stream'],
+  response: {
+    200: {
+      description: 'A text/event-stream; each `data:` line is one event',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    ...errorReplies(400, 401, 404),
+  },
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import { eventStreamQuery, eventStreamReply, streamJobEvents } from './event-stream';
+import { eventStreamSchema, streamJobEvents } from './event-stream';
 import type { JobRecord } from './jobs-repository';
 import { JOB_STATUSES } from './job-states';
 import type { JobsService } from './jobs-service';
@@ -192,12 +192,7 @@ export const jobsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Job
         tags: ['jobs'],
         summary: 'Job events as text/event-stream: the stored ones after `after`, then live until the end',
         params: idParams,
-        querystring: eventStreamQuery,
-        produces: ['text/event-stream'],
-        response: {
-          200: eventStreamReply,
-          ...errorReplies(400, 401, 404),
-        },
+        ...eventStreamSchema,
       },
     },
     async (request, reply) => {

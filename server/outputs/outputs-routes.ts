@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Registry } from '../../src/engine';
 import { idParam, outputSummarySchema, userIdSchema } from '../applications/application-schemas';
-import { eventStreamQuery, eventStreamReply, streamJobEvents } from '../jobs/event-stream';
+import { eventStreamSchema, streamJobEvents } from '../jobs/event-stream';
 import type { JobsService } from '../jobs/jobs-service';
 import {
   acknowledgement,
@@ -403,12 +403,7 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         summary:
           "An output's events as text/event-stream (as /jobs/{id}/events): progress, logs, metrics, charts",
         params: idParam('outputId'),
-        querystring: eventStreamQuery,
-        produces: ['text/event-stream'],
-        response: {
-          200: eventStreamReply,
-          ...errorReplies(400, 401, 404),
-        },
+        ...eventStreamSchema,
       },
     },
     async (request, reply) => {
