@@ -22,19 +22,16 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter
+from qmlstudio_worker.protocol import Emitter
 
 #: Largest CSV accepted for inference: the upload limit (UPLOAD_MAX_BYTES' default, 100 MB).
 MAX_INFERENCE_BYTES = 100 * 1024 * 1024
 MODEL_FILE = "model.json"
-EXIT_INTERRUPTED = 130
 _MAX_NAMES_LISTED = 20
 
 
@@ -200,17 +197,6 @@ def infer(text: str) -> dict[str, Any]:
 
 def run_inference(text: str, emitter: Emitter) -> int:
     """One inference request in, one ``result`` or ``error`` line out; the exit code back (as ``run_job``)."""
-    try:
-        data = infer(text)
-        emitter.result(data)
-    except JobValidationError as exc:
-        emitter.error(exc.message, kind="validation", field=exc.field)
-        return EXIT_VALIDATION_ERROR
-    except KeyboardInterrupt:
-        print("qmlstudio_worker: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        traceback.print_exc(file=sys.stderr)
-        emitter.error(f"{type(exc).__name__}: {exc}", kind="runtime")
-        return EXIT_RUNTIME_ERROR
-    return EXIT_OK
+    from qmlstudio_worker.runner import report_outcome
+
+    return report_outcome(lambda: infer(text), emitter)

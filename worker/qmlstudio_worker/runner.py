@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
@@ -53,12 +55,23 @@ def run_job(
         return EXIT_RUNTIME_ERROR
 
     ctx = JobContext(job_id=job.job_id, emitter=emitter, output_dir=job.output_dir, extension=job.extension)
-    try:
+
+    def produce() -> dict[str, Any]:
         handler = job.kind.load_handler()
         data = handler(job.params, ctx)
         if not isinstance(data, dict):
             raise TypeError(f"handler for {job.kind.kind!r} returned {type(data).__name__}, not a dict")
-        emitter.result(data)
+        return data
+
+    return report_outcome(produce, emitter)
+
+
+def report_outcome(produce: Callable[[], dict[str, Any]], emitter: Emitter) -> int:
+    """Call ``produce`` and write its one final line: ``result`` with what it returns (exit 0), or
+    ``error`` (a :class:`JobValidationError` -> kind "validation", exit 2; any other exception -> kind
+    "runtime", exit 1, traceback on stderr). Ctrl-C exits 130 with no protocol line."""
+    try:
+        emitter.result(produce())
     except JobValidationError as exc:
         emitter.error(exc.message, kind="validation", field=exc.field)
         return EXIT_VALIDATION_ERROR
