@@ -44,9 +44,9 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from qmlstudio_worker.ml.fraud import (
-    METRIC_NAMES,
     classification_metrics,
     confusion_matrix_chart,
+    emit_evaluation,
     majority_baseline,
     positive_label,
     pr_chart,
@@ -298,13 +298,7 @@ def train_vqc_fraud(
     tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
     fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
     if emit is not None:
-        for name in METRIC_NAMES:
-            emit.metric(name, metrics[name])
-        for name in METRIC_NAMES:
-            emit.metric(f"baseline_{name}", baseline[name])
-        for chart in charts:
-            emit.chart_spec(chart)
-        emit.progress(95, "evaluated")
+        emit_evaluation(emit, metrics, baseline, charts)
 
     summary = (
         prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
