@@ -101,25 +101,22 @@ def ry_product_state(angles: Tensor) -> Tensor:
     return state
 
 
-def ry(state: Tensor, n: int, qubit: int, theta: Tensor | float) -> Tensor:
+def _half_angle_cos_sin(theta: Tensor | float) -> tuple[Any, Any]:
+    """(cos(theta / 2), sin(theta / 2)): tensors shaped for :func:`apply_1q` for a batch, else numbers."""
     torch = _torch()
     half = _angle(theta) / 2
-    c, s = (
-        (torch.cos(half), torch.sin(half))
-        if isinstance(half, torch.Tensor)
-        else (math.cos(half), math.sin(half))
-    )
+    if isinstance(half, torch.Tensor):
+        return torch.cos(half), torch.sin(half)
+    return math.cos(half), math.sin(half)
+
+
+def ry(state: Tensor, n: int, qubit: int, theta: Tensor | float) -> Tensor:
+    c, s = _half_angle_cos_sin(theta)
     return apply_1q(state, n, qubit, c, -s, s, c)
 
 
 def rx(state: Tensor, n: int, qubit: int, theta: Tensor | float) -> Tensor:
-    torch = _torch()
-    half = _angle(theta) / 2
-    c, s = (
-        (torch.cos(half), torch.sin(half))
-        if isinstance(half, torch.Tensor)
-        else (math.cos(half), math.sin(half))
-    )
+    c, s = _half_angle_cos_sin(theta)
     return apply_1q(state, n, qubit, c, -1j * s, -1j * s, c)
 
 
