@@ -211,6 +211,86 @@ def history_chart(
     }
 
 
+@dataclass
+class ForecastWindows:
+    """The rows of a one-step-ahead forecast job, prepared by :func:`prepare_windows`."""
+
+    frame: pd.DataFrame  # the selected rows (without the removed ones), for the date column
+    features: list[str]
+    selected: int  # rows selected before any were removed
+    test_start: int  # rows in the training part; the test part follows
+    full: pd.DataFrame  # training then test rows, imputed
+    imputer: MissingValueImputer | None
+    feature_normalizer: MinMaxNormalizer
+    target_normalizer: MinMaxNormalizer
+    y_raw: FloatArray  # the prediction feature, in its units
+    x_train: FloatArray
+    y_train: FloatArray
+    x_test: FloatArray
+    y_test: FloatArray
+
+
+def prepare_windows(
+    frame: pd.DataFrame,
+    training_features: Sequence[str],
+    prediction_feature: str,
+    *,
+    from_index: float | None,
+    to_index: float | None,
+    train_share: float,
+    window: int,
+    missing_values: MissingValues,
+    normalization: Normalization,
+    seed: int,
+) -> ForecastWindows:
+    """Select the rows, remove or impute missing values, split in time order, fit the normalizers on the
+    training part and cut the (normalized) sliding windows of the training and the test targets."""
+    if from_index is not None or to_index is not None:
+        frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
+    features = list(training_features)
+    columns = list(dict.fromkeys([*features, prediction_feature]))
+    values = numeric_features(frame, columns)
+    selected = len(values)
+    if missing_values == "remove_rows":
+        keep = ~values.isna().any(axis=1).to_numpy()
+        values = values.loc[keep].reset_index(drop=True)
+        frame = frame.loc[keep].reset_index(drop=True)
+    train_frame, test_frame = time_ordered_split(values, train_share)
+    test_start = len(train_frame)
+    if test_start <= window:
+        raise ValueError(
+            f"the training part has {test_start} rows; it needs more than the window of {window} rows"
+        )
+    imputer: MissingValueImputer | None = None
+    if missing_values != "remove_rows":
+        imputer = MissingValueImputer(missing_values, seed=seed).fit(train_frame)
+        train_frame = imputer.transform(train_frame)
+        test_frame = imputer.transform(test_frame)
+    full = pd.concat([train_frame, test_frame], ignore_index=True)
+    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
+    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
+    x_scaled = feature_normalizer.transform(full[features])
+    y_raw = full[prediction_feature].to_numpy(dtype="float64")
+    y_scaled = target_normalizer.transform(y_raw)
+    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
+    x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
+    return ForecastWindows(
+        frame=frame,
+        features=features,
+        selected=selected,
+        test_start=test_start,
+        full=full,
+        imputer=imputer,
+        feature_normalizer=feature_normalizer,
+        target_normalizer=target_normalizer,
+        y_raw=y_raw,
+        x_train=x_train,
+        y_train=y_train,
+        x_test=x_test,
+        y_test=y_test,
+    )
+
+
 def train_recurrent_forecaster(
     frame: pd.DataFrame,
     *,
@@ -259,35 +339,31 @@ def train_recurrent_forecaster(
     if emit is not None:
         emit.progress(2, "preprocessing")
 
-    if from_index is not None or to_index is not None:
-        frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
-    features = list(training_features)
-    columns = list(dict.fromkeys([*features, prediction_feature]))
-    values = numeric_features(frame, columns)
-    selected = len(values)
-    if missing_values == "remove_rows":
-        keep = ~values.isna().any(axis=1).to_numpy()
-        values = values.loc[keep].reset_index(drop=True)
-        frame = frame.loc[keep].reset_index(drop=True)
-    train_frame, test_frame = time_ordered_split(values, train_share)
-    test_start = len(train_frame)
-    if test_start <= window:
-        raise ValueError(
-            f"the training part has {test_start} rows; it needs more than the window of {window} rows"
-        )
-    imputer: MissingValueImputer | None = None
-    if missing_values != "remove_rows":
-        imputer = MissingValueImputer(missing_values, seed=seed).fit(train_frame)
-        train_frame = imputer.transform(train_frame)
-        test_frame = imputer.transform(test_frame)
-    full = pd.concat([train_frame, test_frame], ignore_index=True)
-    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
-    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
-    x_scaled = feature_normalizer.transform(full[features])
-    y_raw = full[prediction_feature].to_numpy(dtype="float64")
-    y_scaled = target_normalizer.transform(y_raw)
-    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
-    x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
+    data = prepare_windows(
+        frame,
+        training_features,
+        prediction_feature,
+        from_index=from_index,
+        to_index=to_index,
+        train_share=train_share,
+        window=window,
+        missing_values=missing_values,
+        normalization=normalization,
+        seed=seed,
+    )
+    frame, features, selected, test_start, full = (
+        data.frame,
+        data.features,
+        data.selected,
+        data.test_start,
+        data.full,
+    )
+    imputer, feature_normalizer, target_normalizer = (
+        data.imputer,
+        data.feature_normalizer,
+        data.target_normalizer,
+    )
+    y_raw, x_train, y_train, x_test, y_test = data.y_raw, data.x_train, data.y_train, data.x_test, data.y_test
 
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)

@@ -47,8 +47,6 @@ from qmlstudio_worker.ml.preprocess import (
     MissingValues,
     Normalization,
     numeric_features,
-    select_rows,
-    time_ordered_split,
 )
 from qmlstudio_worker.ml.recurrent import (
     DEFAULT_BATCH_SIZE,
@@ -57,6 +55,7 @@ from qmlstudio_worker.ml.recurrent import (
     actual_vs_predicted_chart,
     history_chart,
     loss_chart,
+    prepare_windows,
     sliding_windows,
 )
 from qmlstudio_worker.protocol import Emitter
@@ -268,35 +267,31 @@ def train_quantum_forecaster(
     if emit is not None:
         emit.progress(2, "preprocessing")
 
-    if from_index is not None or to_index is not None:
-        frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
-    features = list(training_features)
-    columns = list(dict.fromkeys([*features, prediction_feature]))
-    values = numeric_features(frame, columns)
-    selected = len(values)
-    if missing_values == "remove_rows":
-        keep = ~values.isna().any(axis=1).to_numpy()
-        values = values.loc[keep].reset_index(drop=True)
-        frame = frame.loc[keep].reset_index(drop=True)
-    train_frame, test_frame = time_ordered_split(values, train_share)
-    test_start = len(train_frame)
-    if test_start <= window:
-        raise ValueError(
-            f"the training part has {test_start} rows; it needs more than the window of {window} rows"
-        )
-    imputer: MissingValueImputer | None = None
-    if missing_values != "remove_rows":
-        imputer = MissingValueImputer(missing_values, seed=seed).fit(train_frame)
-        train_frame = imputer.transform(train_frame)
-        test_frame = imputer.transform(test_frame)
-    full = pd.concat([train_frame, test_frame], ignore_index=True)
-    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
-    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
-    x_scaled = feature_normalizer.transform(full[features])
-    y_raw = full[prediction_feature].to_numpy(dtype="float64")
-    y_scaled = target_normalizer.transform(y_raw)
-    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
-    x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
+    data = prepare_windows(
+        frame,
+        training_features,
+        prediction_feature,
+        from_index=from_index,
+        to_index=to_index,
+        train_share=train_share,
+        window=window,
+        missing_values=missing_values,
+        normalization=normalization,
+        seed=seed,
+    )
+    frame, features, selected, test_start, full = (
+        data.frame,
+        data.features,
+        data.selected,
+        data.test_start,
+        data.full,
+    )
+    imputer, feature_normalizer, target_normalizer = (
+        data.imputer,
+        data.feature_normalizer,
+        data.target_normalizer,
+    )
+    y_raw, x_train, y_train, x_test, y_test = data.y_raw, data.x_train, data.y_train, data.x_test, data.y_test
     n_inputs = window * len(features)
 
     torch.manual_seed(seed)
