@@ -291,6 +291,48 @@ def prepare_windows(
     )
 
 
+def train_epochs(
+    network: Any,
+    optimizer: Any,
+    loss_fn: Any,
+    train: tuple[Any, Any],
+    test: tuple[Any, Any],
+    *,
+    epochs: int,
+    batch_size: int,
+    generator: Any,
+    emit: Emitter | None,
+    epoch_label: str,
+) -> tuple[list[float], list[float]]:
+    """Train ``network`` for ``epochs`` epochs of mini-batches (shuffled with ``generator`` within the
+    training windows only) and return the (train, test) loss per epoch. With ``emit``: ``train_loss`` and
+    ``test_loss`` metrics with the epoch as step, and progress 5..90 labelled "<epoch_label> n/epochs"."""
+    import torch
+
+    xt_train, yt_train = train
+    xt_test, yt_test = test
+    train_loss: list[float] = []
+    test_loss: list[float] = []
+    for epoch in range(1, epochs + 1):
+        network.train()
+        order = torch.randperm(len(yt_train), generator=generator)  # within the training windows
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            optimizer.zero_grad()
+            loss = loss_fn(network(xt_train[batch]), yt_train[batch])
+            loss.backward()
+            optimizer.step()
+        network.eval()
+        with torch.no_grad():
+            train_loss.append(float(loss_fn(network(xt_train), yt_train)))
+            test_loss.append(float(loss_fn(network(xt_test), yt_test)))
+        if emit is not None:
+            emit.metric("train_loss", train_loss[-1], step=epoch)
+            emit.metric("test_loss", test_loss[-1], step=epoch)
+            emit.progress(5 + 85 * epoch / epochs, f"{epoch_label} {epoch}/{epochs}")
+    return train_loss, test_loss
+
+
 def train_recurrent_forecaster(
     frame: pd.DataFrame,
     *,
@@ -381,25 +423,18 @@ def train_recurrent_forecaster(
                 f"{len(features)} feature(s), hidden size {hidden_layers}"
             )
             emit.progress(5, "training")
-        train_loss: list[float] = []
-        test_loss: list[float] = []
-        for epoch in range(1, epochs + 1):
-            network.train()
-            order = torch.randperm(len(yt_train), generator=generator)  # within the training windows
-            for start in range(0, len(order), batch_size):
-                batch = order[start : start + batch_size]
-                optimizer.zero_grad()
-                loss = loss_fn(network(xt_train[batch]), yt_train[batch])
-                loss.backward()
-                optimizer.step()
-            network.eval()
-            with torch.no_grad():
-                train_loss.append(float(loss_fn(network(xt_train), yt_train)))
-                test_loss.append(float(loss_fn(network(xt_test), yt_test)))
-            if emit is not None:
-                emit.metric("train_loss", train_loss[-1], step=epoch)
-                emit.metric("test_loss", test_loss[-1], step=epoch)
-                emit.progress(5 + 85 * epoch / epochs, f"Epoch {epoch}/{epochs}")
+        train_loss, test_loss = train_epochs(
+            network,
+            optimizer,
+            loss_fn,
+            (xt_train, yt_train),
+            (xt_test, yt_test),
+            epochs=epochs,
+            batch_size=batch_size,
+            generator=generator,
+            emit=emit,
+            epoch_label="Epoch",
+        )
         with torch.no_grad():
             predicted_scaled = network(xt_test).double().numpy()
 

@@ -57,6 +57,7 @@ from qmlstudio_worker.ml.recurrent import (
     loss_chart,
     prepare_windows,
     sliding_windows,
+    train_epochs,
 )
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, ry_product_state, z_expectations
@@ -313,25 +314,18 @@ def train_quantum_forecaster(
                 f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); {SIMULATION}"
             )
             emit.progress(5, "training")
-        train_loss: list[float] = []
-        test_loss: list[float] = []
-        for epoch in range(1, epochs + 1):
-            network.train()
-            order = torch.randperm(len(yt_train), generator=generator)
-            for start in range(0, len(order), batch_size):
-                batch = order[start : start + batch_size]
-                optimizer.zero_grad()
-                loss = loss_fn(network(xt_train[batch]), yt_train[batch])
-                loss.backward()
-                optimizer.step()
-            network.eval()
-            with torch.no_grad():
-                train_loss.append(float(loss_fn(network(xt_train), yt_train)))
-                test_loss.append(float(loss_fn(network(xt_test), yt_test)))
-            if emit is not None:
-                emit.metric("train_loss", train_loss[-1], step=epoch)
-                emit.metric("test_loss", test_loss[-1], step=epoch)
-                emit.progress(5 + 85 * epoch / epochs, f"epoch {epoch}/{epochs}")
+        train_loss, test_loss = train_epochs(
+            network,
+            optimizer,
+            loss_fn,
+            (xt_train, yt_train),
+            (xt_test, yt_test),
+            epochs=epochs,
+            batch_size=batch_size,
+            generator=generator,
+            emit=emit,
+            epoch_label="epoch",
+        )
         with torch.no_grad():
             predicted_scaled = network(xt_test).numpy()
 
