@@ -333,6 +333,37 @@ def train_epochs(
     return train_loss, test_loss
 
 
+def forecast_charts(
+    frame: pd.DataFrame,
+    date_column: str | None,
+    y_raw: FloatArray,
+    predicted: FloatArray,
+    baseline: FloatArray,
+    test_start: int,
+    prediction_feature: str,
+    losses: tuple[Sequence[float], Sequence[float]],
+    seasonal: FloatArray | None = None,
+) -> list[dict[str, Any]]:
+    """The loss, actual-vs-predicted (with the persistence and, when given, the seasonal-naive baseline)
+    and history charts; the categories are ``date_column``'s values when ``frame`` has it, else 1..n."""
+    if date_column is not None and date_column in frame.columns:
+        categories: list[str | int | float] = [str(v) for v in frame[date_column].tolist()]
+    else:
+        categories = list(range(1, len(y_raw) + 1))
+    return [
+        loss_chart(*losses),
+        actual_vs_predicted_chart(
+            categories[test_start:],
+            y_raw[test_start:].tolist(),
+            predicted.tolist(),
+            baseline.tolist(),
+            prediction_feature,
+            seasonal.tolist() if seasonal is not None else None,
+        ),
+        history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
+    ]
+
+
 def train_recurrent_forecaster(
     frame: pd.DataFrame,
     *,
@@ -443,22 +474,17 @@ def train_recurrent_forecaster(
     results = evaluate_forecast(y_raw, predicted, test_start, season)
     metrics: Metrics = results["model"]
     baseline = persistence_forecast(y_raw, test_start)
-    if date_column is not None and date_column in frame.columns:
-        categories: list[str | int | float] = [str(v) for v in frame[date_column].tolist()]
-    else:
-        categories = list(range(1, len(full) + 1))
-    charts = [
-        loss_chart(train_loss, test_loss),
-        actual_vs_predicted_chart(
-            categories[test_start:],
-            y_raw[test_start:].tolist(),
-            predicted.tolist(),
-            baseline.tolist(),
-            prediction_feature,
-            seasonal_naive_forecast(y_raw, test_start, season).tolist() if season is not None else None,
-        ),
-        history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
-    ]
+    charts = forecast_charts(
+        frame,
+        date_column,
+        y_raw,
+        predicted,
+        baseline,
+        test_start,
+        prediction_feature,
+        (train_loss, test_loss),
+        seasonal=seasonal_naive_forecast(y_raw, test_start, season) if season is not None else None,
+    )
     if emit is not None:
         emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
         for chart in charts:

@@ -52,9 +52,7 @@ from qmlstudio_worker.ml.recurrent import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_WINDOW,
     FittedForecaster,
-    actual_vs_predicted_chart,
-    history_chart,
-    loss_chart,
+    forecast_charts,
     prepare_windows,
     sliding_windows,
     train_epochs,
@@ -333,23 +331,19 @@ def train_quantum_forecaster(
     results = evaluate_forecast(y_raw, predicted, test_start, season_length)
     metrics: Metrics = results["model"]
     baseline = persistence_forecast(y_raw, test_start)
-    if date_column is not None and date_column in frame.columns:
-        categories: list[str | int | float] = [str(v) for v in frame[date_column].tolist()]
-    else:
-        categories = list(range(1, len(full) + 1))
-    charts = [
-        loss_chart(train_loss, test_loss),
-        actual_vs_predicted_chart(
-            categories[test_start:],
-            y_raw[test_start:].tolist(),
-            predicted.tolist(),
-            baseline.tolist(),
-            prediction_feature,
-        ),
-        history_chart(categories, y_raw.tolist(), test_start, prediction_feature),
-    ]
+    charts = forecast_charts(
+        frame,
+        date_column,
+        y_raw,
+        predicted,
+        baseline,
+        test_start,
+        prediction_feature,
+        (train_loss, test_loss),
+        seasonal=None,
+    )
     if emit is not None:
-        emit_metrics(emit, results)
+        emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
         for chart in charts:
             emit.chart_spec(chart)
         emit.progress(95, "evaluated")
