@@ -25,7 +25,7 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     data_errors,
     device_note,
-    load_job_inputs,
+    open_job_inputs,
     quantum_shots,
     require_fields,
     run_record,
@@ -91,10 +91,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
-    emit.progress(1, "loading the dataset")
-    inputs = load_job_inputs(params, ctx, "dataset_url")
-    for note in inputs.notes:
-        emit.log(note, level="warning")
+    inputs = open_job_inputs(params, ctx, "dataset_url")
     device = device_note(params)
     if device is not None:
         emit.log(device, level="warning")

@@ -22,7 +22,7 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     device_note,
-    load_job_inputs,
+    open_job_inputs,
     quantum_shots,
     run_record,
 )
@@ -122,10 +122,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
-    emit.progress(1, "loading the dataset")
-    inputs = load_job_inputs(params, ctx, "file")
-    for note in inputs.notes:
-        emit.log(note, level="warning")
+    inputs = open_job_inputs(params, ctx, "file")
     device = device_note(params)
     if device is not None:
         emit.log(device, level="warning")

@@ -25,7 +25,7 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     data_errors,
-    load_job_inputs,
+    open_job_inputs,
     quantum_shots,
     require_fields,
     run_record,
@@ -84,10 +84,7 @@ def run_forecast_job(
     """Train and score one forecaster; ``method`` is LSTM, GRU, RNN or Quantum."""
     emit = ctx.emitter
     clock = Stopwatch()
-    emit.progress(1, "loading the dataset")
-    inputs = load_job_inputs(params, ctx, "dataset")
-    for note in inputs.notes:
-        emit.log(note, level="warning")
+    inputs = open_job_inputs(params, ctx, "dataset")
     features = [str(f) for f in training_features]
     require_fields(inputs.frame, features, "/params/training_features")
     require_fields(inputs.frame, [prediction_feature], target_pointer)

@@ -77,6 +77,16 @@ def _sample_path(url: str) -> Path | None:
     return resolve_schemas_dir().parent / "samples" / name
 
 
+def open_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) -> JobInputs:
+    """:func:`load_job_inputs` as a job starts: progress 1 "loading the dataset" first, then each of the
+    inputs' notes as a warning log line."""
+    ctx.emitter.progress(1, "loading the dataset")
+    inputs = load_job_inputs(params, ctx, url_field)
+    for note in inputs.notes:
+        ctx.emitter.log(note, level="warning")
+    return inputs
+
+
 def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) -> JobInputs:
     """The dataset (from ``extension.dataset.path``) and the preprocessing inputs of the job.
 
