@@ -154,6 +154,28 @@ describe('My Profile', () => {
     });
   });
 
+  it('keeps the stored token when a field is typed in just as the token arrives', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    renderPage(
+      {
+        'GET /api/users/7/ibmq-token': async () => {
+          await held;
+          return { body: { success: true, data: { custom_ibmq_token: STORED_TOKEN } } };
+        },
+      },
+      { ...account, has_custom_ibmq_token: true },
+    );
+    await edit();
+    release();
+    // Let the token's promise chain settle (microtasks) without letting React render it yet.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    fill('old_password', 'oldpassword1');
+    click('Edit Token');
+    await waitFor(() => expect(input('custom_ibmq_token').value).toBe(STORED_TOKEN));
+    expect(input('old_password').value).toBe('oldpassword1');
+  });
+
   it("shows 'Failed to update profile' and the server's field message when the save is refused", async () => {
     renderPage({
       'PUT /api/users/7': () => ({

@@ -76,7 +76,10 @@ export function ProfileEditPage() {
   const set = (key: keyof ProfileFormValues) => (value: string) => {
     if (!values) return;
     const next = { ...values, [key]: value };
-    setValues(next);
+    // A functional update: the stored token may arrive (and be merged in) between this render and
+    // the keystroke; writing `next` whole would put the token back to empty, and a Save after
+    // 'Edit Token' would then clear the user's stored token.
+    setValues((current) => current && { ...current, [key]: value });
     if (checked) {
       const found = checkAccountForm(
         'profile',
