@@ -53,22 +53,38 @@ def _round(value: float) -> float:
 
 
 @contextmanager
-def _torch_settings(threads: int | None) -> Iterator[None]:
-    """Deterministic algorithms (and optionally a thread count) for the block; the previous global
-    settings are restored afterwards."""
+def torch_settings(threads: int | None, *, deterministic: bool = True) -> Iterator[None]:
+    """torch's intra-op thread count (when given) and, when ``deterministic``, its deterministic
+    algorithms for the block; the previous global settings are restored afterwards. The switch imports
+    torch's compiler stack (seconds on a busy machine), so a model whose operations are deterministic
+    anyway (the hybrid QNN's matmul and index_select on the CPU) passes ``deterministic=False``."""
     import torch
 
     was_deterministic = torch.are_deterministic_algorithms_enabled()
     previous_threads = torch.get_num_threads()
-    torch.use_deterministic_algorithms(True)
+    if deterministic:
+        torch.use_deterministic_algorithms(True)
     if threads is not None:
         torch.set_num_threads(threads)
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(was_deterministic)
+        if deterministic:
+            torch.use_deterministic_algorithms(was_deterministic)
         if threads is not None:
             torch.set_num_threads(previous_threads)
+
+
+def check_training_arguments(learning_rate: float, missing_values: str, **counts: int) -> None:
+    """Refuse an unknown missing-values rule, a non-positive learning rate or a count (epochs, window,
+    batch size, qubits) that is not a positive integer, naming it."""
+    if missing_values not in MISSING_VALUES:
+        raise ValueError(f"missing_values must be one of {MISSING_VALUES}, got {missing_values!r}")
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive, got {learning_rate!r}")
 
 
 def build_network(model: str, n_features: int, hidden_size: int) -> Any:
@@ -402,13 +418,9 @@ def train_recurrent_forecaster(
 
     if model not in RECURRENT_MODELS:
         raise ValueError(f"unknown recurrent model {model!r}; expected one of {', '.join(RECURRENT_MODELS)}")
-    if missing_values not in MISSING_VALUES:
-        raise ValueError(f"missing_values must be one of {MISSING_VALUES}, got {missing_values!r}")
-    for name, value in (("epochs", epochs), ("window", window), ("batch_size", batch_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not learning_rate > 0:
-        raise ValueError(f"learning_rate must be positive, got {learning_rate!r}")
+    check_training_arguments(
+        learning_rate, missing_values, epochs=epochs, window=window, batch_size=batch_size
+    )
     if emit is not None:
         emit.progress(2, "preprocessing")
 
@@ -440,7 +452,7 @@ def train_recurrent_forecaster(
 
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    with _torch_settings(torch_threads):
+    with torch_settings(torch_threads):
         network = build_network(model, len(features), hidden_layers)
         optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
         loss_fn = torch.nn.MSELoss()

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,6 @@ from qmlstudio_worker.ml.forecast_metrics import (
     persistence_forecast,
 )
 from qmlstudio_worker.ml.preprocess import (
-    MISSING_VALUES,
     MinMaxNormalizer,
     MissingValueImputer,
     MissingValues,
@@ -52,9 +50,11 @@ from qmlstudio_worker.ml.recurrent import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_WINDOW,
     FittedForecaster,
+    check_training_arguments,
     forecast_charts,
     prepare_windows,
     sliding_windows,
+    torch_settings,
     train_epochs,
 )
 from qmlstudio_worker.protocol import Emitter
@@ -68,23 +68,6 @@ MIN_QUBITS, MAX_QUBITS = 1, 12
 SIMULATION = "exact statevector (torch, float64, autograd gradients)"
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
-
-
-@contextmanager
-def torch_threads_set(threads: int) -> Iterator[None]:
-    """torch's intra-op thread count for the block, restored afterwards.
-
-    Unlike the recurrent models this does not switch on ``torch.use_deterministic_algorithms``: every
-    operation here (matmul, index_select and their gradients on the CPU) is deterministic already, and
-    that switch imports torch's compiler stack (seconds on a busy machine)."""
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def quantum_layer(angles: Any, weights: Any, ansatz: Ansatz) -> Any:
@@ -250,18 +233,9 @@ def train_quantum_forecaster(
     """
     import torch
 
-    if missing_values not in MISSING_VALUES:
-        raise ValueError(f"missing_values must be one of {MISSING_VALUES}, got {missing_values!r}")
-    for name, value in (
-        ("epochs", epochs),
-        ("window", window),
-        ("batch_size", batch_size),
-        ("qubits", qubits),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not learning_rate > 0:
-        raise ValueError(f"learning_rate must be positive, got {learning_rate!r}")
+    check_training_arguments(
+        learning_rate, missing_values, epochs=epochs, window=window, batch_size=batch_size, qubits=qubits
+    )
     started = time.monotonic()
     if emit is not None:
         emit.progress(2, "preprocessing")
@@ -295,8 +269,9 @@ def train_quantum_forecaster(
 
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    # Tiny tensors: one intra-op thread is faster than several (and fairer to a shared machine).
-    with torch_threads_set(torch_threads if torch_threads is not None else 1):
+    # Tiny tensors: one intra-op thread is faster than several (and fairer to a shared machine). Every
+    # operation here is deterministic on the CPU already, so torch's deterministic switch stays off.
+    with torch_settings(torch_threads if torch_threads is not None else 1, deterministic=False):
         network = build_network(n_inputs, qubits, reps, hidden_layers)
         optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
         loss_fn = torch.nn.MSELoss()
