@@ -161,3 +161,13 @@ export async function listOutputs(applicationId: number): Promise<OutputSummary[
     async () => (await apiFetch<Reply<OutputSummary[]>>(`/application-outputs/${applicationId}/all`)).data,
   );
 }
+
+/** GET /application-outputs/{applicationId}/count: how many outputs the application has (the tab badge). */
+export type OutputCount = DataOf<Json<'/api/application-outputs/{applicationId}/count', 'get', 200>>;
+
+export async function countOutputs(applicationId: number): Promise<OutputCount> {
+  return call(
+    FAILURES.outputs,
+    async () => (await apiFetch<Reply<OutputCount>>(`/application-outputs/${applicationId}/count`)).data,
+  );
+}

@@ -1,0 +1,35 @@
+import type { AppData, EngineContext, FormState, Problem } from '../../../engine';
+import { SchemaForm } from '../../../renderers';
+
+export interface ModelTabProps {
+  problem: Problem;
+  appData: AppData;
+  context: EngineContext;
+  state: FormState;
+  onChange: (next: AppData) => void;
+  /** Save Changes: the pruned app_data (the workspace keeps it and opens the Pipeline). */
+  onSaved: (next: AppData) => void;
+}
+
+/**
+ * Model Configurations (spec section 2): the problem's model sections ending with 'Save Changes'. The form
+ * renderer says 'Wrong configurations.' when the problem has none, and opens the quantum device, noise
+ * model and custom IBM token modals itself.
+ */
+export function ModelTab({ problem, appData, context, state, onChange, onSaved }: ModelTabProps) {
+  return (
+    <div className="workspace-card">
+      <SchemaForm
+        problem={problem}
+        tab="model"
+        appData={appData}
+        context={context}
+        state={state}
+        onChange={onChange}
+        idPrefix="workspace-model"
+        submitLabel="Save Changes"
+        onSubmit={onSaved}
+      />
+    </div>
+  );
+}
