@@ -50,6 +50,7 @@ export interface FraudDetectionAppData {
      */
     method:
       | 'Variational Quantum Classifier'
+      | 'Quantum Support Vector Classifier'
       | 'SVM'
       | 'Random Forest'
       | 'Logistic Regression'
@@ -124,6 +125,7 @@ export interface FraudDetectionJobBody {
   test_ratio: number;
   model:
     | 'Variational Quantum Classifier'
+    | 'Quantum Support Vector Classifier'
     | 'SVM'
     | 'Random Forest'
     | 'Logistic Regression'
