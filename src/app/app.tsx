@@ -1,5 +1,13 @@
-import { lazy, Suspense, type ReactNode } from 'react';
-import { BrowserRouter, Route, Routes } from 'react-router';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
+import {
+  createBrowserRouter,
+  createRoutesFromElements,
+  Outlet,
+  Route,
+  RouterProvider,
+  useLocation,
+  useRouteError,
+} from 'react-router';
 import { ErrorBoundary } from './components/error-boundary';
 import { MobileGuard } from './components/mobile-guard';
 import { NotFoundPage } from './components/not-found-page';
@@ -13,6 +21,7 @@ import { UnauthorizedPage } from './features/account-status/unauthorized-page';
 import { AccessGate } from './features/auth/access-gate';
 import { AccountModalsProvider } from './features/auth/account-modals';
 import { AuthProvider } from './features/auth/auth-context';
+import { usePageView } from './tracking/use-page-view';
 
 // Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
 // Flow; the self-test page carries ApexCharts; the account forms carry the engine's validator.
@@ -69,57 +78,69 @@ const onDemand = (page: ReactNode) => <Suspense fallback={loading}>{page}</Suspe
 /** Spec section 2's protected group: the access gate runs before the page. */
 const gated = (page: ReactNode) => <AccessGate>{onDemand(page)}</AccessGate>;
 
+/** Everything around a page: account modals, the mobile guard, the top bar; tracks each page view once. */
+function Shell() {
+  usePageView(useLocation().pathname);
+  return (
+    <AccountModalsProvider>
+      <MobileGuard>
+        <TopBar />
+        <main className="main">
+          <Outlet />
+        </main>
+      </MobileGuard>
+    </AccountModalsProvider>
+  );
+}
+
+/** A data router catches render errors itself; hand them on to the app's ErrorBoundary ('Something went wrong!'). */
+function RenderErrorToBoundary(): never {
+  throw useRouteError();
+}
+
+const routes = createRoutesFromElements(
+  <Route element={<Shell />} errorElement={<RenderErrorToBoundary />}>
+    <Route path="/" element={onDemand(<LandingPage />)} />
+    <Route path="/profile" element={gated(<ProfilePage />)} />
+    <Route path="/profile/edit" element={gated(<ProfileEditPage />)} />
+    <Route path="/profile/settings" element={gated(<SettingsPage />)} />
+    <Route path="/setting" element={gated(<SettingsPage />)} />
+    <Route path="/contact" element={gated(<ContactPage />)} />
+    <Route path="/applications/:appId" element={gated(<ApplicationDetailPage />)} />
+    <Route path="/applications/:appId/outputs/:outputId" element={gated(<OutputDetailPage />)} />
+    <Route path="/development/:problemId/:appId/:appName" element={gated(<WorkspacePage />)} />
+    <Route path="/developmentbio/:problemId/:appId/:appName" element={gated(<WorkspacePage />)} />
+    <Route path="/examples" element={onDemand(<ExamplesPage />)} />
+    <Route path="/services" element={onDemand(<ServicesLayout />)}>
+      <Route index element={onDemand(<ServicesHomePage />)} />
+      <Route path=":service" element={onDemand(<ServicePage />)} />
+    </Route>
+    <Route path="/pending-verify" element={<PendingVerifyPage />} />
+    <Route path="/email-verified" element={<EmailVerifiedPage />} />
+    <Route path="/waiting-admin-approval" element={onDemand(<WaitingApprovalPage />)} />
+    <Route path="/approved-account" element={<ApprovedAccountPage />} />
+    <Route path="/unauthorized" element={<UnauthorizedPage />} />
+    <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
+    <Route path="/admin" element={gated(<AdminPage />)} />
+    <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
+    <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
+    <Route path="/error/404" element={<NotFoundPage />} />
+    <Route path="*" element={<NotFoundPage />} />
+  </Route>,
+);
+
+/**
+ * A data router (createBrowserRouter), not <BrowserRouter>: the workspace's leave guard blocks in-app
+ * navigation with useBlocker, which only data routers provide (see use-leave-guard.ts). One router per
+ * mounted App, created on first render.
+ */
 export function App() {
+  const [router] = useState(() => createBrowserRouter(routes));
   return (
     <ErrorBoundary>
       <ToastProvider>
         <AuthProvider>
-          <BrowserRouter>
-            <AccountModalsProvider>
-              <MobileGuard>
-                <TopBar />
-                <main className="main">
-                  <Routes>
-                    <Route path="/" element={onDemand(<LandingPage />)} />
-                    <Route path="/profile" element={gated(<ProfilePage />)} />
-                    <Route path="/profile/edit" element={gated(<ProfileEditPage />)} />
-                    <Route path="/profile/settings" element={gated(<SettingsPage />)} />
-                    <Route path="/setting" element={gated(<SettingsPage />)} />
-                    <Route path="/contact" element={gated(<ContactPage />)} />
-                    <Route path="/applications/:appId" element={gated(<ApplicationDetailPage />)} />
-                    <Route
-                      path="/applications/:appId/outputs/:outputId"
-                      element={gated(<OutputDetailPage />)}
-                    />
-                    <Route
-                      path="/development/:problemId/:appId/:appName"
-                      element={gated(<WorkspacePage />)}
-                    />
-                    <Route
-                      path="/developmentbio/:problemId/:appId/:appName"
-                      element={gated(<WorkspacePage />)}
-                    />
-                    <Route path="/examples" element={onDemand(<ExamplesPage />)} />
-                    <Route path="/services" element={onDemand(<ServicesLayout />)}>
-                      <Route index element={onDemand(<ServicesHomePage />)} />
-                      <Route path=":service" element={onDemand(<ServicePage />)} />
-                    </Route>
-                    <Route path="/pending-verify" element={<PendingVerifyPage />} />
-                    <Route path="/email-verified" element={<EmailVerifiedPage />} />
-                    <Route path="/waiting-admin-approval" element={onDemand(<WaitingApprovalPage />)} />
-                    <Route path="/approved-account" element={<ApprovedAccountPage />} />
-                    <Route path="/unauthorized" element={<UnauthorizedPage />} />
-                    <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
-                    <Route path="/admin" element={gated(<AdminPage />)} />
-                    <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
-                    <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
-                    <Route path="/error/404" element={<NotFoundPage />} />
-                    <Route path="*" element={<NotFoundPage />} />
-                  </Routes>
-                </main>
-              </MobileGuard>
-            </AccountModalsProvider>
-          </BrowserRouter>
+          <RouterProvider router={router} />
         </AuthProvider>
       </ToastProvider>
     </ErrorBoundary>
