@@ -25,7 +25,7 @@ describe('mapJobExtension', () => {
   it('carries the stock and demand preprocessing the user chose', () => {
     for (const id of ['stock-price-prediction', 'demand-forecasting']) {
       const { problem, appData } = example(id);
-      expect(mapJobExtension(problem, appData)).toEqual({
+      expect(mapJobExtension(problem, appData)).toMatchObject({
         normalization: '[0,1]',
         missing_values: 'impute_average',
         target_column: null,
@@ -46,6 +46,7 @@ describe('mapJobExtension', () => {
       normalization: '[0,1]',
       missing_values: 'impute_average',
       target_column: 'Class',
+      quantum_noise_model: 'None',
     });
     const edited = structuredClone(appData) as Json;
     edited.preprocess.column = 'is_fraud\r';
@@ -57,11 +58,24 @@ describe('mapJobExtension', () => {
   });
 
   it('is all null for a problem whose file declares no extension', () => {
-    const { problem, appData } = example('portfolio-optimization');
+    const { problem, appData } = example('vehicle-routing');
     expect(problem.job.extension).toBeUndefined();
     expect(mapJobExtension(problem, appData)).toEqual(
       Object.fromEntries(JOB_EXTENSION_KEYS.map((key) => [key, null])),
     );
+  });
+
+  it("carries the device picker's noise model, and null when the simulator is not used", () => {
+    for (const id of ['fraud-detection', 'stock-price-prediction', 'portfolio-optimization']) {
+      const { problem, appData } = example(id);
+      const noisy = structuredClone(appData) as Json;
+      noisy.model_configurations.quantum_device.quantum_noise_model = 'fake_brisbane';
+      expect(mapJobExtension(problem, noisy).quantum_noise_model, id).toBe('fake_brisbane');
+      const device = structuredClone(noisy) as Json;
+      device.model_configurations.quantum_device.use_quantum_sim = false;
+      device.model_configurations.quantum_device.act_quantum_device = 'ibm_brisbane';
+      expect(mapJobExtension(problem, device).quantum_noise_model, id).toBeNull();
+    }
   });
 
   it('leaves a value out when its field is absent (null, not undefined)', () => {
@@ -92,8 +106,9 @@ describe('job.extension in the schema checker', () => {
   });
 
   it('refuses a target outside the extension keys', () => {
-    const reasons = reasonsAfter((j) => j.job.extension.push({ to: '/colour', const: 'red' }));
-    expect(reasons).toContain('/job/extension/3/to: /colour is not a property of the job extension');
+    let at = -1;
+    const reasons = reasonsAfter((j) => (at = j.job.extension.push({ to: '/colour', const: 'red' }) - 1));
+    expect(reasons).toContain(`/job/extension/${at}/to: /colour is not a property of the job extension`);
   });
 
   it('refuses a source that is not a field of app_data', () => {

@@ -131,7 +131,12 @@ export function mapJobRequest(problem: Problem, appData: AppData, context: Engin
  * them out) so that every input the user sets takes effect. Each is null when the problem does not
  * map it (the worker then uses its default).
  */
-export const JOB_EXTENSION_KEYS = ['normalization', 'missing_values', 'target_column'] as const;
+export const JOB_EXTENSION_KEYS = [
+  'normalization',
+  'missing_values',
+  'target_column',
+  'quantum_noise_model',
+] as const;
 
 export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];
 

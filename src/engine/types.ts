@@ -192,7 +192,8 @@ export interface ProblemFile {
     bodySchema: JsonSchema;
     /**
      * Optional: what the worker gets beside the spec's body (the envelope's extension), mapped from
-     * app_data like the body: normalization, missing_values, target_column (JOB_EXTENSION_KEYS).
+     * app_data like the body: normalization, missing_values, target_column, quantum_noise_model
+     * (JOB_EXTENSION_KEYS).
      */
     extension?: MappingEntry[];
   };

@@ -71,6 +71,11 @@ export const jobEnvelopeSchema = {
             "The column to predict (fraud detection's label column); null = the problem's default.",
           type: ['string', 'null'],
         },
+        quantum_noise_model: {
+          description:
+            'The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.',
+          type: ['string', 'null'],
+        },
         seed: {
           description:
             'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
@@ -148,6 +153,10 @@ export interface JobEnvelope {
      * The column to predict (fraud detection's label column); null = the problem's default.
      */
     target_column?: string | null;
+    /**
+     * The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.
+     */
+    quantum_noise_model?: string | null;
     /**
      * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
      */

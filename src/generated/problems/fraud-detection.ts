@@ -99,7 +99,7 @@ export interface FraudDetectionAppData {
       /**
        * Noise Model
        */
-      quantum_noise_model?: 'None' | 'depolarizing' | 'thermal_relaxation' | 'readout_error';
+      quantum_noise_model?: 'None' | 'fake_brisbane' | 'fake_kyiv' | 'fake_sherbrooke' | 'fake_torino';
       /**
        * Quantum Device
        */
