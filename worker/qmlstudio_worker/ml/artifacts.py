@@ -51,6 +51,7 @@ SKLEARN_MODEL_FILE = "model.joblib"
 QUANTUM_FRAMEWORKS = {
     "torch-quantum": "qmlstudio_worker.quantum.hybrid",
     "qiskit": "qmlstudio_worker.quantum.vqc",
+    "qiskit-kernel": "qmlstudio_worker.quantum.qsvc",
 }
 MEDIA_TYPES = {
     ".json": "application/json",
