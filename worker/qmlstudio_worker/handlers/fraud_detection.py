@@ -5,7 +5,9 @@ Body (``schemas/problems/fraud-detection.json`` job.bodySchema): ``model`` SVM, 
 Regression, Gradient Boosting or Neural Network trains that scikit-learn classifier
 (:mod:`qmlstudio_worker.ml.fraud`: class imbalance handled with balanced class or sample weights);
 ``Variational Quantum Classifier`` trains the quantum classifier of ``qmlstudio_worker.quantum.vqc`` with
-``pqc``, ``circuit_repetition``, ``optimizer_alg``, ``optimizer_alg_maxiter`` and ``quantum_shots``.
+``pqc``, ``circuit_repetition``, ``optimizer_alg``, ``optimizer_alg_maxiter`` and ``quantum_shots``;
+``Quantum Support Vector Classifier`` trains ``qmlstudio_worker.quantum.qsvc`` (a ZZ-feature-map fidelity
+kernel with ``circuit_repetition`` reps in a class-weighted SVM; ``quantum_shots`` samples the kernel).
 Split stratified with ``test_ratio`` as the test share (seeded); normalization and missing values from
 the extension, fitted on the training part only. Metrics (accuracy, precision, recall, F1 as ``f1`` and
 the spec's ``fMeasure``, ROC-AUC, PR-AUC) next to the majority-class baseline on the same test rows;
@@ -36,6 +38,7 @@ from qmlstudio_worker.ml.run_record import seed_everything
 
 PROBLEM = "fraud-detection"
 QUANTUM_MODEL = "Variational Quantum Classifier"
+QSVC_MODEL = "Quantum Support Vector Classifier"
 
 
 def _with_f1(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +63,7 @@ def confusion_from_chart(chart: dict[str, Any], positive: Any) -> list[list[int]
 
 def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any) -> Any:
     # Imported here: a classical run never pays for the quantum modules.
-    from qmlstudio_worker.quantum import vqc
+    from qmlstudio_worker.quantum import qsvc, vqc
 
     shots = quantum_shots(params)
     prepared = prepare_classification(
@@ -71,6 +74,19 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         missing_values=inputs.missing_values,
         seed=inputs.seed,
     )
+    if params["model"] == QSVC_MODEL:
+        return qsvc.train_qsvc_fraud(
+            x_train=prepared.x_train,
+            y_train=prepared.y_train,
+            x_test=prepared.x_test,
+            y_test=prepared.y_test,
+            prepared=prepared,
+            target=target,
+            reps=int(params.get("circuit_repetition") or 2),
+            shots=shots,
+            seed=inputs.seed,
+            emit=emit,
+        )
     return vqc.train_vqc_fraud(
         x_train=prepared.x_train,
         y_train=prepared.y_train,
@@ -98,7 +114,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     target = inputs.target_column or DEFAULT_TARGET
     require_fields(inputs.frame, [target], "/extension/target_column")
     model = str(params["model"])
-    quantum = model == QUANTUM_MODEL
+    quantum = model in (QUANTUM_MODEL, QSVC_MODEL)
     emit.log(
         f"{PROBLEM}: {inputs.label} ({len(inputs.frame)} rows), target {target}, model {model}, "
         f"test share {params['test_ratio']}; normalization {inputs.normalization}, "

@@ -1,0 +1,314 @@
+"""Quantum support vector classifier for fraud detection ("Quantum Support Vector Classifier").
+
+The same reduction as the VQC (:mod:`.vqc`: standardize, PCA to ``qubits`` components fitted on the
+training part, component z-scores mapped onto small angles) feeds Qiskit's ZZ feature map with
+``circuit_repetition`` reps. The kernel is the fidelity kernel of qiskit-machine-learning's
+``FidelityQuantumKernel`` (compute-uncompute): K(x, y) = |<phi(x)|phi(y)>|^2, the probability of measuring
+all zeros after U(x) then U(y)^dagger. It is computed exactly from the feature-map statevectors of
+:func:`.statevector.zz_feature_map_states` (one matrix product for all pairs); with ``shots`` every entry
+is instead estimated from that many measurements (binomial sampling, seeded; the training kernel's
+diagonal is 1 and it is kept symmetric, as qiskit-ml does). scikit-learn's ``SVC(kernel="precomputed",
+class_weight="balanced")`` then learns on it, so the rare fraud class weighs as much as the rest.
+
+The kernel has one entry per pair of training rows, so training uses at most ``MAX_KERNEL_ROWS`` rows:
+every fraud row and a seeded sample of the others (the result records the rows used). The fraud score is
+the logistic of the SVM margin (monotone, so ROC and PR curves are those of the margin; not a calibrated
+probability); fraud when the margin is >= 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.ml.fraud import (
+    classification_metrics,
+    confusion_matrix_chart,
+    emit_evaluation,
+    majority_baseline,
+    positive_label,
+    pr_chart,
+    roc_chart,
+)
+from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, PreparedData
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.statevector import circuit_summary, qiskit_feature_map, zz_feature_map_states
+from qmlstudio_worker.quantum.vqc import (
+    DEFAULT_QUBITS,
+    FittedVQC,
+    VQCPredictor,
+    _training_rows,
+)
+
+MODEL = "Quantum Support Vector Classifier"
+FRAMEWORK = "qiskit-kernel"
+MAX_KERNEL_ROWS = 600
+SIMULATION = "exact statevector fidelity kernel (torch, complex128)"
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+def fidelity_kernel(
+    left: FloatArray,
+    right: FloatArray,
+    reps: int,
+    shots: int | None = None,
+    rng: np.random.Generator | None = None,
+    symmetric: bool = False,
+) -> FloatArray:
+    """K[i, j] = |<phi(left_i)|phi(right_j)>|^2 for ZZ-feature-map angles ``left`` (rows, qubits) and
+    ``right``; with ``shots``, each entry sampled from that many measurements. ``symmetric`` (left is
+    right, the training kernel): the diagonal is 1 and the sampled matrix stays symmetric."""
+    a = zz_feature_map_states(left, reps)
+    b = a if symmetric else zz_feature_map_states(right, reps)
+    overlap = a.conj() @ b.T
+    exact = np.clip((overlap.abs() ** 2).numpy(), 0.0, 1.0)
+    if shots is None:
+        kernel = exact
+    else:
+        generator = rng if rng is not None else np.random.default_rng(0)
+        kernel = generator.binomial(shots, exact) / shots
+        if symmetric:
+            upper = np.triu(kernel, 1)
+            kernel = upper + upper.T
+    if symmetric:
+        np.fill_diagonal(kernel, 1.0)
+    return np.asarray(kernel, dtype=np.float64)
+
+
+@dataclass
+class FittedQSVC(FittedVQC):
+    """The VQC's preprocessing and reduction (``reps`` are the feature map's) plus the SVM's support
+    vectors (as feature-map angles), dual coefficients (label 1 = fraud) and intercept."""
+
+    support_angles: FloatArray
+    dual_coef: FloatArray
+    intercept: float
+
+    def margin(self, x_normalized: FloatArray) -> FloatArray:
+        kernel = fidelity_kernel(self.angles(x_normalized), self.support_angles, self.reps)
+        return np.asarray(kernel @ self.dual_coef + self.intercept, dtype=np.float64)
+
+    def fraud_probability(self, x_normalized: FloatArray) -> FloatArray:
+        """The logistic of the margin: >= 0.5 exactly when the SVM says fraud (a score, not calibrated)."""
+        return np.asarray(1.0 / (1.0 + np.exp(-self.margin(x_normalized))), dtype=np.float64)
+
+
+def train_qsvc_fraud(
+    x_train: FloatArray,
+    y_train: np.ndarray[Any, Any],
+    x_test: FloatArray,
+    y_test: np.ndarray[Any, Any],
+    reps: int = 2,
+    seed: int = 42,
+    emit: Emitter | None = None,
+    shots: int | None = None,
+    prepared: PreparedData | None = None,
+    target: str = "Class",
+    qubits: int | None = None,
+    max_train_rows: int = MAX_KERNEL_ROWS,
+) -> tuple[dict[str, Any], FittedQSVC]:
+    """Train the QSVC on the (already preprocessed) training rows and score it on the test rows next to
+    the majority-class baseline; returns what :func:`.vqc.train_vqc_fraud` returns."""
+    from sklearn.decomposition import PCA  # type: ignore[import-untyped]
+    from sklearn.svm import SVC  # type: ignore[import-untyped]
+
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
+    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
+        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    started = time.monotonic()
+    x_train = np.asarray(x_train, dtype=np.float64)
+    x_test = np.asarray(x_test, dtype=np.float64)
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    positive = positive_label(y_train)
+    negative = next(c for c in np.unique(y_train) if c != positive)
+    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
+    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
+        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
+    if emit is not None:
+        emit.progress(15, "reducing features (PCA)")
+    rows = _training_rows(y_train, positive, max_train_rows, seed)
+    standard_mean = x_train.mean(axis=0)
+    standard_scale = np.where(x_train.std(axis=0) > 0, x_train.std(axis=0), 1.0)
+    standardized = (x_train - standard_mean) / standard_scale
+    pca = PCA(n_components=n_qubits, svd_solver="full", random_state=seed).fit(standardized)
+    component_std = pca.transform(standardized).std(axis=0)
+    fitted = FittedQSVC(
+        features=list(prepared.features)
+        if prepared is not None
+        else [f"x{i}" for i in range(x_train.shape[1])],
+        target=target,
+        imputer=prepared.imputer if prepared is not None else None,
+        normalizer=prepared.normalizer if prepared is not None else MinMaxNormalizer("[0,1]"),
+        standard_mean=standard_mean,
+        standard_scale=standard_scale,
+        pca_mean=np.asarray(pca.mean_, dtype=np.float64),
+        pca_components=np.asarray(pca.components_, dtype=np.float64),
+        component_scale=np.where(component_std > 0, component_std, 1.0),
+        pqc="none",
+        reps=reps,
+        weights=np.zeros(0),
+        positive=positive,
+        negative=negative,
+        support_angles=np.zeros((0, n_qubits)),
+        dual_coef=np.zeros(0),
+        intercept=0.0,
+    )
+    angles = fitted.angles(x_train[rows])
+    labels = (y_train[rows] == positive).astype(int)
+    n_rows, n_fraud = len(rows), int(labels.sum())
+    circuit = circuit_summary(qiskit_feature_map(n_qubits, reps))
+    if emit is not None:
+        emit.log(
+            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} test rows; "
+            f"PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map (reps {reps}) fidelity kernel; "
+            f"{SIMULATION if shots is None else f'{shots} shots per kernel entry'}; "
+            f"feature map depth {circuit['depth']}"
+        )
+        emit.progress(25, "computing the training kernel")
+    rng = np.random.default_rng(seed)
+    fit_started = time.monotonic()
+    train_kernel = fidelity_kernel(angles, angles, reps, shots, rng, symmetric=True)
+    if emit is not None:
+        emit.progress(50, "fitting the support vector machine")
+    svc = SVC(kernel="precomputed", class_weight="balanced", random_state=seed).fit(train_kernel, labels)
+    fitted.support_angles = np.asarray(angles[svc.support_], dtype=np.float64)
+    fitted.dual_coef = np.asarray(svc.dual_coef_[0], dtype=np.float64)
+    fitted.intercept = float(svc.intercept_[0])
+    fit_seconds = time.monotonic() - fit_started
+
+    if emit is not None:
+        emit.progress(70, "evaluating")
+    test_angles = fitted.angles(x_test)
+    if shots is None:
+        margins = fitted.margin(x_test)
+    else:  # the test kernel measured with the same shots
+        kernel = fidelity_kernel(test_angles, fitted.support_angles, reps, shots, rng)
+        margins = kernel @ fitted.dual_coef + fitted.intercept
+    scores = 1.0 / (1.0 + np.exp(-margins))
+    y_pred = np.where(margins >= 0, positive, negative)
+    metrics = classification_metrics(y_test, y_pred, scores, positive)
+    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
+    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
+    curves = {MODEL: scores, "majority-class baseline": base_scores}
+    charts = [
+        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix (test part)"),
+        confusion_matrix_chart(
+            y_test, base_pred, classes, "Majority-class baseline: confusion matrix (test part)"
+        ),
+        roc_chart(y_test, curves, positive, "ROC curve (test part)"),
+        pr_chart(y_test, curves, positive, "Precision-recall curve (test part)"),
+    ]
+    is_pos = y_test == positive
+    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
+    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
+    if emit is not None:
+        emit_evaluation(emit, metrics, baseline, charts)
+    summary = (
+        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
+    )
+    off_diagonal = train_kernel[~np.eye(n_rows, dtype=bool)] if n_rows > 1 else np.zeros(1)
+    result: dict[str, Any] = {
+        "model": MODEL,
+        "model_type": "Quantum",
+        "config": {
+            "model": MODEL,
+            "feature_map": f"ZZFeatureMap (reps {reps}, full entanglement)",
+            "kernel": "fidelity |<phi(x)|phi(y)>|^2 (compute-uncompute)",
+            "qubits": n_qubits,
+            "reduction": f"PCA {x_train.shape[1]} -> {n_qubits}",
+            "svm": "SVC(kernel='precomputed', C=1, class_weight='balanced')",
+            "shots": shots,
+            "seed": seed,
+            "class_imbalance": "balanced class weights in the SVM",
+            "simulation": SIMULATION
+            if shots is None
+            else f"every kernel entry sampled with {shots} shots (training and test)",
+        },
+        "data": {
+            **summary,
+            "positive_class": positive.item() if hasattr(positive, "item") else positive,
+            "train_positives": int(np.sum(y_train == positive)),
+            "test_positives": int(np.sum(y_test == positive)),
+            "train_rows_used": n_rows,
+            "train_positives_used": n_fraud,
+            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
+            "and a seeded sample of the others",
+            "support_vectors": len(svc.support_),
+            "kernel_off_diagonal_mean": round(float(off_diagonal.mean()), 6),
+            "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
+        },
+        "metrics": metrics,
+        "baseline": {"name": "majority class", **baseline},
+        "confusion_matrix": [[tn, fp], [fn, tp]],
+        "losses": None,
+        "charts": charts,
+        "circuit": circuit,
+        "fit_seconds": round(fit_seconds, 3),
+        "duration_seconds": round(time.monotonic() - started, 3),
+    }
+    return result, fitted
+
+
+def save(
+    output_dir: Path | str, fitted: FittedQSVC, problem: str | None = "fraud-detection"
+) -> dict[str, str]:
+    """Write model.json (framework ``qiskit-kernel``) into ``output_dir``; {artifact name: file name}."""
+    from qmlstudio_worker.quantum import vqc
+
+    directory = Path(output_dir)
+    vqc.save(directory, fitted, problem)  # the shared preprocessing and reduction
+    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    card["framework"] = FRAMEWORK
+    card["model"] = MODEL
+    card["architecture"] = {
+        "qubits": fitted.qubits,
+        "feature_map": "ZZFeatureMap",
+        "feature_map_reps": fitted.reps,
+        "kernel": "fidelity",
+    }
+    card["parameters"].pop("weights", None)
+    card["parameters"]["support_angles"] = fitted.support_angles.tolist()
+    card["parameters"]["dual_coef"] = [float(v) for v in fitted.dual_coef]
+    card["parameters"]["intercept"] = fitted.intercept
+    (directory / "model.json").write_text(json.dumps(card, indent=2), encoding="utf-8")
+    return {"model": "model.json"}
+
+
+def load(model_dir: Path | str) -> VQCPredictor:
+    """The predictor saved by :func:`save` in ``model_dir``."""
+    from qmlstudio_worker.quantum.hybrid import imputer_from_dict
+
+    directory = Path(model_dir)
+    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    if card.get("framework") != FRAMEWORK:
+        raise ValueError(f"model.json in {directory.name} is not a {FRAMEWORK} model")
+    p = card["parameters"]
+    fitted = FittedQSVC(
+        features=list(card["features"]),
+        target=card["target"],
+        imputer=imputer_from_dict(p["imputer"]),
+        normalizer=MinMaxNormalizer.from_dict(p["normalizer"]),
+        pca_mean=np.asarray(p["pca_mean"], dtype=np.float64),
+        pca_components=np.asarray(p["pca_components"], dtype=np.float64),
+        standard_mean=np.asarray(p["standard_mean"], dtype=np.float64),
+        standard_scale=np.asarray(p["standard_scale"], dtype=np.float64),
+        component_scale=np.asarray(p["component_scale"], dtype=np.float64),
+        pqc="none",
+        reps=int(card["architecture"]["feature_map_reps"]),
+        weights=np.zeros(0),
+        positive=p["positive"],
+        negative=p["negative"],
+        support_angles=np.asarray(p["support_angles"], dtype=np.float64).reshape(
+            -1, card["architecture"]["qubits"]
+        ),
+        dual_coef=np.asarray(p["dual_coef"], dtype=np.float64),
+        intercept=float(p["intercept"]),
+    )
+    return VQCPredictor(fitted)
