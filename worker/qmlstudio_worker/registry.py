@@ -92,5 +92,11 @@ JOB_KINDS: dict[str, JobKind] = {
             params_schema_file=None,
             description="Mean-variance selection of budget stocks: exact (Classical), VQE or QAOA.",
         ),
+        JobKind(
+            kind="vehicle-routing",
+            handler_module="qmlstudio_worker.handlers.vehicle_routing",
+            params_schema_file=None,
+            description="Delivery routes: exact enumeration (Classical) or QAOA / VQE on small instances.",
+        ),
     )
 }

@@ -132,7 +132,7 @@ def test_an_unknown_shared_definition_is_a_runtime_error_not_the_users_fault(
 def test_a_problem_without_a_handler_is_refused_cleanly_after_its_body_is_checked(
     parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
-    problem = "vehicle-routing"  # no handler in this worker
+    problem = "brain-tumor"  # no handler in this worker
     assert problem not in JOB_KINDS
     fixture = REPO_ROOT / "src" / "generated" / "fixtures" / f"{problem}.job-requests.json"
     body: dict[str, Any] = json.loads(fixture.read_text(encoding="utf-8"))["requests"][0]["body"]

@@ -1,0 +1,384 @@
+"""Vehicle routing: qiskit-optimization's ``VehicleRouting`` QUBO solved by QAOA or SamplingVQE on the exact
+statevector simulator, next to the exact (enumerated) optimum.
+
+The formulation is ``qiskit_optimization.applications.VehicleRouting.to_quadratic_program`` (n stops, the
+depot among them, K vehicles): one binary x_ij per ordered pair i != j (edge i -> j used; qubit order i
+major, j minor, as Qiskit builds them), minimize sum d_ij x_ij subject to one edge out of and one into
+every stop but the depot, K edges out of and K into the depot, and for every subset C of 2 or more
+non-depot stops sum_{i,j in C} x_ij <= |C| - 1 (no sub-route without the depot). Qiskit's
+``QuadraticProgramToQubo`` turns it into a QUBO: the 2-stop inequalities x_ij + x_ji <= 1 become the
+penalty P x_ij x_ji (``LinearInequalityToPenalty``); the larger ones get an integer slack in
+[0, |C| - 1], binary-encoded (``IntegerToBinary``: 1, 2, 4, ..., the last weight cut to the bound), and
+every equality becomes P (lhs - rhs)^2 with P = 1 + the sum of the distances (its default penalty). The
+energies are divided by that sum so the optimizer and QAOA's angles see a scale of 1.
+
+The formulation has no loads: the capacity is checked on the routes found and reported. Distances are
+great-circle kilometres between the (latitude, longitude) pairs. The whole QUBO is tabulated over the
+2**q basis states, so q is limited to ``MAX_QUBITS`` (3 stops and a depot need 14): larger instances are
+refused, naming the limit. The exact optimum enumerates every split of the stops into K ordered routes
+(for the classical model, with the capacity).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.optimizers import minimize
+from qmlstudio_worker.quantum.portfolio_vqe import MAX_QUBITS, basis_bits, qaoa_state
+from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
+
+READOUT_SHOTS = 1024
+MAX_EXACT_STOPS = 9  # stops besides the depot the enumeration takes (9! orders x splits: seconds)
+EARTH_RADIUS_KM = 6371.0
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+Route = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RoutingInstance:
+    """Stops (index 0..n-1 in dataset order), the depot's index, vehicles, capacity, loads, distances."""
+
+    names: list[str]
+    coordinates: FloatArray  # (n, 2): latitude, longitude
+    demand: FloatArray
+    depot: int
+    vehicles: int
+    capacity: float
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    @property
+    def distances(self) -> FloatArray:
+        lat, lon = np.radians(self.coordinates[:, 0]), np.radians(self.coordinates[:, 1])
+        dlat, dlon = lat[:, None] - lat[None, :], lon[:, None] - lon[None, :]
+        h = np.sin(dlat / 2) ** 2 + np.cos(lat[:, None]) * np.cos(lat[None, :]) * np.sin(dlon / 2) ** 2
+        return np.asarray(2 * EARTH_RADIUS_KM * np.arcsin(np.sqrt(np.clip(h, 0, 1))), dtype=np.float64)
+
+    @property
+    def customers(self) -> list[int]:
+        return [i for i in range(self.size) if i != self.depot]
+
+    def validate(self) -> None:
+        if self.size < 2:
+            raise ValueError("vehicle routing needs the depot and at least one stop")
+        if not 0 <= self.depot < self.size:
+            raise ValueError(f"depot row {self.depot + 1} is outside the {self.size} rows")
+        if self.vehicles > len(self.customers):
+            raise ValueError(
+                f"{self.vehicles} vehicles need at least {self.vehicles} stops besides the depot, "
+                f"the data has {len(self.customers)}"
+            )
+
+    def route_length(self, route: Route) -> float:
+        d = self.distances
+        path = [self.depot, *route, self.depot]
+        return float(sum(d[a, b] for a, b in itertools.pairwise(path)))
+
+    def route_load(self, route: Route) -> float:
+        return float(sum(self.demand[i] for i in route))
+
+
+@dataclass(frozen=True)
+class Qubo:
+    """The tabulated QUBO: variable names, the edge of each x variable, energies of every basis state."""
+
+    edges: list[tuple[int, int]]
+    slack_bits: int
+    penalty: float
+    scale: float
+
+    @property
+    def qubits(self) -> int:
+        return len(self.edges) + self.slack_bits
+
+
+def edge_variables(n: int) -> list[tuple[int, int]]:
+    """(i, j) for every ordered pair i != j, in Qiskit's variable order."""
+    return [(i, j) for i in range(n) for j in range(n) if i != j]
+
+
+def _slack_weights(bound: int) -> list[int]:
+    """IntegerToBinary's encoding of an integer in [0, bound]: 1, 2, 4, ..., the last one cut to the bound."""
+    weights: list[int] = []
+    while sum(weights) < bound:
+        weights.append(min(2 ** len(weights), bound - sum(weights)))
+    return weights
+
+
+def qubit_count(n: int) -> int:
+    """Qubits of the QUBO for n stops (depot included): n (n - 1) edges plus the slack bits."""
+    slack = sum(
+        len(_slack_weights(size - 1)) * math.comb(n - 1, size) for size in range(3, n)
+    )  # subsets of 3+ non-depot stops; pairs need no slack
+    return n * (n - 1) + slack
+
+
+def build_qubo(instance: RoutingInstance) -> tuple[Qubo, FloatArray]:
+    """The QUBO and its scaled energy for every basis state (qubit k = bit k of the index)."""
+    n, depot = instance.size, instance.depot
+    edges = edge_variables(n)
+    index = {e: k for k, e in enumerate(edges)}
+    q_count = qubit_count(n)
+    if q_count > MAX_QUBITS:
+        raise ValueError(
+            f"{n} stops (depot included) need {q_count} qubits in the VehicleRouting QUBO; the simulator "
+            f"takes at most {MAX_QUBITS} (3 stops and the depot). Use the Classical model for this instance"
+        )
+    d = instance.distances
+    scale = float(sum(d[i, j] for i, j in edges)) or 1.0
+    penalty = 1.0 + scale
+    bits = basis_bits(q_count).astype(np.float64)
+    x = bits[:, : len(edges)]
+    energy = x @ np.asarray([d[i, j] for i, j in edges])
+    customers = instance.customers
+    for i in customers:
+        energy += penalty * (x[:, [index[(i, j)] for j in range(n) if j != i]].sum(axis=1) - 1) ** 2
+        energy += penalty * (x[:, [index[(j, i)] for j in range(n) if j != i]].sum(axis=1) - 1) ** 2
+    k = instance.vehicles
+    energy += penalty * (x[:, [index[(depot, j)] for j in customers]].sum(axis=1) - k) ** 2
+    energy += penalty * (x[:, [index[(j, depot)] for j in customers]].sum(axis=1) - k) ** 2
+    next_slack = len(edges)
+    for size in range(2, len(customers) + 1):
+        for clique in itertools.combinations(customers, size):
+            lhs = x[:, [index[(i, j)] for i in clique for j in clique if i != j]].sum(axis=1)
+            if size == 2:
+                a, b = clique
+                energy += penalty * x[:, index[(a, b)]] * x[:, index[(b, a)]]
+                continue
+            weights = _slack_weights(size - 1)
+            slack = bits[:, next_slack : next_slack + len(weights)] @ np.asarray(weights, dtype=np.float64)
+            next_slack += len(weights)
+            energy += penalty * (lhs + slack - (size - 1)) ** 2
+    qubo = Qubo(edges=edges, slack_bits=q_count - len(edges), penalty=penalty, scale=scale)
+    return qubo, np.asarray(energy / scale, dtype=np.float64)
+
+
+def routes_from_edges(instance: RoutingInstance, used: set[tuple[int, int]]) -> list[Route] | None:
+    """The vehicles' routes when the used edges satisfy the formulation's constraints, else None."""
+    n, depot = instance.size, instance.depot
+    out_degree = [sum(1 for e in used if e[0] == i) for i in range(n)]
+    in_degree = [sum(1 for e in used if e[1] == i) for i in range(n)]
+    for i in instance.customers:
+        if out_degree[i] != 1 or in_degree[i] != 1:
+            return None
+    if out_degree[depot] != instance.vehicles or in_degree[depot] != instance.vehicles:
+        return None
+    successor = {a: b for a, b in used if a != depot}
+    routes: list[Route] = []
+    visited: set[int] = set()
+    for start in sorted(b for a, b in used if a == depot):
+        route, stop = [], start
+        while stop != depot and stop not in visited:
+            visited.add(stop)
+            route.append(stop)
+            stop = successor[stop]
+        if stop != depot:
+            return None
+        routes.append(tuple(route))
+    return routes if visited == set(instance.customers) else None
+
+
+def solve_exact(instance: RoutingInstance, with_capacity: bool) -> tuple[list[Route], float] | None:
+    """The shortest set of K routes from the depot covering every stop once (each route's load within
+    the capacity when ``with_capacity``); None when no split fits."""
+    customers = instance.customers
+    if len(customers) > MAX_EXACT_STOPS:
+        raise ValueError(
+            f"the exact solver enumerates at most {MAX_EXACT_STOPS} stops besides the depot, "
+            f"the data has {len(customers)}"
+        )
+    k = instance.vehicles
+    best: tuple[list[Route], float] | None = None
+    lengths: dict[Route, float] = {}
+    for order in itertools.permutations(customers):
+        for cuts in itertools.combinations(range(1, len(order)), k - 1):
+            bounds = [0, *cuts, len(order)]
+            routes = [tuple(order[a:b]) for a, b in itertools.pairwise(bounds)]
+            if with_capacity and any(instance.route_load(r) > instance.capacity for r in routes):
+                continue
+            total = 0.0
+            for r in routes:
+                if r not in lengths:
+                    lengths[r] = instance.route_length(r)
+                total += lengths[r]
+            if best is None or total < best[1] - 1e-12:
+                best = (routes, total)
+    return best
+
+
+def route_map_chart(instance: RoutingInstance, routes: list[Route], title: str) -> dict[str, Any]:
+    """A line chart of [longitude, latitude] points: one series per vehicle, depot to depot."""
+    series = []
+    for v, route in enumerate(routes, start=1):
+        path = [instance.depot, *route, instance.depot]
+        points = [[float(instance.coordinates[i, 1]), float(instance.coordinates[i, 0])] for i in path]
+        series.append(
+            {"name": f"vehicle {v}: " + " -> ".join(instance.names[i] for i in path), "data": points}
+        )
+    return {"type": "line", "title": title, "label": "latitude", "series": series, "categories": []}
+
+
+def describe_routes(instance: RoutingInstance, routes: list[Route]) -> list[dict[str, Any]]:
+    return [
+        {
+            "vehicle": v,
+            "stops": [instance.names[i] for i in route],
+            "distance_km": round(instance.route_length(route), 6),
+            "load": instance.route_load(route),
+            "within_capacity": instance.route_load(route) <= instance.capacity,
+        }
+        for v, route in enumerate(routes, start=1)
+    ]
+
+
+def solve_quantum(
+    instance: RoutingInstance,
+    kind: str,
+    optimizer: str = "COBYLA",
+    maxiter: int = 100,
+    reps: int = 2,
+    seed: int = 42,
+    shots: int | None = None,
+    emit: Emitter | None = None,
+) -> dict[str, Any]:
+    """QAOA or SamplingVQE (RealAmplitudes) on the QUBO; the routes are the best feasible bitstring among
+    the final circuit's measurements (as Qiskit's MinimumEigenOptimizer picks them)."""
+    import torch
+
+    if kind not in ("QAOA", "VQE"):
+        raise ValueError(f"unknown quantum optimizer {kind!r}; expected QAOA or VQE")
+    started = time.monotonic()
+    qubo, energy_np = build_qubo(instance)
+    n = qubo.qubits
+    energy = torch.as_tensor(energy_np)
+    rng = np.random.default_rng(seed)
+    if kind == "VQE":
+        ansatz = Ansatz("RealAmplitudes", n, reps)
+        circuit = ansatz.qiskit_circuit()
+        x0 = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+
+        def state_of(weights: Any) -> Any:
+            return ansatz.apply(zero_state(n, 1, ansatz.complex_amplitudes), weights)
+
+    else:
+        from qiskit.circuit import QuantumCircuit
+        from qiskit.circuit.library import qaoa_ansatz
+        from qiskit.quantum_info import SparsePauliOp
+
+        # The circuit's shape only (for depth and gate counts): every Z and ZZ term of a dense QUBO.
+        terms = [("Z", [q], 1.0) for q in range(n)] + [
+            ("ZZ", [a, b], 1.0) for a, b in itertools.combinations(range(n), 2)
+        ]
+        circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, n), reps=reps)
+        circuit = QuantumCircuit(n).compose(circuit)
+        ramp = (np.arange(reps) + 0.5) / reps
+        x0 = np.concatenate([0.75 * (1 - ramp), 0.75 * ramp])
+
+        def state_of(weights: Any) -> Any:
+            return qaoa_state(energy, weights[:reps], weights[reps:], n)
+
+    def distribution(weights: Any) -> Any:
+        return probabilities(state_of(weights))[0]
+
+    def objective(weights: Any) -> Any:
+        probs = distribution(weights)
+        if shots is None:
+            return probs @ energy
+        counts = rng.multinomial(shots, np.clip(probs.detach().numpy(), 0, None) / float(probs.sum()))
+        return torch.as_tensor(float(counts @ energy_np) / shots)
+
+    summary = circuit_summary(circuit)
+    if emit is not None:
+        emit.log(
+            f"{kind}: VehicleRouting QUBO, {len(qubo.edges)} edge qubits + {qubo.slack_bits} slack qubits, "
+            f"reps {reps}, {optimizer} {maxiter} iterations, "
+            f"{'exact probabilities' if shots is None else f'{shots} shots per evaluation'}; "
+            f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
+        )
+        emit.progress(15, "optimizing")
+
+    def on_step(step: int, value: float) -> None:
+        if emit is not None and (step % 10 == 0 or step == maxiter):
+            emit.metric("energy", value, step=step)
+            emit.progress(15 + 70 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}")
+
+    found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
+    with torch.no_grad():
+        final = distribution(torch.as_tensor(found.x)).numpy()
+    readout = shots if shots is not None else READOUT_SHOTS
+    counts = rng.multinomial(readout, final / final.sum())
+    edge_bits = basis_bits(n)[:, : len(qubo.edges)]
+    exact = solve_exact(instance, with_capacity=False)
+    assert exact is not None  # every split fits when loads are ignored
+    exact_routes, exact_length = exact
+
+    def decode(z: Any) -> list[Route] | None:
+        used = {qubo.edges[k] for k in np.flatnonzero(edge_bits[z])}
+        return routes_from_edges(instance, used)
+
+    observed = [(z, decode(z)) for z in np.flatnonzero(counts)]
+    feasible = [(z, r) for z, r in observed if r is not None]
+    optimum_probability = float(sum(final[z] for z in range(2**n) if energy_np[z] <= energy_np.min() + 1e-9))
+    routes: list[Route] | None = None
+    if feasible:
+        _, routes = min(feasible, key=lambda zr: sum(instance.route_length(r) for r in zr[1] or []))
+        rule = f"best feasible bitstring among {readout} measurements of the final circuit"
+    else:
+        rule = f"none of {readout} measurements of the final circuit was a valid set of routes"
+        if emit is not None:
+            emit.log(f"{kind}: {rule}", level="warning")
+    length = sum(instance.route_length(r) for r in routes) if routes is not None else None
+    curve = [float(v) for v in found.curve]
+    charts: list[dict[str, Any]] = []
+    if routes is not None:
+        charts.append(route_map_chart(instance, routes, f"{kind} routes (longitude, latitude)"))
+    charts.append(route_map_chart(instance, exact_routes, "Exact optimum routes (longitude, latitude)"))
+    charts.append(
+        {
+            "type": "line",
+            "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
+            "label": "energy (scaled QUBO)",
+            "series": [{"name": "energy", "data": [round(v, 10) for v in curve]}],
+            "categories": list(range(1, len(curve) + 1)),
+        }
+    )
+    feasible_probability = float(
+        sum(final[z] for z in np.flatnonzero(final > 1e-12) if decode(z) is not None)
+    )
+    return {
+        "solver": "SamplingVQE" if kind == "VQE" else "QAOA",
+        "routes": routes,
+        "total_distance_km": length,
+        "found_routes": routes is not None,
+        "exact_routes": exact_routes,
+        "exact_distance_km": exact_length,
+        "gap_km": (length - exact_length) if length is not None else None,
+        "found_optimum": length is not None and length <= exact_length + 1e-9,
+        "optimum_probability": optimum_probability,
+        "feasible_probability": feasible_probability,
+        "selection_rule": rule,
+        "readout_shots": readout,
+        "qubits": n,
+        "edge_qubits": len(qubo.edges),
+        "slack_qubits": qubo.slack_bits,
+        "qubo": {"penalty": qubo.penalty, "scale": qubo.scale, "penalty_rule": "1 + sum of the distances"},
+        "convergence": curve,
+        "optimizer": {**found.describe(), "maxiter": maxiter},
+        "reps": reps,
+        "shots": shots,
+        "simulation": "exact statevector (torch)"
+        if shots is None
+        else f"statevector sampled with {shots} shots",
+        "circuit": summary,
+        "charts": charts,
+        "duration_seconds": round(time.monotonic() - started, 3),
+    }
