@@ -29,6 +29,7 @@ from qmlstudio_worker.ml.job_support import (
     device_note,
     open_job_inputs,
     quantum_shots,
+    refuse_noise_model,
     require_fields,
     run_record,
     save_model,
@@ -65,7 +66,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
     # Imported here: a classical run never pays for the quantum modules.
     from qmlstudio_worker.quantum import qsvc, vqc
 
-    shots = quantum_shots(params)
+    shots = quantum_shots(params, inputs.quantum_noise_model)
     prepared = prepare_classification(
         frame,
         target,
@@ -75,6 +76,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         seed=inputs.seed,
     )
     if params["model"] == QSVC_MODEL:
+        refuse_noise_model(inputs, QSVC_MODEL)  # no noisy kernel path yet: refused, not ignored
         return qsvc.train_qsvc_fraud(
             x_train=prepared.x_train,
             y_train=prepared.y_train,
@@ -99,6 +101,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         optimizer=params.get("optimizer_alg") or "COBYLA",
         maxiter=int(params.get("optimizer_alg_maxiter") or 100),
         shots=shots,
+        noise_model=inputs.quantum_noise_model,
         seed=inputs.seed,
         emit=emit,
     )

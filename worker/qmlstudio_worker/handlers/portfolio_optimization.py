@@ -62,7 +62,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     # Imported here: a classical run never pays for the quantum modules.
     from qmlstudio_worker.quantum import portfolio_vqe
 
-    shots = quantum_shots(params)
+    shots = quantum_shots(params, inputs.quantum_noise_model)
     model = params["model"]
     emit.progress(2, "computing daily returns")
     returns = daily_returns(inputs.frame, params["stocks_names"])
@@ -78,6 +78,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
         reps=int(params.get("circuit_repetition") or 2),
         seed=inputs.seed,
         shots=shots,
+        noise_model=inputs.quantum_noise_model,
         emit=emit,
     )
     chosen_assets = set(solved["selection"])

@@ -27,6 +27,7 @@ from qmlstudio_worker.ml.job_support import (
     data_errors,
     open_job_inputs,
     quantum_shots,
+    refuse_noise_model,
     require_fields,
     run_record,
     save_model,
@@ -119,8 +120,10 @@ def run_forecast_job(
             qubits = params.get("qubits")
             if qubits is None:
                 raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
-            # Refuses a real device or a noise model (not built yet); the hybrid model is simulated exactly.
+            # Refuses a real device and a noise model (no noisy path for the hybrid QNN yet): it is
+            # simulated exactly, and a choice it cannot honour is refused rather than ignored.
             quantum_shots(params)
+            refuse_noise_model(inputs, "hybrid quantum forecaster")
             trained, fitted = _quantum_forecaster(
                 frame=frame, qubits=int(qubits), hidden_layers=int(params["hidden_layers"]), **common
             )

@@ -53,6 +53,8 @@ class JobInputs:
     missing_values: MissingValues
     target_column: str | None
     notes: list[str] = field(default_factory=list)
+    #: The extension's noise model (a fake IBM device of quantum/backends.py), None for an ideal run.
+    quantum_noise_model: str | None = None
 
     def dataset_summary(self, rows_used: int) -> dict[str, Any]:
         return {
@@ -135,6 +137,12 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
     except ValueError as exc:
         raise JobValidationError(str(exc), "/extension/seed") from None
     target = extension.get("target_column")
+    from qmlstudio_worker.quantum.backends import noise_model_name
+
+    try:
+        noise_model = noise_model_name(extension.get("quantum_noise_model"))
+    except ValueError as exc:
+        raise JobValidationError(str(exc), "/extension/quantum_noise_model") from None
     return JobInputs(
         frame=loaded.frame,
         facts=loaded.facts,
@@ -146,6 +154,7 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
         missing_values=cast(MissingValues, missing_values),
         target_column=str(target) if isinstance(target, str) and target else None,
         notes=notes,
+        quantum_noise_model=noise_model,
     )
 
 
@@ -168,25 +177,30 @@ def device_note(params: Mapping[str, Any]) -> str | None:
 EXACT_SIMULATORS = ("aer_simulator_statevector", "statevector_simulator")
 
 
-def quantum_shots(params: Mapping[str, Any]) -> int | None:
-    """How a quantum model's circuits are evaluated: None (exact) on the statevector simulators, the
-    body's ``quantum_shots`` on the shot-based one. Real devices and noise models come with the quantum
-    issue (#12): until then such a body is refused in plain words rather than silently run exactly."""
+def quantum_shots(params: Mapping[str, Any], noise_model: str | None = None) -> int | None:
+    """How a quantum model's circuits are evaluated: None (exact) on the statevector simulators without
+    noise, else the body's ``quantum_shots`` (1024 when unset): the shot-based simulator samples, and a run
+    under a noise model (the extension's, :mod:`qmlstudio_worker.quantum.backends`) cannot be exact.
+    Real devices are refused in plain words until that path exists, rather than silently simulated."""
     if params.get("use_quantum_simulator") is False:
         raise JobValidationError(
             "Running on a real IBM quantum device is not available yet: choose a simulator.",
             "/params/use_quantum_simulator",
         )
-    noise = params.get("quantum_noise_model")
-    if noise not in (None, "None"):
-        raise JobValidationError(
-            f"Noise model {noise!r} is not available yet: choose None.", "/params/quantum_noise_model"
-        )
     backend = params.get("quantum_device_backend")
-    if backend is None or backend in EXACT_SIMULATORS:
+    if noise_model is None and (backend is None or backend in EXACT_SIMULATORS):
         return None
     shots = int(params.get("quantum_shots") or 0)
     return shots if shots > 0 else 1024
+
+
+def refuse_noise_model(inputs: JobInputs, model: str) -> None:
+    """For a model that has no noisy path: a chosen noise model is refused, never silently ignored."""
+    if inputs.quantum_noise_model is not None:
+        raise JobValidationError(
+            f"Noise model {inputs.quantum_noise_model} is not available for the {model}: choose None.",
+            "/extension/quantum_noise_model",
+        )
 
 
 def require_fields(frame: pd.DataFrame, columns: Sequence[str], pointer: str) -> None:

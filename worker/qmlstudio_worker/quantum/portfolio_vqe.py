@@ -20,10 +20,12 @@ puts the energies on a scale of 1 for the optimizer and QAOA's angles.
 
 The energies are exact (the statevector's probabilities) when ``shots`` is None; with ``shots``, every
 evaluation samples that many bitstrings from the exact distribution with a seeded generator (the
-shot-based simulator). The trained circuit is then measured ``shots`` times (1024 when the run is exact)
-and the selection is the best feasible bitstring among those measurements, as Qiskit's
-MinimumEigenOptimizer picks it (its classical objective is cheap to evaluate); the result also names the
-most probable feasible bitstring, and reports the selection next to the
+shot-based simulator). With ``noise_model`` (a fake IBM device, :mod:`.backends`) every evaluation and the
+final measurement run the Qiskit circuit, transpiled for that device, under its noise (``shots``, 1024 by
+default); ADAM is refused then (no exact gradient). The trained circuit is then measured ``shots`` times
+(1024 when the run is exact) and the selection is the best feasible bitstring among those measurements,
+as Qiskit's MinimumEigenOptimizer picks it (its classical objective is cheap to evaluate); the result
+also names the most probable feasible bitstring, and reports the selection next to the
 exact optimum (enumeration, :func:`qmlstudio_worker.ml.portfolio.solve_exact`), the gap between them, the
 optimum's probability, the top bitstrings and the convergence curve. Bitstrings are written in asset
 order (character i is asset i of ``stocks_names``).
@@ -39,6 +41,7 @@ import numpy as np
 
 from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, solve_exact
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, NoisyCircuit, prepare_noisy
 from qmlstudio_worker.quantum.optimizers import minimize
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
 
@@ -132,6 +135,7 @@ def _solve(
     shots: int | None,
     ansatz_name: str,
     emit: Emitter | None,
+    noise_model: str | None = None,
 ) -> dict[str, Any]:
     import torch
 
@@ -142,6 +146,8 @@ def _solve(
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    if noise_model is not None and shots is None:
+        shots = DEFAULT_NOISY_SHOTS
     started = time.monotonic()
     energy_np, penalty, scale = energies(problem)
     energy = torch.as_tensor(energy_np)
@@ -165,10 +171,29 @@ def _solve(
         def state_of(weights: Any) -> Any:
             return qaoa_state(energy, weights[:reps], weights[reps:], n)
 
+    noisy: NoisyCircuit | None = None
+    if noise_model is not None and shots is not None:
+        if optimizer == "ADAM":
+            raise ValueError(
+                "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
+                "choose COBYLA or SPSA with a noise model"
+            )
+        if emit is not None:
+            emit.progress(5, f"transpiling for {noise_model}")
+        # weights are [betas, gammas] for QAOA and the ansatz's θ in order: the circuits' sorted parameters
+        noisy = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, seed)
+
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
 
+    def noisy_distribution(weights: Any) -> FloatArray:
+        assert noisy is not None
+        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
+        return np.asarray(noisy.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
+
     def objective(weights: Any) -> Any:
+        if noisy is not None:
+            return torch.as_tensor(float(noisy_distribution(weights) @ energy_np))
         probs = distribution(weights)
         if shots is None:
             return probs @ energy
@@ -176,11 +201,18 @@ def _solve(
         return torch.as_tensor(float(sampled @ energy_np))
 
     summary = circuit_summary(circuit)
+    simulation = (
+        noisy.describe() + " per evaluation"
+        if noisy is not None
+        else "exact statevector (torch)"
+        if shots is None
+        else f"statevector sampled with {shots} shots"
+    )
     if emit is not None:
         emit.log(
             f"{kind}: {n} qubits, {'ansatz ' + ansatz_name + ', ' if kind == 'VQE' else ''}reps {reps}, "
             f"{optimizer} {maxiter} iterations, "
-            f"{'exact probabilities' if shots is None else f'{shots} shots per evaluation'}; "
+            f"{simulation}; "
             f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
         )
         emit.progress(10, "optimizing")
@@ -191,11 +223,15 @@ def _solve(
             emit.progress(10 + 75 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}")
 
     found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
-    with torch.no_grad():
-        exact_final = distribution(torch.as_tensor(found.x)).numpy()
     readout_shots = shots if shots is not None else READOUT_SHOTS
-    counts = rng.multinomial(readout_shots, exact_final / exact_final.sum())
-    final = exact_final if shots is None else counts / readout_shots
+    if noisy is not None:  # the final circuit measured on the noisy simulator: its own counts
+        final = noisy_distribution(found.x)
+        counts = np.rint(final * readout_shots).astype(np.int64)
+    else:
+        with torch.no_grad():
+            exact_final = distribution(torch.as_tensor(found.x)).numpy()
+        counts = rng.multinomial(readout_shots, exact_final / exact_final.sum())
+        final = exact_final if shots is None else counts / readout_shots
 
     ranked = solve_exact(problem)
     optimum = ranked[0]
@@ -284,9 +320,9 @@ def _solve(
         "reps": reps,
         "ansatz": ansatz_name if kind == "VQE" else "QAOA",
         "shots": shots,
-        "simulation": "exact statevector (torch)"
-        if shots is None
-        else f"statevector sampled with {shots} shots",
+        "simulation": simulation,
+        "noise_model": noise_model,
+        "noisy_backend": noisy.summary() if noisy is not None else None,
         "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
         "circuit": summary,
         "parameters": [float(v) for v in found.x],
@@ -320,9 +356,10 @@ def solve_sampling_vqe(
     shots: int | None = None,
     ansatz: str = "RealAmplitudes",
     emit: Emitter | None = None,
+    noise_model: str | None = None,
 ) -> dict[str, Any]:
     """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit)
+    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model)
 
 
 def solve_qaoa(
@@ -333,6 +370,7 @@ def solve_qaoa(
     seed: int = 42,
     shots: int | None = None,
     emit: Emitter | None = None,
+    noise_model: str | None = None,
 ) -> dict[str, Any]:
     """QAOA on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit)
+    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit, noise_model)

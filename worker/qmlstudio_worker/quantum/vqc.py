@@ -26,6 +26,12 @@ with a StatevectorSampler (not installed in this worker) and computes the same m
 each row's fraud probability in the training loss is estimated from that many measurements (binomial
 sampling, seeded); the test rows are scored with the exact probabilities (the result says so).
 
+With a noise model (``noise_model``, a fake IBM device of :mod:`.backends`), every probability comes from
+the circuits that ran: the feature map + PQC is transpiled for the device and each loss evaluation runs it
+for every training row under the device's noise (Aer density matrix, ``shots`` shots per row), and the test
+rows are scored the same way. That costs milliseconds per row, so at most ``MAX_NOISY_TRAIN_ROWS`` training
+rows are used (every fraud row first, as above); ADAM is refused (it needs the exact gradient).
+
 Training rows: all of them up to ``MAX_TRAIN_ROWS``; above it, every fraud row is kept and the others are
 sampled (seeded) to fill the cap; the result records the rows used. Predictions: fraud when the fraud
 probability is at least 0.5.
@@ -59,6 +65,7 @@ from qmlstudio_worker.ml.preprocess import (
     numeric_features,
 )
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, NoisyCircuit, prepare_noisy
 from qmlstudio_worker.quantum.optimizers import OPTIMIZERS, minimize
 from qmlstudio_worker.quantum.statevector import (
     PQC_NAMES,
@@ -75,6 +82,7 @@ FRAMEWORK = "qiskit"
 DEFAULT_QUBITS = 4
 FEATURE_MAP_REPS = 2
 MAX_TRAIN_ROWS = 20_000
+MAX_NOISY_TRAIN_ROWS = 200  # a noisy evaluation runs one circuit per row (about 5 ms each, 4 qubits)
 ANGLE_CLIP = 3.0  # component z-scores in [-3, 3] map linearly onto [0, ANGLE_RANGE]; beyond, clipped
 ANGLE_RANGE = 0.5  # radians; see the module docstring
 SIMULATION = "exact statevector (torch, complex128)"
@@ -146,6 +154,15 @@ def _odd_probability(states: Any, ansatz: Ansatz, weights: Any) -> Any:
     return probabilities(final) @ odd
 
 
+def _noisy_odd_probability(
+    noisy: NoisyCircuit, angles: FloatArray, weights: Any, odd: FloatArray
+) -> FloatArray:
+    """The measured odd-parity share of every row, from the noisy circuits (feature angles, then weights)."""
+    w = np.asarray(weights.detach().numpy() if hasattr(weights, "detach") else weights, dtype=np.float64)
+    values = np.hstack([angles, np.tile(w, (angles.shape[0], 1))])
+    return np.asarray(noisy.probabilities(values) @ odd, dtype=np.float64)
+
+
 def _training_rows(y: np.ndarray[Any, Any], positive: Any, cap: int, seed: int) -> np.ndarray[Any, Any]:
     """Row positions used for training: all of them up to ``cap``; above, every positive row and a seeded
     sample of the others."""
@@ -176,6 +193,7 @@ def train_vqc_fraud(
     target: str = "Class",
     qubits: int | None = None,
     max_train_rows: int = MAX_TRAIN_ROWS,
+    noise_model: str | None = None,
 ) -> tuple[dict[str, Any], FittedVQC]:
     """Train the VQC on the (already preprocessed) training rows and score it on the test rows next to
     the majority-class baseline. Returns what :func:`qmlstudio_worker.ml.fraud.train_fraud_detector`
@@ -192,6 +210,14 @@ def train_vqc_fraud(
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    if noise_model is not None:
+        if optimizer == "ADAM":
+            raise ValueError(
+                "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
+                "choose COBYLA or SPSA with a noise model"
+            )
+        shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
+        max_train_rows = min(max_train_rows, MAX_NOISY_TRAIN_ROWS)
     started = time.monotonic()
     x_train = np.asarray(x_train, dtype=np.float64)
     x_test = np.asarray(x_test, dtype=np.float64)
@@ -229,7 +255,21 @@ def train_vqc_fraud(
         negative=negative,
     )
     ansatz = Ansatz(pqc, n_qubits, reps)
-    states = zz_feature_map_states(fitted.angles(x_train[rows]), FEATURE_MAP_REPS)
+    feature_map = qiskit_feature_map(n_qubits, FEATURE_MAP_REPS)
+    ansatz_circuit = ansatz.qiskit_circuit()
+    noisy: NoisyCircuit | None = None
+    if noise_model is not None and shots is not None:
+        if emit is not None:
+            emit.progress(17, f"transpiling for {noise_model}")
+        noisy = prepare_noisy(
+            feature_map.compose(ansatz_circuit),
+            [*feature_map.parameters, *ansatz_circuit.parameters],
+            noise_model,
+            shots,
+            seed,
+        )
+    train_angles = fitted.angles(x_train[rows])
+    states = zz_feature_map_states(train_angles, FEATURE_MAP_REPS)
     is_fraud = torch.as_tensor(y_train[rows] == positive)
     n_rows, n_fraud = len(rows), int(is_fraud.sum())
     weight_fraud, weight_other = n_rows / (2 * n_fraud), n_rows / (2 * (n_rows - n_fraud))
@@ -237,22 +277,33 @@ def train_vqc_fraud(
     rng = np.random.default_rng(seed)
     eps = 1e-10
 
+    odd = parity(n_qubits).astype(np.float64)
+
     def loss(weights: Any) -> Any:
-        p_fraud = _odd_probability(states, ansatz, weights)
-        if shots is not None:
+        if noisy is not None:
+            p_fraud = torch.as_tensor(_noisy_odd_probability(noisy, train_angles, weights, odd))
+        else:
+            p_fraud = _odd_probability(states, ansatz, weights)
+        if noisy is None and shots is not None:
             sampled = rng.binomial(shots, np.clip(p_fraud.detach().numpy(), 0, 1)) / shots
             p_fraud = torch.as_tensor(sampled)
         p_true = torch.where(is_fraud, p_fraud, 1 - p_fraud)
         return -(row_weights * torch.log(p_true.clamp_min(eps))).sum() / row_weights.sum()
 
-    feature_map = qiskit_feature_map(n_qubits, FEATURE_MAP_REPS)
-    circuit = circuit_summary(feature_map.compose(ansatz.qiskit_circuit()))
+    circuit = circuit_summary(feature_map.compose(ansatz_circuit))
+    simulation = (
+        noisy.describe() + " per row; test rows scored by the same noisy circuits"
+        if noisy is not None
+        else SIMULATION
+        if shots is None
+        else f"training loss from probabilities sampled with {shots} shots per row; test scores exact"
+    )
     if emit is not None:
         emit.log(
             f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} test rows; "
             f"PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map (reps {FEATURE_MAP_REPS}) + "
             f"{pqc} (reps {reps}); {optimizer} {maxiter} iterations; "
-            f"{SIMULATION if shots is None else f'{shots} shots per row'}; circuit depth {circuit['depth']}"
+            f"{simulation}; circuit depth {circuit['depth']}"
         )
         emit.progress(20, "training")
 
@@ -271,8 +322,12 @@ def train_vqc_fraud(
     fitted.weights = np.asarray(found.x, dtype=np.float64)
 
     if emit is not None:
-        emit.progress(85, "evaluating")
-    scores = fitted.fraud_probability(x_test)
+        emit.progress(85, "evaluating" if noisy is None else "evaluating the test rows on the noisy circuits")
+    scores = (
+        fitted.fraud_probability(x_test)
+        if noisy is None
+        else _noisy_odd_probability(noisy, fitted.angles(x_test), fitted.weights, odd)
+    )
     y_pred = np.where(scores >= 0.5, positive, negative)
     metrics = classification_metrics(y_test, y_pred, scores, positive)
     base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
@@ -319,9 +374,12 @@ def train_vqc_fraud(
             "seed": seed,
             "class_imbalance": "balanced class weights in the cross-entropy",
             "interpretation": "parity of the measured bitstring (odd = fraud)",
-            "simulation": SIMULATION
-            if shots is None
-            else f"training loss from probabilities sampled with {shots} shots per row; test scores exact",
+            "simulation": simulation,
+            "noise_model": noise_model,
+            "saved_model_predicts": "exact statevector (the noise model is not part of the saved model)"
+            if noisy is not None
+            else None,
+            "noisy_backend": noisy.summary() if noisy is not None else None,
         },
         "data": {
             **summary,

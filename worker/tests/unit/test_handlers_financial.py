@@ -543,7 +543,7 @@ def test_quantum_shots_exact_on_statevector_simulators_sampled_on_qasm() -> None
     assert quantum_shots({**body, "quantum_device_backend": "qasm_simulator"}) == 1024
 
 
-def test_quantum_bodies_asking_for_a_device_or_a_noise_model_are_refused_not_run_exactly() -> None:
+def test_quantum_bodies_asking_for_a_device_are_refused_and_noisy_runs_are_sampled() -> None:
     import pytest
 
     from qmlstudio_worker.errors import JobValidationError
@@ -553,6 +553,6 @@ def test_quantum_bodies_asking_for_a_device_or_a_noise_model_are_refused_not_run
         quantum_shots({"use_quantum_simulator": False, "quantum_device_backend": "ibm_brisbane"})
     assert device.value.field == "/params/use_quantum_simulator"
     assert "real IBM quantum device" in device.value.message
-    with pytest.raises(JobValidationError) as noise:
-        quantum_shots({"use_quantum_simulator": True, "quantum_noise_model": "fake_manila"})
-    assert noise.value.field == "/params/quantum_noise_model"
+    exact = {"use_quantum_simulator": True, "quantum_device_backend": "aer_simulator_statevector"}
+    assert quantum_shots({**exact, "quantum_shots": 512}, "fake_brisbane") == 512
+    assert quantum_shots(exact, "fake_brisbane") == 1024
