@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -157,4 +157,67 @@ export async function adminSession(product: RunningProduct): Promise<{ token: st
   const token = await adminToken(product);
   const me = await callApi<{ data: { id: number } }>(product, '/users/me', { token });
   return { token, id: me.body.data.id };
+}
+
+/** An example application as GET /api/examples lists it. */
+export interface ExampleApplication {
+  problem_id: string;
+  app_name: string;
+  app_data: Record<string, unknown>;
+}
+
+/** Copies the example of a problem into a new application of the admin's (as the Examples page does). */
+export async function copyExample(
+  product: RunningProduct,
+  session: { token: string; id: number },
+  problemId: string,
+): Promise<{ id: number; example: ExampleApplication }> {
+  const examples = (await callApi<{ data: ExampleApplication[] }>(product, '/examples')).body.data;
+  const example = examples.find((e) => e.problem_id === problemId);
+  if (!example) throw new Error(`no example for ${problemId}`);
+  const created = await callApi<{ data: { id: number } }>(product, '/applications/create-from-example', {
+    method: 'POST',
+    token: session.token,
+    body: {
+      app_name: example.app_name,
+      user_id: session.id,
+      app_problem_id: example.problem_id,
+      app_data: example.app_data,
+    },
+  });
+  if (created.status !== 201) throw new Error(`copying ${problemId}: ${JSON.stringify(created.body)}`);
+  return { id: created.body.data.id, example };
+}
+
+/** A new application of the admin's with the problem's default (empty) app_data. */
+export async function createBlankApplication(
+  product: RunningProduct,
+  session: { token: string; id: number },
+  problemId: string,
+  appName: string,
+): Promise<number> {
+  const created = await callApi<{ data: { id: number } }>(product, '/applications/create-blank', {
+    method: 'POST',
+    token: session.token,
+    body: { app_name: appName, user_id: session.id, app_problem_id: problemId, status: 'active' },
+  });
+  if (created.status !== 201) throw new Error(`creating ${problemId}: ${JSON.stringify(created.body)}`);
+  return created.body.data.id;
+}
+
+/**
+ * The workspace address of an application (spec section 2): /development/{problem name}/{id}/{app name},
+ * names lower-cased with spaces as hyphens. The problem's name is read from its schema file.
+ */
+export function workspaceUrl(
+  product: RunningProduct,
+  problemId: string,
+  appId: number,
+  appName: string,
+): string {
+  const problem = JSON.parse(
+    readFileSync(path.join(ROOT, 'schemas/problems', `${problemId}.json`), 'utf8'),
+  ) as { name: string; workspace: string };
+  const slug = (name: string) => name.trim().toLowerCase().replace(/\s+/g, '-');
+  return `${product.url}/${problem.workspace}/${slug(problem.name)}/${appId}/${slug(appName)}`;
 }

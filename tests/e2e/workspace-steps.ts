@@ -1,0 +1,147 @@
+// Steps shared by the workspace end-to-end files (workspace.test.ts, workspace-examples.test.ts): what a
+// user does in the workspace of issue #11, written against the accessible names and test ids of the
+// wave's contract (tabs by role and name, outputs rows by data-output-id, charts inside output-charts).
+
+import { mkdirSync } from 'node:fs';
+
+import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const SHOT_DIRS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
+
+/** The viewport of every workspace screenshot (tall enough for the charts without fullPage). */
+export const VIEWPORT = { width: 1280, height: 1100 };
+
+/** Training on the 2-core CI machine: a deadline, not a speed check (bench:jobs measures speed). */
+export const RUN_DEADLINE_MS = 150_000;
+
+export function makeShotDirs(): void {
+  for (const dir of SHOT_DIRS) mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * tests/artifacts/workspace-{name}.png. Not fullPage: Chromium's full-page capture resizes the page to
+ * 1x1 for a moment, which the mobile guard (under 768 px) answers by unmounting the app.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  for (const dir of SHOT_DIRS) await page.screenshot({ path: `${dir}/workspace-${name}.png` });
+}
+
+/** A workspace tab by its accessible name; the Outputs tab's name carries its count badge. */
+export function tab(page: Page, name: 'Dataset' | 'Model Configurations' | 'Pipeline' | 'Outputs'): Locator {
+  return page.getByRole('tab', { name: name === 'Outputs' ? /^Outputs/ : name, exact: name !== 'Outputs' });
+}
+
+export async function expectSelected(page: Page, name: Parameters<typeof tab>[1]): Promise<void> {
+  await expect.poll(() => tab(page, name).getAttribute('aria-selected'), { timeout: 10_000 }).toBe('true');
+}
+
+/** The open tab's panel (one at a time). */
+export const panel = (page: Page): Locator => page.getByRole('tabpanel').first();
+
+/** A toast with this text (the ToastProvider's `.toast`). */
+export const toast = (page: Page, text: string): Locator => page.locator('.toast').filter({ hasText: text });
+
+/** An input of a schema field of the open panel (data-field is the field's path, e.g. 'epochs'). */
+export const fieldInput = (page: Page, field: string): Locator =>
+  panel(page).locator(`[data-field="${field}"] input`).first();
+
+/** Loads the application's workspace and waits for its four tabs. */
+export async function openWorkspace(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await tab(page, 'Dataset').waitFor();
+  for (const name of ['Model Configurations', 'Pipeline', 'Outputs'] as const)
+    await tab(page, name).waitFor();
+}
+
+/** Pipeline tab: the read-only diagram is drawn (React Flow nodes). */
+export async function openPipeline(page: Page): Promise<void> {
+  await tab(page, 'Pipeline').click();
+  await expectSelected(page, 'Pipeline');
+  await page.getByText('Pipeline is Read Only').waitFor();
+  await page.locator('.qs-flow-node').first().waitFor();
+}
+
+/**
+ * Run the Application: the toast 'Application is running.' with 'Go to output tab', which opens the
+ * Outputs tab; the running banner holds meanwhile. Returns the new output's id (the list's first row).
+ */
+export async function runFromTopBar(page: Page, knownIds: number[] = []): Promise<number> {
+  await page.getByRole('button', { name: 'Run the Application' }).click();
+  const running = toast(page, 'Application is running.');
+  await running.waitFor({ timeout: 30_000 });
+  expect(await page.getByTestId('running-banner').textContent()).toContain(
+    'Application is running. Click on this to check the output for details.',
+  );
+  expect(await page.getByRole('button', { name: 'Run the Application' }).isDisabled()).toBe(true);
+  await running.getByRole('button', { name: 'Go to output tab' }).click();
+  await expectSelected(page, 'Outputs');
+  const table = page.getByTestId('outputs-table');
+  await table.waitFor();
+  let id = 0;
+  await expect
+    .poll(
+      async () => {
+        const ids = await table
+          .getByTestId('output-row')
+          .evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-output-id'))));
+        id = ids.find((n) => n > 0 && !knownIds.includes(n)) ?? 0;
+        return id;
+      },
+      { timeout: 30_000, message: 'a new output row' },
+    )
+    .toBeGreaterThan(0);
+  return id;
+}
+
+export const outputRow = (page: Page, id: number): Locator =>
+  page.locator(`[data-testid="output-row"][data-output-id="${id}"]`);
+
+/** The output's status badge (status-badge.tsx: data-status is the job's status). */
+export const statusBadge = (scope: Locator): Locator => scope.locator('[data-testid="job-status"]').first();
+
+/**
+ * View Details of the output, watches its live progress while it runs (a fast run may finish first), and
+ * waits until it is Completed. Returns whether progress was seen live.
+ */
+export async function watchUntilCompleted(page: Page, id: number): Promise<boolean> {
+  await outputRow(page, id).getByRole('button', { name: 'View Details' }).click();
+  await page.getByRole('tab', { name: 'Metrics' }).waitFor();
+  const status = () => statusBadge(panel(page)).getAttribute('data-status');
+  let live = false;
+  if ((await status()) !== 'Completed') {
+    live = await page
+      .getByTestId('live-progress')
+      .waitFor({ timeout: 60_000 })
+      .then(() => true)
+      .catch(() => false);
+  }
+  await page
+    .locator('[data-testid="job-status"][data-status="Completed"]')
+    .first()
+    .waitFor({ timeout: RUN_DEADLINE_MS });
+  return live;
+}
+
+/** Visualization: every chart the output has is drawn (ApexCharts SVG paths). Returns the chart count. */
+export async function expectChartsDrawn(page: Page): Promise<number> {
+  await page.getByRole('tab', { name: 'Visualization' }).click();
+  const charts = page.getByTestId('output-charts');
+  await charts.locator('svg path').first().waitFor({ timeout: 30_000 });
+  const svgs = charts.locator('svg.apexcharts-svg');
+  const count = await svgs.count();
+  expect(count).toBeGreaterThan(0);
+  for (let i = 0; i < count; i++) {
+    await svgs.nth(i).scrollIntoViewIfNeeded();
+    expect(await svgs.nth(i).locator('path').count(), `chart ${i + 1} has paths`).toBeGreaterThan(0);
+  }
+  return count;
+}
+
+/** Collects uncaught page errors (asserted empty at the end of a test). */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
