@@ -15,13 +15,21 @@ const TONES: Record<JobStatus, Tone> = {
   'Manual Stop': 'stopped',
 };
 
-/** The spec's output status badge: Completed green, Failed red, Manual Stop blue, anything else Ongoing. */
-export function StatusBadge({ status }: { status: JobStatus }) {
-  const tone = TONES[status];
+const toneOf = (status: string): Tone =>
+  Object.prototype.hasOwnProperty.call(TONES, status) ? TONES[status as JobStatus] : 'ongoing';
+
+/**
+ * The spec's output status badge (section 4): Completed green, Failed red, Manual Stop blue, any other
+ * value 'Ongoing' yellow with a spinner. The spec's word is 'Ongoing'; the phase behind it (queued,
+ * running) stays visible as a smaller note inside the badge, since a long queue is worth knowing about.
+ */
+export function StatusBadge({ status }: { status: string }) {
+  const tone = toneOf(status);
   return (
-    <span className={`status-badge ${tone}`} data-testid="job-status" data-status={status}>
+    <span className={`status-badge ${tone}`} data-testid="job-status" data-status={status} title={status}>
       {tone === 'ongoing' && <span className="spinner" aria-hidden="true" />}
-      {tone === 'ongoing' ? `Ongoing (${status})` : status}
+      {tone === 'ongoing' ? 'Ongoing' : status}
+      {tone === 'ongoing' && status !== 'Ongoing' && <span className="status-phase">{status}</span>}
     </span>
   );
 }

@@ -162,3 +162,18 @@ export function liveMetricChart(stepped: LiveState['stepped']): ChartSpec | null
     categories: steps,
   };
 }
+
+/**
+ * The latest epoch the stream reported and its loss (a stepped metric named like a loss first,
+ * train_loss before the others), for the live progress line; null before the first.
+ */
+export function latestStep(
+  stepped: LiveState['stepped'],
+): { step: number; name: string; value: number } | null {
+  const names = Object.keys(stepped).filter((name) => stepped[name].length > 0);
+  if (names.length === 0) return null;
+  const weight = (name: string) => (name === 'train_loss' ? 0 : name.includes('loss') ? 1 : 2);
+  const name = [...names].sort((a, b) => weight(a) - weight(b))[0];
+  const last = stepped[name].reduce((a, b) => (b.step > a.step ? b : a));
+  return { step: last.step, name, value: last.value };
+}
