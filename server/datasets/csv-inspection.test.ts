@@ -6,6 +6,8 @@ import { DEFAULT_SAMPLES_DIR, loadSampleManifest } from '../../src/engine/node/l
 import { CSV_MESSAGES, CsvInspector, inspectCsvFile } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 
+const ROW_RULE_FIXTURE = new URL('../../tests/contracts/csv-row-rule.json', import.meta.url);
+
 /** Inspects bytes pushed in chunks of `size` (so values, quotes and UTF-8 sequences split across chunks). */
 function inspect(bytes: Buffer | string, options: { max?: number; chunk?: number } = {}) {
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
@@ -51,10 +53,28 @@ describe('CSV inspection', () => {
     }
   });
 
-  it('takes UTF-8 split across chunks and a row with fewer values than columns', () => {
+  it('takes UTF-8 split across chunks and drops a row with fewer values than columns', () => {
     const facts = inspect('Stadt,Größe\nMünchen,1\nKöln\n', { chunk: 1 });
     expect(facts.columns).toEqual(['Stadt', 'Größe']);
-    expect(facts.rows).toBe(2);
+    expect(facts.rows).toBe(1);
+    expect(facts.droppedRows).toBe(1);
+  });
+
+  // The twin of worker/tests/unit/test_csv_rows.py and the browser parser's test: one fixture, one rule.
+  it('follows the shared CSV row rule on every case of tests/contracts/csv-row-rule.json', () => {
+    const fixture = JSON.parse(readFileSync(ROW_RULE_FIXTURE, 'utf8')) as {
+      cases: { name: string; csv: string; columns: string[]; rows: number; dropped: number }[];
+    };
+    expect(fixture.cases.length).toBeGreaterThanOrEqual(8);
+    for (const c of fixture.cases) {
+      for (const chunk of [1, 3, 1 << 20]) {
+        const facts = inspect(c.csv, { chunk });
+        const label = `${c.name} (chunk ${chunk})`;
+        expect(facts.columns, label).toEqual(c.columns);
+        expect(facts.rows, label).toBe(c.rows);
+        expect(facts.droppedRows, label).toBe(c.dropped);
+      }
+    }
   });
 
   it('refuses an empty file, blank lines only, and a header without data rows', () => {
@@ -108,9 +128,9 @@ describe('CSV inspection', () => {
     expect(CSV_MESSAGES.tooLarge(100 * 1024 * 1024)).toBe('The file is larger than the limit of 100 MB.');
   });
 
-  it('refuses a row with more values than columns and an unclosed quote', () => {
-    expect(refusal('a,b\n1,2\n3,4,5\n').message).toBe(
-      'Data row 2 has 3 values but the header names 2 columns.',
+  it('refuses a file whose every data row is dropped, and an unclosed quote', () => {
+    expect(refusal('a,b\n1,2,3\n4\n').message).toBe(
+      "No data row has the header's 2 values: all 2 rows were dropped.",
     );
     expect(refusal('a,b\n1,"2\n').message).toBe(CSV_MESSAGES.openQuote);
   });

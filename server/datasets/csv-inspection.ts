@@ -1,6 +1,7 @@
 // Checks a dataset by its content, in one pass as the bytes arrive (an upload or a URL fetch): UTF-8
 // text, not binary, not empty, a header row naming the columns, at most the size limit. It counts the
-// data rows (header excluded, blank lines skipped as the workspace's CSV reader skips them) and
+// data rows by the one CSV row rule the browser and the worker share (tests/contracts/csv-row-rule.json:
+// blank lines skipped, a row whose field count differs from the header's dropped and counted) and
 // hashes the bytes, so the stored row (server/datasets/datasets-repository.ts) needs no second read.
 
 import { createHash, type Hash } from 'node:crypto';
@@ -10,8 +11,10 @@ import { pipeline } from 'node:stream/promises';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 
 export interface CsvFacts {
-  /** Data rows: the header not counted, blank lines skipped. */
+  /** Kept data rows: the header not counted, blank lines skipped, dropped rows not counted. */
   rows: number;
+  /** Data rows dropped because their field count differs from the header's. */
+  droppedRows: number;
   /** The header's column names, in file order. */
   columns: string[];
   sizeBytes: number;
@@ -51,8 +54,8 @@ export const CSV_MESSAGES = {
     `The header row has no name for column ${position}: every column needs a name.`,
   duplicateColumn: (name: string) => `The header row names the column "${name}" twice.`,
   noRows: 'The file has a header row but no data rows.',
-  tooManyValues: (row: number, values: number, columns: number) =>
-    `Data row ${row} has ${values} values but the header names ${columns} columns.`,
+  noKeptRows: (dropped: number, columns: number) =>
+    `No data row has the header's ${columns} values: all ${dropped} rows were dropped.`,
   openQuote: 'The file ends inside a quoted value: a " is not closed.',
   headerTooLong: 'The first row is longer than 1 MB: the file has no header row (or is not CSV).',
 } as const;
@@ -83,6 +86,7 @@ export class CsvInspector {
   /** The bytes of the header field being read (data rows' values are not kept). */
   private field: number[] = [];
   private dataRows = 0;
+  private droppedRows = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -114,9 +118,16 @@ export class CsvInspector {
     if (this.inQuotes) throw new DatasetRefusal(CSV_MESSAGES.openQuote);
     this.endRecord();
     if (this.header === null) throw new DatasetRefusal(CSV_MESSAGES.empty);
-    if (this.dataRows === 0) throw new DatasetRefusal(CSV_MESSAGES.noRows);
+    if (this.dataRows === 0) {
+      throw new DatasetRefusal(
+        this.droppedRows > 0
+          ? CSV_MESSAGES.noKeptRows(this.droppedRows, this.header.length)
+          : CSV_MESSAGES.noRows,
+      );
+    }
     return {
       rows: this.dataRows,
+      droppedRows: this.droppedRows,
       columns: this.header,
       sizeBytes: this.size,
       sha256: this.hash.digest('hex'),
@@ -218,13 +229,11 @@ export class CsvInspector {
     if (this.header === null) {
       this.header = this.checkHeader(this.pendingHeader);
       this.pendingHeader = [];
-    } else {
+    } else if (this.fieldsInRecord === this.header.length) {
       this.dataRows++;
-      if (this.fieldsInRecord > this.header.length) {
-        throw new DatasetRefusal(
-          CSV_MESSAGES.tooManyValues(this.dataRows, this.fieldsInRecord, this.header.length),
-        );
-      }
+    } else {
+      // The shared row rule: a ragged row is dropped (and counted), not a reason to refuse the file.
+      this.droppedRows++;
     }
     this.fieldsInRecord = 0;
     this.recordHasContent = false;

@@ -32,6 +32,13 @@ export interface DatasetLimits {
   quotaBytes: number;
 }
 
+/** A stored upload and what its inspection dropped (told to the uploader once, not stored). */
+export interface SavedDataset {
+  record: DatasetRecord;
+  /** Data rows dropped because their field count differs from the header's. */
+  droppedRows: number;
+}
+
 export class DatasetStore {
   private readonly root: string;
 
@@ -81,7 +88,7 @@ export class DatasetStore {
    * Streams an upload to disk while checking it; throws DatasetRefusal (nothing kept) when it is
    * not a CSV with a header row, is larger than the limit, or does not fit the owner's quota.
    */
-  async save(ownerId: number, originalName: string, source: Readable): Promise<DatasetRecord> {
+  async save(ownerId: number, originalName: string, source: Readable): Promise<SavedDataset> {
     const dir = path.join(this.root, String(ownerId));
     await mkdir(dir, { recursive: true });
     await removeStalePartials(dir);
@@ -100,7 +107,7 @@ export class DatasetStore {
         // The file first: a row never names a file that is not there (the transaction's failure
         // after this point removes the file below).
         await rename(partial, final);
-        return this.repository.create(tx, {
+        const record = await this.repository.create(tx, {
           owner_id: ownerId,
           filename,
           original_name: cleanName(originalName),
@@ -109,6 +116,7 @@ export class DatasetStore {
           row_count: facts.rows,
           columns: facts.columns,
         });
+        return { record, droppedRows: facts.droppedRows };
       });
     } catch (error) {
       await rm(partial, { force: true });

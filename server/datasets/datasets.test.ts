@@ -27,6 +27,7 @@ interface UploadReply {
   filename: string;
   url: string;
   rows: number;
+  dropped_rows: number;
   columns: string[];
   size_bytes: number;
   message?: string;
@@ -95,6 +96,7 @@ for (const { database, available } of DATABASES)
       expect(body).toMatchObject({
         success: true,
         rows: 20,
+        dropped_rows: 0,
         columns: ['Day', 'Sales'],
         size_bytes: text.length,
       });
@@ -116,6 +118,20 @@ for (const { database, available } of DATABASES)
         );
         expect(reply.body).toBe(text);
       }
+      await removeAll(alice);
+    });
+
+    it('keeps an upload with rows whose value count differs, counting them as dropped (the shared row rule)', async () => {
+      const text = 'Day,Sales\n1,2\n\n3\n4,5,6\n7,8\n';
+      const { status, body } = await upload(alice, fileUploadBody(text));
+      expect(status).toBe(201);
+      expect(body).toMatchObject({ rows: 2, dropped_rows: 2, columns: ['Day', 'Sales'] });
+      // Every row dropped: refused in the spec's words.
+      const none = await upload(alice, fileUploadBody('Day,Sales\n1\n2,3,4\n'));
+      expect(none.status).toBe(400);
+      expect(none.body.message).toBe(
+        "Error uploading file. No data row has the header's 2 values: all 2 rows were dropped.",
+      );
       await removeAll(alice);
     });
 

@@ -29,7 +29,7 @@ const uploadParams = {
 
 const uploadReply = {
   type: 'object',
-  required: ['success', 'filename', 'url', 'rows', 'columns', 'size_bytes'],
+  required: ['success', 'filename', 'url', 'rows', 'dropped_rows', 'columns', 'size_bytes'],
   properties: {
     success: { type: 'boolean' },
     filename: { type: 'string', description: 'The stored name (random, .csv)' },
@@ -38,7 +38,14 @@ const uploadReply = {
       description:
         'Where the owner downloads it and what a job names: /api/download/{filename}/{userName}/{userEmail}',
     },
-    rows: { type: 'integer', description: 'Data rows (the header not counted)' },
+    rows: {
+      type: 'integer',
+      description: 'Kept data rows (the header, blank lines and dropped rows not counted)',
+    },
+    dropped_rows: {
+      type: 'integer',
+      description: "Data rows dropped because their number of values differs from the header's",
+    },
     columns: { type: 'array', items: { type: 'string' } },
     size_bytes: { type: 'integer' },
   },
@@ -132,12 +139,13 @@ export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           part?.file.resume();
           throw new DatasetRefusal(FIELD_MESSAGE);
         }
-        const record = await store.save(caller.id, part.filename, part.file);
+        const { record, droppedRows } = await store.save(caller.id, part.filename, part.file);
         return reply.code(201).send({
           success: true,
           filename: record.filename,
           url: downloadUrl(record.filename, userName, userEmail),
           rows: record.row_count,
+          dropped_rows: droppedRows,
           columns: record.columns,
           size_bytes: record.size_bytes,
         });

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,6 +88,7 @@ describe('the URL fetcher', () => {
       const redirect = (to: string) => response.writeHead(302, { location: to }).end();
       if (url === '/data.csv') response.writeHead(200, { 'content-type': 'text/csv' }).end(CSV);
       else if (url === '/to-data') redirect('/data.csv');
+      else if (url === '/ragged.csv') response.writeHead(200).end('a,b\n1,2\n3\n4,5,6\n7,8\n');
       else if (url === '/to-private') redirect('http://10.0.0.1/data.csv');
       else if (url === '/to-metadata') redirect('http://169.254.169.254/latest/meta-data/');
       else if (url === '/to-mapped') redirect(`http://[::ffff:127.0.0.1]:${port}/data.csv`);
@@ -257,5 +267,63 @@ describe('the URL fetcher', () => {
     expect(await refusal(fetcher().fetch(`${base}/png`))).toBe(
       'The file at the dataset URL is not usable: The file is a PNG image, not CSV text.',
     );
+  });
+
+  it('remembers what the last fetch of a URL found, until its file leaves the cache', async () => {
+    const url = `${base}/ragged.csv`;
+    const f = fetcher();
+    expect(await f.cachedFacts(url)).toBeNull();
+    const got = await f.fetch(url);
+    expect(got).toMatchObject({ rows: 2, droppedRows: 2, columns: ['a', 'b'] });
+    expect(await f.cachedFacts(url)).toMatchObject({
+      url,
+      sha256: got.sha256,
+      rows: 2,
+      droppedRows: 2,
+      columns: ['a', 'b'],
+    });
+    expect(await f.cachedFacts(`${url}?other`)).toBeNull();
+    rmSync(got.path);
+    expect(await f.cachedFacts(url)).toBeNull();
+  });
+
+  it('keeps the cache bounded by age and total size, never removing an entry younger than an hour', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'qml-url-cache-'));
+    try {
+      const cache = path.join(dir, 'url-cache');
+      mkdirSync(path.join(cache, 'urls'), { recursive: true });
+      const now = Date.now();
+      const hour = 60 * 60 * 1000;
+      /** A cached CSV of `size` bytes written `ageHours` ago, with a URL entry naming it. */
+      const entry = (name: string, size: number, ageHours: number) => {
+        const sha = createHash('sha256').update(name).digest('hex');
+        const file = path.join(cache, `${sha}.csv`);
+        writeFileSync(file, 'x'.repeat(size));
+        const index = path.join(cache, 'urls', `${sha}.json`);
+        writeFileSync(index, JSON.stringify({ url: name, sha256: sha }));
+        const when = new Date(now - ageHours * hour);
+        utimesSync(file, when, when);
+        utimesSync(index, when, when);
+        return { file, index };
+      };
+      const ancient = entry('ancient', 100, 24 * 8); // older than a week
+      const old = entry('old', 3000, 5);
+      const middle = entry('middle', 3000, 3);
+      const fresh = entry('fresh', 3000, 0.5);
+      const freshToo = entry('fresh too', 3000, 0.1);
+      // 12,000 bytes against a bound of 5,000: the two old ones go; the two fresh ones stay even so.
+      await fetcher({ dataDir: dir, cacheMaxBytes: 5000 }).cleanCache(now);
+      const exists = (e: { file: string; index: string }) => [existsSync(e.file), existsSync(e.index)];
+      expect(exists(ancient)).toEqual([false, false]);
+      expect(exists(old)).toEqual([false, false]);
+      expect(exists(middle)).toEqual([false, false]);
+      expect(exists(fresh)).toEqual([true, true]);
+      expect(exists(freshToo)).toEqual([true, true]);
+      // Under the bound nothing young is touched; the default bound is 10 × the size limit.
+      await fetcher({ dataDir: dir }).cleanCache(now);
+      expect(exists(fresh)).toEqual([true, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,12 +3,15 @@
 // unspecified, multicast, reserved, and IPv4 addresses inside IPv6 ones); the connection goes to the
 // checked address (no second DNS lookup), redirects are followed by hand (at most 5, each checked the
 // same way), and the body is size-limited, time-limited and inspected as an upload is. The file lands
-// in DATA_DIR/url-cache/<sha256>.csv.
+// in DATA_DIR/url-cache/<sha256>.csv, and what was learnt of it under the URL asked for in
+// DATA_DIR/url-cache/urls/<sha256 of the URL>.json (save-time checks read it without a fetch). The
+// cache is bounded: each fetch first removes entries older than a week and, past a total size, the
+// oldest ones (never one written within the last hour: a queued job may be about to read it).
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -130,6 +133,25 @@ export interface UrlFetcherOptions {
    * 127.0.0.1). Every other address still meets the default policy.
    */
   allowAddress?: (address: string) => boolean;
+  /** Cache entries older than this are removed (default a week). */
+  cacheMaxAgeMs?: number;
+  /** The cache's CSV files together stay under this, oldest removed first (default 10 × maxBytes). */
+  cacheMaxBytes?: number;
+}
+
+/** Entries written this recently are never removed by the size bound (a queued job may read them). */
+export const CACHE_MIN_AGE_MS = 60 * 60 * 1000;
+export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What the last fetch of a URL found (DATA_DIR/url-cache/urls/<sha256 of the URL>.json). */
+export interface CachedUrlFacts {
+  url: string;
+  sha256: string;
+  rows: number;
+  droppedRows: number;
+  columns: string[];
+  sizeBytes: number;
+  fetchedAt: string;
 }
 
 export interface FetchedDataset extends CsvFacts {
@@ -158,7 +180,10 @@ export class UrlFetcher {
   async fetch(url: string): Promise<FetchedDataset> {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      return await this.fetchWithin(url, deadline);
+      await this.cleanCache();
+      const fetched = await this.fetchWithin(url, deadline);
+      await this.remember(url, fetched);
+      return fetched;
     } catch (error) {
       if (deadline.aborted && !(error instanceof DatasetRefusal)) {
         throw new DatasetRefusal(
@@ -167,6 +192,73 @@ export class UrlFetcher {
       }
       throw error;
     }
+  }
+
+  /** What the last fetch of exactly this URL found, while its file is still cached; else null. */
+  async cachedFacts(url: string): Promise<CachedUrlFacts | null> {
+    try {
+      const facts = JSON.parse(await readFile(this.indexPath(url), 'utf8')) as CachedUrlFacts;
+      if (facts.url !== url) return null;
+      const file = await stat(path.join(this.cacheDir, `${facts.sha256}.csv`)).catch(() => null);
+      return file?.isFile() ? facts : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Keeps the cache bounded: removes CSV files and URL entries older than the age limit, then the
+   * oldest CSV files while the total is over the size limit (none younger than CACHE_MIN_AGE_MS).
+   * URL entries whose file is gone are removed too. Quiet about races with another fetch.
+   */
+  async cleanCache(now = Date.now()): Promise<void> {
+    const maxAge = this.options.cacheMaxAgeMs ?? CACHE_MAX_AGE_MS;
+    const maxBytes = this.options.cacheMaxBytes ?? this.options.maxBytes * 10;
+    const files = await listFiles(this.cacheDir, (name) => /^[a-f0-9]{64}\.csv$/.test(name));
+    const kept: typeof files = [];
+    for (const file of files) {
+      if (now - file.mtimeMs > maxAge) await rm(file.path, { force: true });
+      else kept.push(file);
+    }
+    kept.sort((a, b) => a.mtimeMs - b.mtimeMs);
+    let total = kept.reduce((sum, f) => sum + f.size, 0);
+    const present = new Set(kept.map((f) => path.basename(f.path, '.csv')));
+    for (const file of kept) {
+      if (total <= maxBytes) break;
+      if (now - file.mtimeMs < CACHE_MIN_AGE_MS) break; // sorted: the rest are younger still
+      await rm(file.path, { force: true });
+      present.delete(path.basename(file.path, '.csv'));
+      total -= file.size;
+    }
+    for (const entry of await listFiles(path.join(this.cacheDir, 'urls'), (n) => n.endsWith('.json'))) {
+      const facts = await readFile(entry.path, 'utf8')
+        .then((text) => JSON.parse(text) as CachedUrlFacts)
+        .catch(() => null);
+      if (!facts || !present.has(facts.sha256) || now - entry.mtimeMs > maxAge) {
+        await rm(entry.path, { force: true });
+      }
+    }
+  }
+
+  private indexPath(url: string): string {
+    return path.join(this.cacheDir, 'urls', `${createHash('sha256').update(url).digest('hex')}.json`);
+  }
+
+  private async remember(url: string, fetched: FetchedDataset): Promise<void> {
+    const facts: CachedUrlFacts = {
+      url,
+      sha256: fetched.sha256,
+      rows: fetched.rows,
+      droppedRows: fetched.droppedRows,
+      columns: fetched.columns,
+      sizeBytes: fetched.sizeBytes,
+      fetchedAt: new Date().toISOString(),
+    };
+    await mkdir(path.join(this.cacheDir, 'urls'), { recursive: true });
+    const file = this.indexPath(url);
+    const partial = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(partial, JSON.stringify(facts), { mode: 0o640 });
+    await rename(partial, file);
   }
 
   private async fetchWithin(url: string, signal: AbortSignal): Promise<FetchedDataset> {
@@ -292,6 +384,18 @@ export class UrlFetcher {
       throw error;
     }
   }
+}
+
+/** The regular files in `dir` whose names pass `keep`, with size and age; [] when there is no dir. */
+async function listFiles(dir: string, keep: (name: string) => boolean) {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const files: { path: string; size: number; mtimeMs: number }[] = [];
+  for (const name of names.filter(keep)) {
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => null);
+    if (info?.isFile()) files.push({ path: file, size: info.size, mtimeMs: info.mtimeMs });
+  }
+  return files;
 }
 
 const tooLarge = (max: number) =>
