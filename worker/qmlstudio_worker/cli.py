@@ -28,7 +28,7 @@ from typing import TextIO
 
 from qmlstudio_worker import __version__
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
-from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, Emitter, encode_line
+from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter, encode_line
 from qmlstudio_worker.runner import install_signal_handlers, run_job
 
 Command = Callable[[TextIO, argparse.Namespace], int]
@@ -94,6 +94,24 @@ def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
     return run_inference(sys.stdin.read(), Emitter(out))
 
 
+def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
+    """One JSON line: {"estimate": {...}} for {"kind", "params", "rows"?} on stdin, else {"error": "..."}."""
+    from qmlstudio_worker.quantum.resource_estimate import estimate
+
+    try:
+        request = json.loads(sys.stdin.read())
+        rows = request.get("rows")
+        answer: dict[str, object] = {
+            "estimate": estimate(str(request["kind"]), dict(request["params"]), int(rows) if rows else None)
+        }
+        code = EXIT_OK
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        answer, code = {"error": str(exc)}, EXIT_VALIDATION_ERROR
+    out.write(json.dumps(answer, separators=(",", ":")) + "\n")
+    out.flush()
+    return code
+
+
 def _command_serve(out: TextIO, args: argparse.Namespace) -> int:
     from qmlstudio_worker.serve import serve
 
@@ -106,6 +124,7 @@ COMMANDS: dict[str, Command] = {
     "kinds": _command_kinds,
     "infer": _command_infer,
     "serve": _command_serve,
+    "estimate": _command_estimate,
 }
 
 
@@ -127,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="warm worker: preload, then fork a child per request on a socket")
     serve.add_argument("--socket", metavar="PATH", required=True, help="Unix socket path to listen on")
     sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
+    sub.add_parser(
+        "estimate",
+        help="resource estimate of a quantum job body ({kind, params, rows} on stdin); one JSON line",
+    )
     return parser
 
 

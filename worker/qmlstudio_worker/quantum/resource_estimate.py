@@ -1,0 +1,243 @@
+"""Resource estimate of a quantum job before it runs (issue #12, "Resource estimate before running").
+
+From a job body (the same one execute-job sends) :func:`estimate` builds the Qiskit circuit the handler's
+model would run, transpiles it for the chosen simulator (``AerSimulator``, optimization level 1, seeded)
+and reports its qubits, depth and two-qubit-gate count; the circuit evaluations per optimizer iteration
+(or per epoch for the hybrid forecasters), the iterations, the total shots a shot-based backend would
+take, and a run time estimated from one timing of this worker's own simulation of that circuit on this
+machine (so it reflects the exact simulator the job uses, not a device). Evaluation counts per
+iteration: COBYLA 1, SPSA 2, ADAM 2 P + 1 on a sampler (parameter shift over P parameters; our exact
+simulator takes one autograd pass instead, which the time estimate uses). ``rows`` (the dataset's row
+count, which the body does not carry) scales the per-row models; without it they are reported per row.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.quantum.statevector import Ansatz
+
+EVALUATIONS_PER_ITERATION = {"COBYLA": 1, "SPSA": 2}
+FRAUD_TRAIN_SHARE = 0.7  # the fraud test_ratio options are 0.3 to 0.8; the body's value is used when present
+TIMING_REPEATS = 3
+
+
+def _timed(action: Callable[[], Any]) -> float:
+    """The fastest of a few runs of ``action`` (seconds): the machine's cost without warm-up noise."""
+    action()
+    best = math.inf
+    for _ in range(TIMING_REPEATS):
+        started = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def transpiled_summary(circuit: Any, backend_name: str | None) -> dict[str, Any]:
+    """Qubits, depth and two-qubit gates of ``circuit`` after transpiling for the Aer simulator."""
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+
+    method = "automatic" if backend_name == "qasm_simulator" else "statevector"
+    # Generic parameter values: zeros would let the transpiler cancel gates (U U^dagger, RY(0)).
+    values = np.random.default_rng(0).uniform(0.1, 1.0, circuit.num_parameters)
+    bound = circuit.assign_parameters(values) if circuit.num_parameters else circuit
+    compiled = transpile(bound, AerSimulator(method=method), optimization_level=1, seed_transpiler=0)
+    return {
+        "qubits": int(circuit.num_qubits),
+        "parameters": int(circuit.num_parameters),
+        "depth": int(compiled.depth()),
+        "two_qubit_gates": int(sum(1 for inst in compiled.data if inst.operation.num_qubits == 2)),
+        "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
+        "transpiled_for": f"AerSimulator(method={method!r}), optimization level 1",
+    }
+
+
+def _per_iteration(optimizer: str, parameters: int) -> int:
+    return EVALUATIONS_PER_ITERATION.get(optimizer, 2 * parameters + 1)
+
+
+def _fraud(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    import torch
+
+    from qmlstudio_worker.quantum import qsvc, vqc
+    from qmlstudio_worker.quantum.statevector import qiskit_feature_map, zz_feature_map_states
+
+    qubits = vqc.DEFAULT_QUBITS
+    reps = int(params.get("circuit_repetition") or 2)
+    share = 1.0 - float(params.get("test_ratio") or 1.0 - FRAUD_TRAIN_SHARE)
+    train = None if rows is None else max(1, round(rows * share))
+    if params.get("model") == qsvc.MODEL:
+        from qiskit.circuit import ParameterVector
+
+        feature_map = qiskit_feature_map(qubits, reps)
+        other = feature_map.assign_parameters(ParameterVector("y", feature_map.num_parameters))
+        circuit = feature_map.compose(other.inverse())  # compute-uncompute: U(y)^dagger U(x)
+        used = min(train, qsvc.MAX_KERNEL_ROWS) if train is not None else None
+        angles = np.random.default_rng(0).uniform(0, 0.5, (200, qubits))
+        per_entry = _timed(lambda: qsvc.fidelity_kernel(angles, angles, reps, symmetric=True)) / 200**2
+        test = None if rows is None or train is None else rows - train
+        evaluations = None if used is None else used * (used - 1) // 2 + (test or 0) * used
+        return {
+            "model": qsvc.MODEL,
+            "circuit": circuit,
+            "evaluations_per_iteration": evaluations,
+            "iterations": 1,
+            "evaluation_unit": "kernel entries (training pairs, then test x training rows)",
+            "seconds": None if evaluations is None else per_entry * evaluations,
+        }
+    pqc = str(params.get("pqc") or "RealAmplitudes")
+    optimizer = str(params.get("optimizer_alg") or "COBYLA")
+    iterations = int(params.get("optimizer_alg_maxiter") or 100)
+    ansatz = Ansatz(pqc, qubits, int(params.get("circuit_repetition") or 2))
+    circuit = qiskit_feature_map(qubits, vqc.FEATURE_MAP_REPS).compose(ansatz.qiskit_circuit())
+    used = min(train, vqc.MAX_TRAIN_ROWS) if train is not None else None
+    # One evaluation is timed at the real row count: its cost is the PQC's unitary plus one matmul.
+    batch = used if used is not None else 1
+    states = zz_feature_map_states(np.random.default_rng(0).uniform(0, 0.5, (batch, qubits)))
+    weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64)
+    per_evaluation = _timed(lambda: vqc._odd_probability(states, ansatz, weights))
+    per_iteration = _per_iteration(optimizer, ansatz.num_parameters)
+    return {
+        "model": vqc.MODEL,
+        "circuit": circuit,
+        "evaluations_per_iteration": None if used is None else used * per_iteration,
+        "iterations": iterations,
+        "evaluation_unit": "circuits (one per training row per evaluation)",
+        # The simulator runs one evaluation per COBYLA/ADAM step, two per SPSA step.
+        "seconds": None if used is None else per_evaluation * iterations * (2 if optimizer == "SPSA" else 1),
+    }
+
+
+def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    import torch
+
+    from qmlstudio_worker.quantum import hybrid
+    from qmlstudio_worker.quantum.statevector import Ansatz as _Ansatz
+
+    qubits = int(params.get("qubits") or 4)
+    epochs = int(params.get("epochs") or 10)
+    ansatz = _Ansatz("RealAmplitudes", qubits, hybrid.DEFAULT_REPS)
+    batch = 64
+    angles = torch.rand(batch, qubits, dtype=torch.float64)
+    weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64, requires_grad=True)
+
+    def step() -> None:
+        hybrid.quantum_layer(angles, weights, ansatz).sum().backward()
+
+    per_sample = _timed(step) / batch
+    samples = None if rows is None else max(1, round(rows * 0.8))
+    return {
+        "model": hybrid.MODEL_NAME,
+        "circuit": hybrid.qiskit_circuit(qubits, hybrid.DEFAULT_REPS),
+        "evaluations_per_iteration": None if samples is None else samples * (2 * ansatz.num_parameters + 1),
+        "iterations": epochs,
+        "evaluation_unit": "circuits per epoch (one per training window, parameter shift for gradients)",
+        "seconds": None if samples is None else per_sample * samples * epochs,
+    }
+
+
+def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    import itertools
+
+    import torch
+    from qiskit.circuit.library import qaoa_ansatz
+    from qiskit.quantum_info import SparsePauliOp
+
+    from qmlstudio_worker.quantum.portfolio_vqe import qaoa_state
+    from qmlstudio_worker.quantum.statevector import zero_state
+
+    if kind == "portfolio-optimization":
+        qubits = len(params.get("stocks_names") or [])
+    else:
+        from qmlstudio_worker.quantum.vehicle_routing import qubit_count
+
+        if rows is None:
+            raise ValueError("the vehicle-routing estimate needs the dataset's row count (rows)")
+        qubits = qubit_count(rows)
+    if qubits < 1:
+        raise ValueError("the body selects no assets")
+    model = str(params.get("model"))
+    reps = int(params.get("circuit_repetition") or 2)
+    optimizer = str(params.get("optimizer_alg") or "COBYLA")
+    iterations = int(params.get("optimizer_alg_maxiter") or 100)
+    simulable = qubits <= 16
+    if model == "QAOA":
+        terms = [("Z", [q], 1.0) for q in range(qubits)] + [
+            ("ZZ", [a, b], 1.0) for a, b in itertools.combinations(range(qubits), 2)
+        ]
+        circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, qubits), reps=reps)
+        energy = torch.rand(2**qubits, dtype=torch.float64) if simulable else None
+        params_count = 2 * reps
+
+        def evaluate() -> None:
+            qaoa_state(energy, [0.1] * reps, [0.2] * reps, qubits)
+
+    else:
+        ansatz = Ansatz("RealAmplitudes", qubits, reps)
+        circuit = ansatz.qiskit_circuit()
+        params_count = ansatz.num_parameters
+        weights = torch.zeros(params_count, dtype=torch.float64)
+
+        def evaluate() -> None:
+            ansatz.apply(zero_state(qubits, 1, ansatz.complex_amplitudes), weights)
+
+    per_iteration = _per_iteration(optimizer, params_count)
+    seconds = _timed(evaluate) * iterations * (2 if optimizer == "SPSA" else 1) if simulable else None
+    return {
+        "model": model,
+        "circuit": circuit,
+        "evaluations_per_iteration": per_iteration,
+        "iterations": iterations,
+        "evaluation_unit": "circuits (one per energy evaluation)",
+        "seconds": seconds,
+        "note": None
+        if simulable
+        else f"{qubits} qubits: above the simulator's limit of 16, the job is refused",
+    }
+
+
+def estimate(kind: str, params: Mapping[str, Any], rows: int | None = None) -> dict[str, Any]:
+    """The resource estimate of a job body; see the module docstring. Raises ValueError for a body that
+    has no quantum circuit (a Classical model) or a problem without a quantum model."""
+    from qmlstudio_worker.ml.job_support import quantum_shots
+
+    model = str(params.get("model"))
+    if model in ("Classical", "LSTM", "GRU", "RNN") or (kind == "fraud-detection" and "Quantum" not in model):
+        raise ValueError(f"the {model} model runs no quantum circuit")
+    if kind == "fraud-detection":
+        found = _fraud(params, rows)
+    elif kind in ("stock-price-prediction", "demand-forecasting"):
+        found = _forecaster(params, rows)
+    elif kind in ("portfolio-optimization", "vehicle-routing"):
+        found = _optimizer_problem(kind, params, rows)
+    else:
+        raise ValueError(f"problem {kind!r} has no quantum model to estimate")
+    backend = params.get("quantum_device_backend")
+    summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
+    shots = quantum_shots(params)
+    per_iteration = found["evaluations_per_iteration"]
+    evaluations = None if per_iteration is None else per_iteration * found["iterations"]
+    seconds = found["seconds"]
+    return {
+        "problem": kind,
+        "model": found["model"],
+        "backend": backend,
+        **{k: summary[k] for k in ("qubits", "parameters", "depth", "two_qubit_gates", "gate_counts")},
+        "transpiled_for": summary["transpiled_for"],
+        "evaluations_per_iteration": per_iteration,
+        "evaluation_unit": found["evaluation_unit"],
+        "iterations": found["iterations"],
+        "circuit_evaluations": evaluations,
+        "shots_per_evaluation": shots,
+        "total_shots": None if shots is None or evaluations is None else shots * evaluations,
+        "simulation": "exact statevector" if shots is None else f"{shots} shots per circuit",
+        "estimated_seconds": None if seconds is None else round(float(seconds), 3),
+        "rows": rows,
+        "note": found.get("note"),
+    }
