@@ -17,8 +17,8 @@ export interface ApexChartConfig {
 }
 
 const COLORS = ['#4f46e5', '#f97316', '#10b981', '#ef4444', '#0ea5e9', '#a855f7'];
-/** Category labels drawn on a long x axis before ApexCharts skips some. */
-const MAX_TICKS = 12;
+/** Spec section 9: a long x axis gets about one tick per n/20 points, so about 20 ticks. */
+const MAX_TICKS = 20;
 
 /** Axis numbers: at most 4 decimals (spec section 9: loss axes show 4), none for large values. */
 export function formatAxisNumber(value: number): string {
@@ -54,6 +54,17 @@ export function heatRanges(values: number[]): { from: number; to: number; color:
     { from: third, to: 2 * third, color: '#a5b4fc', name: 'mid' },
     { from: 2 * third, to: max, color: '#818cf8', name: 'high' },
   ];
+}
+
+/** Spec section 9: loss axes show 4 decimals, whatever the size of the values. */
+export function isLossChart(spec: ChartSpec): boolean {
+  const words = [spec.title, spec.label, ...spec.series.map((s) => s.name)].join(' ');
+  return /loss/i.test(words);
+}
+
+/** The x axis tick count: every category up to MAX_TICKS, then about one tick per n/20 points. */
+export function xTickAmount(points: number): number | undefined {
+  return points > MAX_TICKS ? MAX_TICKS : undefined;
 }
 
 /** The ApexCharts type, series and options of a ChartSpec (exported for tests). */
@@ -92,6 +103,7 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
     };
   }
   const pairs = spec.series.some((s) => s.data.some(isPair));
+  const loss = isLossChart(spec);
   const series = spec.series.map((s) => ({
     name: s.name,
     data: pairs
@@ -103,7 +115,7 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
     : {
         type: 'category',
         categories: spec.categories.map(String),
-        tickAmount: spec.categories.length > MAX_TICKS ? MAX_TICKS : undefined,
+        tickAmount: xTickAmount(spec.categories.length),
         labels: { rotate: -30, hideOverlappingLabels: true },
       };
   return {
@@ -113,7 +125,10 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       ...base,
       stroke: spec.type === 'bar' ? undefined : { width: 2, curve: 'straight' },
       xaxis,
-      yaxis: { title: { text: spec.label }, labels: { formatter: (v: number) => formatAxisNumber(v) } },
+      yaxis: {
+        title: { text: spec.label },
+        labels: { formatter: loss ? (v: number) => v.toFixed(4) : (v: number) => formatAxisNumber(v) },
+      },
       plotOptions: spec.type === 'bar' ? { bar: { borderRadius: 3, columnWidth: '55%' } } : undefined,
     },
   };

@@ -1,0 +1,84 @@
+// Spec section 9's chart rules, checked on the ApexCharts configuration each chart spec becomes:
+// the four chart types, heatmap colour ranges in thirds of the maximum, loss axes with 4 decimals and
+// about one x tick per n/20 points.
+import { describe, expect, it } from 'vitest';
+import type { ChartSpec } from '../../generated/worker-contract';
+import { apexConfig, heatRanges, isLossChart, xTickAmount } from './chart-spec-view';
+
+const line = (over: Partial<ChartSpec> = {}): ChartSpec => ({
+  type: 'line',
+  title: 'Predicted and actual',
+  label: 'price',
+  series: [{ name: 'actual', data: [120.5, 121.25] }],
+  categories: ['2024-01-01', '2024-01-02'],
+  ...over,
+});
+type Formatter = (value: number) => string;
+const yFormatter = (spec: ChartSpec): Formatter => {
+  const yaxis = apexConfig(spec).options.yaxis as { labels: { formatter: Formatter } };
+  return yaxis.labels.formatter;
+};
+
+describe('chart types', () => {
+  it('maps line, bar, heatmap and confusion_matrix onto ApexCharts line, bar and heatmap', () => {
+    expect(apexConfig(line()).type).toBe('line');
+    expect(apexConfig(line({ type: 'bar' })).type).toBe('bar');
+    expect(apexConfig(line({ type: 'heatmap', series: [{ name: 'r', data: [1, 2] }] })).type).toBe('heatmap');
+    expect(apexConfig(line({ type: 'confusion_matrix', series: [{ name: 'r', data: [1, 2] }] })).type).toBe(
+      'heatmap',
+    );
+  });
+});
+
+describe('heatmap colour ranges', () => {
+  it('splits the scale in thirds of the largest value', () => {
+    expect(heatRanges([3, 12, 6]).map((r) => [r.from, r.to])).toEqual([
+      [0, 4],
+      [4, 8],
+      [8, 12],
+    ]);
+    expect(heatRanges([0, 0])).toEqual([]);
+  });
+
+  it('gives a heatmap chart those ranges as its colour scale', () => {
+    const config = apexConfig({
+      type: 'heatmap',
+      title: 'Correlation',
+      label: '',
+      series: [
+        { name: 'a', data: [0.3, 0.9] },
+        { name: 'b', data: [0.6, 0.1] },
+      ],
+      categories: ['a', 'b'],
+    });
+    const ranges = config.options.plotOptions?.heatmap?.colorScale?.ranges ?? [];
+    expect(ranges.map((r) => [r.from, Number(r.to?.toFixed(2))])).toEqual([
+      [0, 0.3],
+      [0.3, 0.6],
+      [0.6, 0.9],
+    ]);
+  });
+});
+
+describe('axes', () => {
+  it('shows 4 decimals on a loss axis, even for large losses', () => {
+    const loss = line({ title: 'Training and test loss per epoch', label: 'MSE' });
+    expect(isLossChart(loss)).toBe(true);
+    expect(yFormatter(loss)(12.5)).toBe('12.5000');
+    expect(yFormatter(loss)(0.123456)).toBe('0.1235');
+  });
+
+  it('keeps fewer decimals for large values on other axes', () => {
+    expect(isLossChart(line())).toBe(false);
+    expect(yFormatter(line())(120.5)).toBe('120.50');
+    expect(yFormatter(line())(1500)).toBe('1500');
+  });
+
+  it('draws about one x tick per n/20 points on long axes and every category on short ones', () => {
+    expect(xTickAmount(10)).toBeUndefined();
+    expect(xTickAmount(400)).toBe(20);
+    const long = Array.from({ length: 400 }, (_, i) => i + 1);
+    const config = apexConfig(line({ categories: long, series: [{ name: 's', data: long }] }));
+    expect(config.options.xaxis?.tickAmount).toBe(20);
+  });
+});
