@@ -150,7 +150,7 @@ describe('the workspace of each financial example', () => {
           const charts = await expectChartsDrawn(page);
           await shot(page, `${problem}-output-visualization`);
           await page.getByRole('tab', { name: 'Metrics' }).click();
-          await panel(page).locator('table').first().waitFor();
+          await page.getByTestId('metrics-table').waitFor();
           await shot(page, `${problem}-output-metrics`);
           console.log(
             `${problem}: run ${outputId} completed in ${((Date.now() - runStarted) / 1000).toFixed(1)} s ` +

@@ -206,7 +206,7 @@ describe('the workspace, from an empty application to a completed run', () => {
       console.log(`stock blank run ${id}: live progress seen: ${live}`);
 
       await page.getByRole('tab', { name: 'Metrics' }).click();
-      const metrics = panel(page).locator('table').first();
+      const metrics = page.getByTestId('metrics-table');
       await metrics.waitFor();
       // metric, this model, the baseline
       expect(await metrics.locator('thead th').count()).toBe(3);
@@ -220,7 +220,7 @@ describe('the workspace, from an empty application to a completed run', () => {
       await shot(page, 'stock-blank-output-visualization');
 
       await page.getByRole('tab', { name: 'Result logs' }).click();
-      await expect.poll(() => panel(page).innerText()).toContain('Completed');
+      await expect.poll(() => page.getByTestId('result-logs').innerText()).toContain('Completed');
       await shot(page, 'stock-blank-output-logs');
 
       await page.getByRole('button', { name: 'All Outputs' }).click();
