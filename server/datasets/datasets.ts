@@ -15,6 +15,8 @@ export interface DatasetServices {
   store: DatasetStore;
   /** http(s) datasets fetched by the server (address rules, size and time limits). */
   fetcher: UrlFetcher;
+  /** The same fetcher for the workspace's GET /datasets/fetch, capped at UPLOAD_MAX_BYTES like an upload. */
+  browserFetcher: UrlFetcher;
   /** A job's dataset URL as the file the worker reads (sample, upload or fetched URL). */
   resolver: DatasetResolver;
 }
@@ -41,7 +43,17 @@ export function createDatasetServices(
     maxBytes: config.urlFetchMaxBytes,
     timeoutMs: config.urlFetchTimeoutMs,
   });
-  return { store, fetcher, resolver: new DatasetResolver(samples, store, fetcher, config.publicUrl) };
+  const browserFetcher = new UrlFetcher({
+    dataDir: config.dataDir,
+    maxBytes: Math.min(config.uploadMaxBytes, config.urlFetchMaxBytes),
+    timeoutMs: config.urlFetchTimeoutMs,
+  });
+  return {
+    store,
+    fetcher,
+    browserFetcher,
+    resolver: new DatasetResolver(samples, store, fetcher, config.publicUrl),
+  };
 }
 
 /**

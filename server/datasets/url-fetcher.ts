@@ -23,6 +23,11 @@ import { removeStalePartials } from './partial-files';
 
 export const MAX_REDIRECTS = 5;
 
+/** The server at the URL did not deliver a file (no such host, no connection, an HTTP error, too slow). */
+export class UrlUnreachable extends DatasetRefusal {
+  override name = 'UrlUnreachable';
+}
+
 const BLOCKED_V4: [string, number, string][] = [
   ['0.0.0.0', 8, 'an unspecified'],
   ['10.0.0.0', 8, 'a private'],
@@ -186,7 +191,7 @@ export class UrlFetcher {
       return fetched;
     } catch (error) {
       if (deadline.aborted && !(error instanceof DatasetRefusal)) {
-        throw new DatasetRefusal(
+        throw new UrlUnreachable(
           `The dataset URL did not deliver the file within ${this.options.timeoutMs / 1000} s.`,
         );
       }
@@ -270,16 +275,16 @@ export class UrlFetcher {
       if (status >= 300 && status < 400 && status !== 304) {
         response.resume();
         const location = response.headers.location;
-        if (!location) throw new DatasetRefusal(`The dataset URL answered ${status} without a Location.`);
+        if (!location) throw new UrlUnreachable(`The dataset URL answered ${status} without a Location.`);
         if (redirects >= MAX_REDIRECTS) {
-          throw new DatasetRefusal(`The dataset URL redirects more than ${MAX_REDIRECTS} times.`);
+          throw new UrlUnreachable(`The dataset URL redirects more than ${MAX_REDIRECTS} times.`);
         }
         current = parseHttpUrl(new URL(location, current).toString());
         continue;
       }
       if (status < 200 || status >= 300) {
         response.resume();
-        throw new DatasetRefusal(`The dataset URL answered HTTP ${status}, not the file.`);
+        throw new UrlUnreachable(`The dataset URL answered HTTP ${status}, not the file.`);
       }
       const length = Number(response.headers['content-length']);
       if (Number.isFinite(length) && length > this.options.maxBytes) {
@@ -306,10 +311,10 @@ export class UrlFetcher {
         ]);
       } catch (error) {
         if (signal.aborted) throw error;
-        throw new DatasetRefusal(`The dataset URL's host ${host} could not be found.`);
+        throw new UrlUnreachable(`The dataset URL's host ${host} could not be found.`);
       }
       if (addresses.length === 0) {
-        throw new DatasetRefusal(`The dataset URL's host ${host} could not be found.`);
+        throw new UrlUnreachable(`The dataset URL's host ${host} could not be found.`);
       }
     }
     for (const { address } of addresses) {
@@ -357,7 +362,7 @@ export class UrlFetcher {
       );
       request.on('error', (error) => {
         if (signal.aborted) reject(error);
-        else reject(new DatasetRefusal(`The dataset URL could not be fetched (${describe(error)}).`));
+        else reject(new UrlUnreachable(`The dataset URL could not be fetched (${describe(error)}).`));
       });
       request.end();
     });
