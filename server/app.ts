@@ -22,6 +22,7 @@ import { contactRoutes } from './contact/contact-routes';
 import type { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
 import type { DatasetServices } from './datasets/datasets';
+import { datasetFetchRoutes } from './datasets/fetch-routes';
 import { uploadRoutes } from './datasets/upload-routes';
 import { demoDataRoutes } from './demo-data/demo-data-routes';
 import { DemoDataStore } from './demo-data/demo-data-store';
@@ -145,6 +146,10 @@ export async function buildApp(
       await api.register(adminRoutes, { admin: services.admin });
       await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
       await api.register(uploadRoutes, { store: services.datasets.store, limiter: services.rateLimiter });
+      await api.register(datasetFetchRoutes, {
+        fetcher: services.datasets.browserFetcher,
+        limiter: services.rateLimiter,
+      });
       await api.register(inferenceRoutes, { inference: services.inference });
       await api.register(outputsRoutes, {
         outputs: services.outputs,
