@@ -4227,8 +4227,10 @@ export interface paths {
               filename: string;
               /** @description Where the owner downloads it and what a job names: /api/download/{filename}/{userName}/{userEmail} */
               url: string;
-              /** @description Data rows (the header not counted) */
+              /** @description Kept data rows (the header, blank lines and dropped rows not counted) */
               rows: number;
+              /** @description Data rows dropped because their number of values differs from the header's */
+              dropped_rows: number;
               columns: string[];
               size_bytes: number;
             };
@@ -4498,6 +4500,140 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/datasets/fetch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Fetch a CSV from a public http(s) URL for the workspace (private and loopback addresses refused, size-capped like uploads, checked as an upload is) */
+    get: {
+      parameters: {
+        query: {
+          /** @description The http(s) address of a CSV file on a public server */
+          url: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The CSV file as fetched */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/csv': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
