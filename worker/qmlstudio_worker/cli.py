@@ -95,21 +95,21 @@ def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
-    """One JSON line: {"estimate": {...}} for {"kind", "params", "rows"?} on stdin, else {"error": "..."}."""
+    """The resource estimate of {"kind", "params", "rows"?} on stdin as one protocol line: a result, or a
+    validation error for a body without a circuit."""
     from qmlstudio_worker.quantum.resource_estimate import estimate
 
+    emit = Emitter(out)
     try:
         request = json.loads(sys.stdin.read())
         rows = request.get("rows")
-        answer: dict[str, object] = {
-            "estimate": estimate(str(request["kind"]), dict(request["params"]), int(rows) if rows else None)
-        }
-        code = EXIT_OK
+        found = estimate(str(request["kind"]), dict(request["params"]), int(rows) if rows else None)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        answer, code = {"error": str(exc)}, EXIT_VALIDATION_ERROR
-    out.write(json.dumps(answer, separators=(",", ":")) + "\n")
-    out.flush()
-    return code
+        text = str(exc)
+        emit.error(text[:1].upper() + text[1:], kind="validation", field="/params")
+        return EXIT_VALIDATION_ERROR
+    emit.result(found)
+    return EXIT_OK
 
 
 def _command_serve(out: TextIO, args: argparse.Namespace) -> int:

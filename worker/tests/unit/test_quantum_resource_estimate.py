@@ -84,7 +84,8 @@ def test_cli_estimate_answers_one_json_line() -> None:
     )
     assert done.returncode == 0, done.stderr
     (line,) = done.stdout.splitlines()
-    assert json.loads(line)["estimate"]["qubits"] == 14
+    assert json.loads(line)["type"] == "result"
+    assert json.loads(line)["data"]["qubits"] == 14
     bad = subprocess.run(
         [sys.executable, "-m", "qmlstudio_worker", "estimate"],
         input=json.dumps({"kind": "vehicle-routing", "params": quantum_body("vehicle-routing")}),
@@ -94,4 +95,6 @@ def test_cli_estimate_answers_one_json_line() -> None:
         check=False,
     )
     assert bad.returncode == 2
-    assert "row count" in json.loads(bad.stdout)["error"]
+    refusal = json.loads(bad.stdout)
+    assert (refusal["type"], refusal["kind"]) == ("error", "validation")
+    assert "row count" in refusal["message"]
