@@ -1,5 +1,10 @@
 import type { ChartSpec, JobEvent, OutputDetail, OutputStatus } from './api';
 
+/** Spec section 2: the empty text of an output list. */
+export const NO_OUTPUTS = 'No outputs found';
+/** Spec section 4: while running, or while any output is Ongoing, an output list is read again this often. */
+export const OUTPUTS_POLL_MS = 2000;
+
 /** Spec section 4: these three are final; any other status is shown as Ongoing. */
 const FINAL: readonly string[] = ['Completed', 'Failed', 'Manual Stop'];
 

@@ -15,12 +15,10 @@ import { metricRows } from '../../outputs/output-rules';
 
 /** The workspace's Outputs tab rules (spec section 2, Outputs tab; issue #11 'Beyond the spec'). */
 
-export const NO_OUTPUTS = 'No outputs found';
+export { NO_OUTPUTS, OUTPUTS_POLL_MS } from '../../outputs/output-rules';
 export const SAME_CONFIGURATION = 'Same as the current configuration.';
 export const SPLITS_DIFFER =
   'These outputs ran on different datasets or splits: their metrics are not directly comparable.';
-/** While running or while any output is Ongoing the list is read again this often. */
-export const OUTPUTS_POLL_MS = 2000;
 
 /**
  * Search: a whole number is an exact output id; otherwise (or when no id matches) the name or id
