@@ -27,10 +27,11 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     data_errors,
     device_note,
+    device_target,
     open_job_inputs,
     quantum_shots,
-    refuse_noise_model,
     require_fields,
+    require_ideal_simulator,
     run_record,
     save_model,
 )
@@ -66,7 +67,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
     # Imported here: a classical run never pays for the quantum modules.
     from qmlstudio_worker.quantum import qsvc, vqc
 
-    shots = quantum_shots(params, inputs.quantum_noise_model)
+    shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
     prepared = prepare_classification(
         frame,
         target,
@@ -76,7 +77,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         seed=inputs.seed,
     )
     if params["model"] == QSVC_MODEL:
-        refuse_noise_model(inputs, QSVC_MODEL)  # no noisy kernel path yet: refused, not ignored
+        require_ideal_simulator(params, inputs, QSVC_MODEL)  # no noisy/device kernel path yet: refused
         return qsvc.train_qsvc_fraud(
             x_train=prepared.x_train,
             y_train=prepared.y_train,
@@ -102,6 +103,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         maxiter=int(params.get("optimizer_alg_maxiter") or 100),
         shots=shots,
         noise_model=inputs.quantum_noise_model,
+        device=device_target(params),
         seed=inputs.seed,
         emit=emit,
     )

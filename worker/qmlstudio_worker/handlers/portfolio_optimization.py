@@ -22,6 +22,7 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     device_note,
+    device_target,
     open_job_inputs,
     quantum_shots,
     run_record,
@@ -62,7 +63,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     # Imported here: a classical run never pays for the quantum modules.
     from qmlstudio_worker.quantum import portfolio_vqe
 
-    shots = quantum_shots(params, inputs.quantum_noise_model)
+    shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
     model = params["model"]
     emit.progress(2, "computing daily returns")
     returns = daily_returns(inputs.frame, params["stocks_names"])
@@ -79,6 +80,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
         seed=inputs.seed,
         shots=shots,
         noise_model=inputs.quantum_noise_model,
+        device=device_target(params),
         emit=emit,
     )
     chosen_assets = set(solved["selection"])

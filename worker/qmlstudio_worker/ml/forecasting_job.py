@@ -26,9 +26,8 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     data_errors,
     open_job_inputs,
-    quantum_shots,
-    refuse_noise_model,
     require_fields,
+    require_ideal_simulator,
     run_record,
     save_model,
 )
@@ -120,10 +119,9 @@ def run_forecast_job(
             qubits = params.get("qubits")
             if qubits is None:
                 raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
-            # Refuses a real device and a noise model (no noisy path for the hybrid QNN yet): it is
-            # simulated exactly, and a choice it cannot honour is refused rather than ignored.
-            quantum_shots(params)
-            refuse_noise_model(inputs, "hybrid quantum forecaster")
+            # No noisy or device path for the hybrid QNN yet: it is simulated exactly, and a noise model or
+            # a device is refused rather than ignored.
+            require_ideal_simulator(params, inputs, "hybrid quantum forecaster")
             trained, fitted = _quantum_forecaster(
                 frame=frame, qubits=int(qubits), hidden_layers=int(params["hidden_layers"]), **common
             )

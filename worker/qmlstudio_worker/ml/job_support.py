@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd  # type: ignore[import-untyped]
 
@@ -30,6 +30,9 @@ from qmlstudio_worker.ml.datasets import DatasetError, DatasetFacts, load_csv, r
 from qmlstudio_worker.ml.preprocess import MISSING_VALUES, NORMALIZATIONS, MissingValues, Normalization
 from qmlstudio_worker.ml.run_record import build_run_record, check_seed
 from qmlstudio_worker.problem_schemas import resolve_schemas_dir
+
+if TYPE_CHECKING:
+    from qmlstudio_worker.quantum.devices import DeviceTarget
 
 DEFAULT_SEED = 42
 DEFAULT_NORMALIZATION: Normalization = "[0,1]"
@@ -177,25 +180,53 @@ def device_note(params: Mapping[str, Any]) -> str | None:
 EXACT_SIMULATORS = ("aer_simulator_statevector", "statevector_simulator")
 
 
-def quantum_shots(params: Mapping[str, Any], noise_model: str | None = None) -> int | None:
+def quantum_shots(
+    params: Mapping[str, Any], noise_model: str | None = None, *, device_ok: bool = False
+) -> int | None:
     """How a quantum model's circuits are evaluated: None (exact) on the statevector simulators without
     noise, else the body's ``quantum_shots`` (1024 when unset): the shot-based simulator samples, and a run
-    under a noise model (the extension's, :mod:`qmlstudio_worker.quantum.backends`) cannot be exact.
-    Real devices are refused in plain words until that path exists, rather than silently simulated."""
-    if params.get("use_quantum_simulator") is False:
+    under a noise model (the extension's, :mod:`qmlstudio_worker.quantum.backends`) or on a real device
+    cannot be exact. A caller without a device path (``device_ok`` False) has a device request refused in
+    plain words rather than silently simulated."""
+    backend = params.get("quantum_device_backend")
+    on_device = params.get("use_quantum_simulator") is False
+    if on_device and not device_ok:
         raise JobValidationError(
             "Running on a real IBM quantum device is not available yet: choose a simulator.",
             "/params/use_quantum_simulator",
         )
-    backend = params.get("quantum_device_backend")
-    if noise_model is None and (backend is None or backend in EXACT_SIMULATORS):
+    if not on_device and noise_model is None and (backend is None or backend in EXACT_SIMULATORS):
         return None
     shots = int(params.get("quantum_shots") or 0)
     return shots if shots > 0 else 1024
 
 
-def refuse_noise_model(inputs: JobInputs, model: str) -> None:
-    """For a model that has no noisy path: a chosen noise model is refused, never silently ignored."""
+def device_target(params: Mapping[str, Any]) -> DeviceTarget | None:
+    """The IBM device the body asks for (``use_quantum_simulator`` false), with the body's token; None for a
+    simulator. In local testing mode (QMLSTUDIO_IBM_LOCAL_TESTING=1) the device's fake backend stands in."""
+    from qmlstudio_worker.quantum.devices import DeviceTarget, local_testing_backend
+
+    if params.get("use_quantum_simulator") is not False:
+        return None
+    name = params.get("quantum_device_backend")
+    if not isinstance(name, str) or not name:
+        raise JobValidationError("Choose the IBM device to run on.", "/params/quantum_device_backend")
+    token = params.get("actual_quantum_device_token")
+    return DeviceTarget(
+        name=name,
+        token=token if isinstance(token, str) and token else None,
+        local_backend=local_testing_backend(name),
+    )
+
+
+def require_ideal_simulator(params: Mapping[str, Any], inputs: JobInputs, model: str) -> None:
+    """For a model with no noisy or device path: a noise model or a device is refused in plain words,
+    never silently replaced by the ideal simulator."""
+    if params.get("use_quantum_simulator") is False:
+        raise JobValidationError(
+            f"Running on a real IBM quantum device is not available for the {model}: choose a simulator.",
+            "/params/use_quantum_simulator",
+        )
     if inputs.quantum_noise_model is not None:
         raise JobValidationError(
             f"Noise model {inputs.quantum_noise_model} is not available for the {model}: choose None.",

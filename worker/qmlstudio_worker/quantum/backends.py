@@ -25,7 +25,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from qmlstudio_worker.protocol import Emitter
+    from qmlstudio_worker.quantum.devices import DeviceTarget
 
 import numpy as np
 
@@ -209,3 +213,47 @@ def prepare_noisy(
         simulator=simulator,
         transpile_seconds=time.monotonic() - started,
     )
+
+
+class CircuitRunner(Protocol):
+    """What a model needs from where its circuits run: a noise model here, a device in :mod:`.devices`."""
+
+    def probabilities(self, values: Any) -> FloatArray: ...
+
+    def summary(self) -> dict[str, Any]: ...
+
+    def describe(self) -> str: ...
+
+
+def prepare_runner(
+    circuit: Any,
+    parameters: Sequence[Any],
+    *,
+    shots: int | None,
+    seed: int,
+    noise_model: str | None = None,
+    device: DeviceTarget | None = None,
+    emit: Emitter | None = None,
+    percent: float = 5,
+) -> CircuitRunner | None:
+    """The one place a quantum model's execution is chosen: None for the exact (or shot-sampled) torch
+    statevector, a :class:`NoisyCircuit` for a noise model, a device run for an IBM device. ``percent``
+    is the job's progress while connecting and transpiling."""
+    if device is None and noise_model is None:
+        return None
+    run_shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
+    if device is not None:
+        from qmlstudio_worker.quantum.devices import prepare_device
+
+        if emit is not None:
+            emit.progress(percent, f"connecting to {device.name}")
+        backend = device.open()
+        if emit is not None:
+            emit.progress(percent, f"transpiling for {device.name}")
+        return prepare_device(
+            circuit, parameters, backend, run_shots, seed, emit, local=device.local_backend is not None
+        )
+    assert noise_model is not None
+    if emit is not None:
+        emit.progress(percent, f"transpiling for {noise_model}")
+    return prepare_noisy(circuit, parameters, noise_model, run_shots, seed)

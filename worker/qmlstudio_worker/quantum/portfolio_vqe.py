@@ -41,7 +41,8 @@ import numpy as np
 
 from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, solve_exact
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, NoisyCircuit, prepare_noisy
+from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
+from qmlstudio_worker.quantum.devices import DeviceTarget
 from qmlstudio_worker.quantum.optimizers import minimize
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
 
@@ -136,6 +137,7 @@ def _solve(
     ansatz_name: str,
     emit: Emitter | None,
     noise_model: str | None = None,
+    device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
     import torch
 
@@ -146,7 +148,7 @@ def _solve(
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
-    if noise_model is not None and shots is None:
+    if (noise_model is not None or device is not None) and shots is None:
         shots = DEFAULT_NOISY_SHOTS
     started = time.monotonic()
     energy_np, penalty, scale = energies(problem)
@@ -171,17 +173,22 @@ def _solve(
         def state_of(weights: Any) -> Any:
             return qaoa_state(energy, weights[:reps], weights[reps:], n)
 
-    noisy: NoisyCircuit | None = None
-    if noise_model is not None and shots is not None:
-        if optimizer == "ADAM":
-            raise ValueError(
-                "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
-                "choose COBYLA or SPSA with a noise model"
-            )
-        if emit is not None:
-            emit.progress(5, f"transpiling for {noise_model}")
-        # weights are [betas, gammas] for QAOA and the ansatz's θ in order: the circuits' sorted parameters
-        noisy = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, seed)
+    if (noise_model is not None or device is not None) and optimizer == "ADAM":
+        raise ValueError(
+            "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
+            "choose COBYLA or SPSA with a noise model or a device"
+        )
+    # weights are [betas, gammas] for QAOA and the ansatz's θ in order: the circuits' sorted parameters
+    noisy = prepare_runner(
+        circuit,
+        list(circuit.parameters),
+        shots=shots,
+        seed=seed,
+        noise_model=noise_model,
+        device=device,
+        emit=emit,
+        percent=5,
+    )
 
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
@@ -322,7 +329,8 @@ def _solve(
         "shots": shots,
         "simulation": simulation,
         "noise_model": noise_model,
-        "noisy_backend": noisy.summary() if noisy is not None else None,
+        "device": device.name if device is not None else None,
+        "backend_run": noisy.summary() if noisy is not None else None,
         "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
         "circuit": summary,
         "parameters": [float(v) for v in found.x],
@@ -357,9 +365,10 @@ def solve_sampling_vqe(
     ansatz: str = "RealAmplitudes",
     emit: Emitter | None = None,
     noise_model: str | None = None,
+    device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
     """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model)
+    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model, device)
 
 
 def solve_qaoa(
@@ -371,6 +380,7 @@ def solve_qaoa(
     shots: int | None = None,
     emit: Emitter | None = None,
     noise_model: str | None = None,
+    device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
     """QAOA on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit, noise_model)
+    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit, noise_model, device)

@@ -65,7 +65,8 @@ from qmlstudio_worker.ml.preprocess import (
     numeric_features,
 )
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, NoisyCircuit, prepare_noisy
+from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, CircuitRunner, prepare_runner
+from qmlstudio_worker.quantum.devices import DeviceTarget
 from qmlstudio_worker.quantum.optimizers import OPTIMIZERS, minimize
 from qmlstudio_worker.quantum.statevector import (
     PQC_NAMES,
@@ -155,7 +156,7 @@ def _odd_probability(states: Any, ansatz: Ansatz, weights: Any) -> Any:
 
 
 def _noisy_odd_probability(
-    noisy: NoisyCircuit, angles: FloatArray, weights: Any, odd: FloatArray
+    noisy: CircuitRunner, angles: FloatArray, weights: Any, odd: FloatArray
 ) -> FloatArray:
     """The measured odd-parity share of every row, from the noisy circuits (feature angles, then weights)."""
     w = np.asarray(weights.detach().numpy() if hasattr(weights, "detach") else weights, dtype=np.float64)
@@ -194,6 +195,7 @@ def train_vqc_fraud(
     qubits: int | None = None,
     max_train_rows: int = MAX_TRAIN_ROWS,
     noise_model: str | None = None,
+    device: DeviceTarget | None = None,
 ) -> tuple[dict[str, Any], FittedVQC]:
     """Train the VQC on the (already preprocessed) training rows and score it on the test rows next to
     the majority-class baseline. Returns what :func:`qmlstudio_worker.ml.fraud.train_fraud_detector`
@@ -210,11 +212,11 @@ def train_vqc_fraud(
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
-    if noise_model is not None:
+    if noise_model is not None or device is not None:
         if optimizer == "ADAM":
             raise ValueError(
                 "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
-                "choose COBYLA or SPSA with a noise model"
+                "choose COBYLA or SPSA with a noise model or a device"
             )
         shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
         max_train_rows = min(max_train_rows, MAX_NOISY_TRAIN_ROWS)
@@ -257,17 +259,16 @@ def train_vqc_fraud(
     ansatz = Ansatz(pqc, n_qubits, reps)
     feature_map = qiskit_feature_map(n_qubits, FEATURE_MAP_REPS)
     ansatz_circuit = ansatz.qiskit_circuit()
-    noisy: NoisyCircuit | None = None
-    if noise_model is not None and shots is not None:
-        if emit is not None:
-            emit.progress(17, f"transpiling for {noise_model}")
-        noisy = prepare_noisy(
-            feature_map.compose(ansatz_circuit),
-            [*feature_map.parameters, *ansatz_circuit.parameters],
-            noise_model,
-            shots,
-            seed,
-        )
+    noisy = prepare_runner(
+        feature_map.compose(ansatz_circuit),
+        [*feature_map.parameters, *ansatz_circuit.parameters],
+        shots=shots,
+        seed=seed,
+        noise_model=noise_model,
+        device=device,
+        emit=emit,
+        percent=17,
+    )
     train_angles = fitted.angles(x_train[rows])
     states = zz_feature_map_states(train_angles, FEATURE_MAP_REPS)
     is_fraud = torch.as_tensor(y_train[rows] == positive)
@@ -376,10 +377,11 @@ def train_vqc_fraud(
             "interpretation": "parity of the measured bitstring (odd = fraud)",
             "simulation": simulation,
             "noise_model": noise_model,
-            "saved_model_predicts": "exact statevector (the noise model is not part of the saved model)"
+            "saved_model_predicts": "exact statevector (the noise model or device is not saved with it)"
             if noisy is not None
             else None,
-            "noisy_backend": noisy.summary() if noisy is not None else None,
+            "device": device.name if device is not None else None,
+            "backend_run": noisy.summary() if noisy is not None else None,
         },
         "data": {
             **summary,

@@ -168,7 +168,7 @@ def test_a_noisy_fraud_vqc_trains_and_scores_on_the_noisy_circuits(
     assert config["noise_model"] == "fake_kyiv"
     assert config["shots"] == 256
     assert "transpiled for the device" in config["simulation"]
-    backend = config["noisy_backend"]
+    backend = config["backend_run"]
     assert backend["device"] == "fake_kyiv"
     assert backend["shots"] == 256
     test_rows = lines[-1]["data"]["training_data"]["test_rows"]
@@ -222,12 +222,17 @@ def test_a_noisy_portfolio_qaoa_runs_its_circuits_on_the_device_noise(
     assert '"circuits_run": 9' in text  # 8 evaluations and the final measurement
 
 
-def test_the_hybrid_forecaster_refuses_a_noise_model_rather_than_ignoring_it() -> None:
-    from qmlstudio_worker.ml.job_support import JobInputs, refuse_noise_model
+def test_models_without_a_noisy_path_refuse_a_noise_model_or_a_device_rather_than_ignoring_it() -> None:
+    from qmlstudio_worker.ml.job_support import JobInputs, require_ideal_simulator
 
     inputs = JobInputs.__new__(JobInputs)
     inputs.quantum_noise_model = "fake_torino"
     with pytest.raises(JobValidationError) as refused:
-        refuse_noise_model(inputs, "hybrid quantum forecaster")
+        require_ideal_simulator({"use_quantum_simulator": True}, inputs, "hybrid quantum forecaster")
     assert refused.value.field == "/extension/quantum_noise_model"
     assert "not available for the hybrid quantum forecaster" in refused.value.message
+    inputs.quantum_noise_model = None
+    with pytest.raises(JobValidationError) as device:
+        require_ideal_simulator({"use_quantum_simulator": False}, inputs, "hybrid quantum forecaster")
+    assert device.value.field == "/params/use_quantum_simulator"
+    require_ideal_simulator({"use_quantum_simulator": True}, inputs, "hybrid quantum forecaster")

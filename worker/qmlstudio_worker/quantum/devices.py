@@ -1,0 +1,273 @@
+"""Real IBM quantum devices: a model's circuits run through qiskit-ibm-runtime's SamplerV2.
+
+:func:`open_device` connects with the user's token (channel ``ibm_quantum_platform``) and finds the device;
+no token, a rejected token and an unreachable IBM Quantum each end the job with a plain sentence
+(:class:`DeviceError`). The token is never logged or put in a result.
+
+:func:`prepare_device` transpiles the model's measured circuit for the device (ISA: the device's basis
+gates, coupling map and layout, seeded) and returns a :class:`DeviceCircuit`, which has the interface of
+:class:`.backends.NoisyCircuit` (``probabilities``, ``summary``, ``describe``) so a model runs either.
+Each ``probabilities`` call is one provider job (one PUB: the ISA circuit with one parameter row per
+sample); its id is logged and kept in the summary, its status changes are logged, and while it is pending
+a SIGTERM (the server's Stop) cancels it at the provider before the worker exits.
+
+Tests use the runtime's local testing mode: a fake backend passed as ``local_backend`` makes SamplerV2 run
+on Aer with that device's noise, with no token and no network.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.protocol import Emitter
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+IBM_CHANNEL = "ibm_quantum_platform"
+#: What the runtime needs to reach: IBM Cloud's token exchange and the Quantum API.
+IBM_HOSTS = ("iam.cloud.ibm.com", "quantum.cloud.ibm.com")
+REACH_TIMEOUT_SECONDS = 5.0
+POLL_SECONDS = 2.0
+LOCAL_POLL_SECONDS = 0.05
+#: Set to 1 to run "real device" jobs in the runtime's local testing mode (the device's fake backend).
+LOCAL_TESTING_ENV = "QMLSTUDIO_IBM_LOCAL_TESTING"
+OPTIMIZATION_LEVEL = 1
+
+NO_TOKEN = (
+    "Running on the IBM device {device} needs an IBM Quantum token: turn on 'Use Custom IBM Token' and "
+    "enter yours, or choose a simulator."
+)
+REJECTED_TOKEN = (
+    "IBM Quantum rejected the token: check it on your IBM Quantum account, or choose a simulator."
+)
+NO_NETWORK = "IBM Quantum could not be reached ({reason}): try again later, or choose a simulator."
+NO_DEVICE = "The IBM device {device} is not available to this token: choose another device or a simulator."
+
+
+class DeviceError(JobValidationError):
+    """Why a device run cannot start, in words for the user (the job fails with it); ``field`` is the body
+    field to blame, None when IBM Quantum is unreachable."""
+
+
+def reach_ibm(hosts: Sequence[str] = IBM_HOSTS, timeout: float = REACH_TIMEOUT_SECONDS) -> None:
+    """Fail fast, with the reason, when IBM Quantum is not reachable (the runtime would retry for long and
+    then blame the token)."""
+    for host in hosts:
+        try:
+            socket.create_connection((host, 443), timeout=timeout).close()
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise DeviceError(NO_NETWORK.format(reason=f"{host}: {reason}")) from None
+
+
+@dataclass(frozen=True)
+class DeviceTarget:
+    """The body's device choice: its name and the user's token (kept out of repr and logs)."""
+
+    name: str
+    token: str | None = field(default=None, repr=False)
+    local_backend: Any | None = None  # local testing mode: the fake backend to run on
+
+    def open(self) -> Any:
+        return open_device(self.name, self.token, local_backend=self.local_backend)
+
+
+def local_testing_backend(device: str) -> Any | None:
+    """The fake backend of ``device`` (ibm_kyiv -> FakeKyiv) when local testing mode is switched on."""
+    if os.environ.get(LOCAL_TESTING_ENV) != "1":
+        return None
+    from qiskit_ibm_runtime import fake_provider
+
+    name = "Fake" + device.removeprefix("ibm_").capitalize()
+    if not hasattr(fake_provider, name):
+        raise DeviceError(NO_DEVICE.format(device=device), "/params/quantum_device_backend")
+    return getattr(fake_provider, name)()
+
+
+def open_device(
+    device: str,
+    token: str | None,
+    *,
+    local_backend: Any | None = None,
+    reach: Callable[[], None] = reach_ibm,
+) -> Any:
+    """The backend of ``device`` for this token; ``local_backend`` (a fake backend) is local testing mode."""
+    if local_backend is not None:
+        return local_backend
+    if not token:
+        raise DeviceError(NO_TOKEN.format(device=device), "/params/actual_quantum_device_token")
+    reach()
+    from qiskit.providers.exceptions import QiskitBackendNotFoundError
+    from qiskit_ibm_runtime import QiskitRuntimeService
+    from qiskit_ibm_runtime.exceptions import IBMError
+
+    try:
+        service = QiskitRuntimeService(channel=IBM_CHANNEL, token=token)
+    except IBMError:
+        raise DeviceError(REJECTED_TOKEN, "/params/actual_quantum_device_token") from None
+    try:
+        return service.backend(device)
+    except (QiskitBackendNotFoundError, IBMError):
+        raise DeviceError(NO_DEVICE.format(device=device), "/params/quantum_device_backend") from None
+
+
+def cancel_job(job: Any, emit: Emitter | None) -> None:
+    """Cancel a provider job, saying so; a job that already ended cannot be cancelled (logged, not raised)."""
+    try:
+        job.cancel()
+        if emit is not None:
+            emit.log(f"IBM job {job.job_id()} cancelled")
+    except Exception as exc:  # the worker is stopping either way
+        if emit is not None:
+            emit.log(f"IBM job {job.job_id()} could not be cancelled: {exc}", level="warning")
+
+
+@contextmanager
+def cancel_on_stop(job: Any, emit: Emitter | None) -> Iterator[None]:
+    """While ``job`` is pending, SIGTERM (the server's Stop) cancels it, then ends the process as before."""
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: Any) -> None:
+        cancel_job(job, emit)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _status(job: Any) -> str:
+    status = job.status()
+    return str(getattr(status, "name", status))
+
+
+@dataclass
+class DeviceCircuit:
+    """A circuit transpiled for an IBM device (or a fake one in local testing mode), run job by job."""
+
+    device: str
+    device_qubits: int
+    backend: Any
+    circuit: Any  # the ISA circuit (measured)
+    parameters: list[Any]  # the model's parameter order (columns of ``values``)
+    shots: int
+    seed: int
+    emit: Emitter | None
+    transpile_seconds: float
+    local: bool
+    job_ids: list[str] = field(default_factory=list)
+    circuits_run: int = 0
+    run_seconds: float = 0.0
+
+    @property
+    def qubits(self) -> int:
+        return int(self.circuit.num_clbits)
+
+    def _columns(self) -> list[int]:
+        position = {p: i for i, p in enumerate(self.parameters)}
+        return [position[p] for p in self.circuit.parameters]
+
+    def probabilities(self, values: Any) -> FloatArray:
+        """Measured distribution (rows, 2**qubits) for every row of ``values``: one provider job."""
+        from qiskit_ibm_runtime import SamplerV2
+
+        rows = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        if rows.shape[1] != len(self.parameters):
+            raise ValueError(f"expected {len(self.parameters)} parameter values per row, got {rows.shape[1]}")
+        started = time.monotonic()
+        sampler = SamplerV2(mode=self.backend)
+        if self.local:  # Aer behind the fake backend: seeded so local runs repeat
+            sampler.options.simulator.seed_simulator = self.seed + len(self.job_ids)
+        job = sampler.run([(self.circuit, rows[:, self._columns()])], shots=self.shots)
+        job_id = str(job.job_id())
+        self.job_ids.append(job_id)
+        if self.emit is not None:
+            self.emit.log(f"IBM job {job_id} submitted to {self.device} ({rows.shape[0]} circuits)")
+        with cancel_on_stop(job, self.emit):
+            seen = ""
+            while not job.done():
+                state = _status(job)
+                if state != seen and self.emit is not None:
+                    self.emit.log(f"IBM job {job_id}: {state}")
+                seen = state
+                time.sleep(LOCAL_POLL_SECONDS if self.local else POLL_SECONDS)
+            data = job.result()[0].data.meas
+        out = np.zeros((rows.shape[0], 2**self.qubits), dtype=np.float64)
+        for r in range(rows.shape[0]):
+            for index, count in data.get_int_counts(loc=r).items():
+                out[r, int(index)] = count
+        self.circuits_run += rows.shape[0]
+        self.run_seconds += time.monotonic() - started
+        return np.asarray(out / self.shots, dtype=np.float64)
+
+    def summary(self) -> dict[str, Any]:
+        ops = {str(k): int(v) for k, v in self.circuit.count_ops().items()}
+        return {
+            "device": self.device,
+            "device_qubits": self.device_qubits,
+            "local_testing_mode": self.local,
+            "transpiled_depth": int(self.circuit.depth()),
+            "transpiled_two_qubit_gates": int(
+                sum(1 for inst in self.circuit.data if inst.operation.num_qubits == 2)
+            ),
+            "transpiled_operations": ops,
+            "optimization_level": OPTIMIZATION_LEVEL,
+            "shots": self.shots,
+            "provider_job_ids": list(self.job_ids),
+            "circuits_run": self.circuits_run,
+            "device_seconds": round(self.run_seconds, 3),
+            "transpile_seconds": round(self.transpile_seconds, 3),
+        }
+
+    def describe(self) -> str:
+        where = "local testing mode (fake backend)" if self.local else "IBM Quantum"
+        return f"IBM device {self.device} via {where}: ISA circuits, SamplerV2, {self.shots} shots"
+
+
+def prepare_device(
+    circuit: Any,
+    parameters: Sequence[Any],
+    backend: Any,
+    shots: int,
+    seed: int,
+    emit: Emitter | None = None,
+    *,
+    local: bool = False,
+) -> DeviceCircuit:
+    """Transpile ``circuit`` (measured here) for ``backend`` (ISA, seeded) for :class:`DeviceCircuit`."""
+    from qiskit.transpiler import generate_preset_pass_manager
+
+    if isinstance(shots, bool) or not isinstance(shots, int) or shots < 1:
+        raise ValueError(f"shots must be a positive integer, got {shots!r}")
+    started = time.monotonic()
+    measured = circuit.copy()
+    measured.measure_all()
+    manager = generate_preset_pass_manager(
+        optimization_level=OPTIMIZATION_LEVEL, backend=backend, seed_transpiler=seed
+    )
+    isa = manager.run(measured)
+    return DeviceCircuit(
+        device=str(backend.name),
+        device_qubits=int(backend.num_qubits),
+        backend=backend,
+        circuit=isa,
+        parameters=list(parameters),
+        shots=shots,
+        seed=seed,
+        emit=emit,
+        transpile_seconds=time.monotonic() - started,
+        local=local,
+    )

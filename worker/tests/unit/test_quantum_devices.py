@@ -1,0 +1,158 @@
+"""Real IBM devices (quantum/devices.py) in qiskit-ibm-runtime's local testing mode: fake backends, no
+token, no network. The user-facing refusals (no token, rejected token, unreachable IBM Quantum), the provider
+job id on the output, and Stop cancelling the provider job."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import REPO_ROOT
+
+from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
+from qmlstudio_worker.quantum import devices
+from qmlstudio_worker.quantum.devices import DeviceError, cancel_on_stop, open_device, prepare_device
+from qmlstudio_worker.runner import run_job
+
+Lines = list[dict[str, Any]]
+SAMPLES = REPO_ROOT / "samples"
+
+
+def _portfolio_device_body(**changes: Any) -> dict[str, Any]:
+    path = REPO_ROOT / "src" / "generated" / "fixtures" / "portfolio-optimization.job-requests.json"
+    requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
+    (request,) = [r for r in requests if r["name"] == "example with model_type Classical"]
+    return {
+        **request["body"],
+        "model": "QAOA",
+        "use_quantum_simulator": False,
+        "quantum_device_backend": "ibm_kyiv",
+        "quantum_shots": 256,
+        "optimizer_alg": "COBYLA",
+        "optimizer_alg_maxiter": 1,
+        "circuit_repetition": 1,
+        **changes,
+    }
+
+
+def _run(body: dict[str, Any], parse: Callable[[str], Lines]) -> tuple[int, Lines]:
+    import hashlib
+
+    dataset: Path = SAMPLES / "five_companies_stock.csv"
+    data = dataset.read_bytes()
+    extension = {
+        "dataset": {
+            "path": str(dataset),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "row_count": data.count(b"\n") - 1,
+            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
+            "label": dataset.name,
+            "synthetic": False,
+        },
+        "seed": 42,
+    }
+    envelope = {"kind": "portfolio-optimization", "job_id": "9", "params": body, "extension": extension}
+    stream = io.StringIO()
+    code = run_job(json.dumps(envelope), Emitter(stream))
+    return code, parse(stream.getvalue())
+
+
+def test_without_a_token_a_device_run_fails_saying_so(parse_protocol_lines: Callable[[str], Lines]) -> None:
+    code, lines = _run(_portfolio_device_body(actual_quantum_device_token=None), parse_protocol_lines)
+    assert code == EXIT_VALIDATION_ERROR
+    assert lines[-1]["field"] == "/params/actual_quantum_device_token"
+    assert lines[-1]["message"].startswith("Running on the IBM device ibm_kyiv needs an IBM Quantum token")
+
+
+def test_an_unreachable_ibm_quantum_and_a_rejected_token_are_said_in_plain_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(DeviceError) as offline:
+        devices.reach_ibm(hosts=("qmlstudio-test.invalid",), timeout=1.0)
+    assert offline.value.message.startswith("IBM Quantum could not be reached (qmlstudio-test.invalid:")
+    assert offline.value.field is None
+
+    import qiskit_ibm_runtime
+    from qiskit_ibm_runtime.accounts.exceptions import InvalidAccountError
+
+    def refuse(**_: Any) -> None:
+        raise InvalidAccountError("Unable to retrieve instances.")
+
+    monkeypatch.setattr(qiskit_ibm_runtime, "QiskitRuntimeService", refuse)
+    with pytest.raises(DeviceError) as rejected:
+        open_device("ibm_kyiv", "not-a-token", reach=lambda: None)
+    assert rejected.value.message == devices.REJECTED_TOKEN
+    assert rejected.value.field == "/params/actual_quantum_device_token"
+    assert "not-a-token" not in repr(devices.DeviceTarget("ibm_kyiv", "not-a-token"))
+
+
+def test_a_device_circuit_is_isa_transpiled_and_its_provider_job_is_logged() -> None:
+    from qiskit import QuantumCircuit
+    from qiskit.circuit import Parameter
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv
+
+    theta = Parameter("t")
+    bell = QuantumCircuit(2)
+    bell.ry(theta, 0)
+    bell.cx(0, 1)
+    stream = io.StringIO()
+    circuit = prepare_device(bell, [theta], FakeKyiv(), 2000, 3, Emitter(stream), local=True)
+    assert set(circuit.circuit.count_ops()) <= {"rz", "sx", "x", "ecr", "measure", "barrier"}
+    probs = circuit.probabilities(np.array([[np.pi], [0.0]]))
+    assert probs.shape == (2, 4)
+    assert probs[0, 3] > 0.85  # RY(pi) then CX: |11> up to the device's noise
+    assert probs[1, 0] > 0.85
+    summary = circuit.summary()
+    assert summary["local_testing_mode"] is True
+    assert len(summary["provider_job_ids"]) == 1
+    job_id = summary["provider_job_ids"][0]
+    assert f"IBM job {job_id} submitted to fake_kyiv (2 circuits)" in stream.getvalue()
+
+
+def test_stop_cancels_the_pending_provider_job_then_ends_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Job:
+        cancelled = False
+
+        def cancel(self) -> None:
+            Job.cancelled = True
+
+        def job_id(self) -> str:
+            return "d1234"
+
+    killed: list[int] = []
+    monkeypatch.setattr(devices.os, "kill", lambda pid, sig: killed.append(sig))
+    before = signal.getsignal(signal.SIGTERM)
+    stream = io.StringIO()
+    with cancel_on_stop(Job(), Emitter(stream)):
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        handler(signal.SIGTERM, None)
+    assert Job.cancelled
+    assert killed == [signal.SIGTERM]
+    assert "IBM job d1234 cancelled" in stream.getvalue()
+    signal.signal(signal.SIGTERM, before)
+
+
+def test_a_portfolio_qaoa_runs_on_a_device_in_local_testing_mode(
+    monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    monkeypatch.setenv(devices.LOCAL_TESTING_ENV, "1")
+    code, lines = _run(_portfolio_device_body(), parse_protocol_lines)
+    assert code == EXIT_OK, lines[-1]
+    text = json.dumps(lines[-1]["data"])
+    assert '"device": "ibm_kyiv"' in text
+    assert '"local_testing_mode": true' in text
+    submitted = [
+        line["message"] for line in lines if line["type"] == "log" and "submitted to" in line["message"]
+    ]
+    assert submitted
+    assert all("fake_kyiv" in message for message in submitted)
+    stages = [line["stage"] for line in lines if line["type"] == "progress"]
+    assert "connecting to ibm_kyiv" in stages
+    assert "transpiling for ibm_kyiv" in stages
