@@ -9,6 +9,8 @@
 - ``kinds``:  print one line {"kinds": {kind: {"description", "params_schema"}}} for the server.
 - ``serve``:  warm worker: preload the libraries, then fork one child per request on the Unix socket
               ``--socket PATH``, each running ``run``/``infer`` as above (see ``serve.py``).
+- ``devices``: read {"token"} on stdin; write one line: the IBM devices it may use (name, qubits, status,
+              pending jobs) or an error line (``qmlstudio_worker/quantum/devices.py``).
 - ``infer``:  read one inference request {problem, model_dir, dataset: {path}, features} on stdin; write one
               result line {actual, predicted, rows} or an error line (``qmlstudio_worker/inference.py``).
 
@@ -112,6 +114,24 @@ def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_devices(out: TextIO, _args: argparse.Namespace) -> int:
+    """The IBM devices of {"token"} on stdin (the token never goes on the command line) as one protocol line:
+    a result {devices: [...]}, or a validation error: field "/token" when there is no token or IBM Quantum
+    rejects it, no field when IBM Quantum cannot be reached."""
+    from qmlstudio_worker.quantum.devices import DeviceError, list_devices
+
+    emit = Emitter(out)
+    try:
+        request = json.loads(sys.stdin.read())
+        token = request.get("token") if isinstance(request, dict) else None
+        found = list_devices(token if isinstance(token, str) else None)
+    except DeviceError as exc:
+        emit.error(exc.message, kind="validation", field=exc.field)
+        return EXIT_VALIDATION_ERROR
+    emit.result({"devices": found})
+    return EXIT_OK
+
+
 def _command_serve(out: TextIO, args: argparse.Namespace) -> int:
     from qmlstudio_worker.serve import serve
 
@@ -125,6 +145,7 @@ COMMANDS: dict[str, Command] = {
     "infer": _command_infer,
     "serve": _command_serve,
     "estimate": _command_estimate,
+    "devices": _command_devices,
 }
 
 
@@ -150,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "estimate",
         help="resource estimate of a quantum job body ({kind, params, rows} on stdin); one JSON line",
     )
+    sub.add_parser("devices", help="the IBM devices a token may use ({token} on stdin); one JSON line")
     return parser
 
 

@@ -271,3 +271,42 @@ def prepare_device(
         transpile_seconds=time.monotonic() - started,
         local=local,
     )
+
+
+def list_devices(
+    token: str | None,
+    *,
+    reach: Callable[[], None] = reach_ibm,
+    service_factory: Callable[[str], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The devices this token may use, for the device picker: name, qubits, status and pending jobs.
+
+    ``service_factory`` stands in for QiskitRuntimeService in tests."""
+    if not token:
+        raise DeviceError("No IBM Quantum token is stored: add yours in your profile.", "/token")
+    if service_factory is None:
+        reach()
+        from qiskit_ibm_runtime import QiskitRuntimeService
+
+        def service_factory(value: str) -> Any:
+            return QiskitRuntimeService(channel=IBM_CHANNEL, token=value)
+
+    from qiskit_ibm_runtime.exceptions import IBMError
+
+    try:
+        service = service_factory(token)
+    except IBMError:
+        raise DeviceError(REJECTED_TOKEN, "/token") from None
+    found = []
+    for backend in service.backends():
+        status = backend.status()
+        found.append(
+            {
+                "name": str(backend.name),
+                "qubits": int(backend.num_qubits),
+                "status": "online" if status.operational else "offline",
+                "status_message": str(getattr(status, "status_msg", "") or ""),
+                "pending_jobs": int(getattr(status, "pending_jobs", 0) or 0),
+            }
+        )
+    return sorted(found, key=lambda d: (d["status"] != "online", d["pending_jobs"], d["name"]))

@@ -156,3 +156,49 @@ def test_a_portfolio_qaoa_runs_on_a_device_in_local_testing_mode(
     stages = [line["stage"] for line in lines if line["type"] == "progress"]
     assert "connecting to ibm_kyiv" in stages
     assert "transpiling for ibm_kyiv" in stages
+
+
+def test_the_device_list_names_qubits_status_and_pending_jobs_and_refuses_plainly() -> None:
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv, FakeTorino
+
+    class Service:
+        def backends(self) -> list[Any]:
+            return [FakeTorino(), FakeKyiv()]
+
+    found = devices.list_devices("t0ken", service_factory=lambda token: Service())
+    assert [d["name"] for d in found] == ["fake_kyiv", "fake_torino"]
+    assert found[0]["qubits"] == 127
+    assert found[1]["qubits"] == 133
+    assert {d["status"] for d in found} == {"online"}
+    assert all(isinstance(d["pending_jobs"], int) for d in found)
+    with pytest.raises(DeviceError) as missing:
+        devices.list_devices(None)
+    assert missing.value.field == "/token"
+
+    from qiskit_ibm_runtime.accounts.exceptions import InvalidAccountError
+
+    def rejected(token: str) -> Any:
+        raise InvalidAccountError("Unable to retrieve instances.")
+
+    with pytest.raises(DeviceError) as refused:
+        devices.list_devices("t0ken", service_factory=rejected)
+    assert refused.value.message == devices.REJECTED_TOKEN
+
+
+def test_the_devices_command_answers_one_line_without_echoing_the_token(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from qmlstudio_worker import cli
+
+    def offline(*_: Any, **__: Any) -> None:
+        raise DeviceError(devices.NO_NETWORK.format(reason="quantum.cloud.ibm.com: timed out"))
+
+    monkeypatch.setattr(devices, "reach_ibm", offline)
+    monkeypatch.setattr(devices.list_devices, "__kwdefaults__", {"reach": offline, "service_factory": None})
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"token": "secret-token-123"})))
+    out = io.StringIO()
+    assert cli._command_devices(out, None) == EXIT_VALIDATION_ERROR  # type: ignore[arg-type]
+    (line,) = [json.loads(raw) for raw in out.getvalue().splitlines()]
+    assert line["type"] == "error"
+    assert line["message"].startswith("IBM Quantum could not be reached")
+    assert "secret-token-123" not in out.getvalue() + "".join(capfd.readouterr())
