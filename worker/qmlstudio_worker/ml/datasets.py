@@ -4,8 +4,11 @@
 problem (the server shows it after "Error uploading file." and a job's failure log carries it): a file
 over the size limit, an empty file, binary content (a workbook, an archive, an image), text that is not
 UTF-8, a first line that is empty or holds only numbers (no header row), blank or repeated column names,
-a header without data rows, and rows with more values than the header has columns. What it returns
-carries the DataFrame and the facts an output records: rows, columns and the sha256 of the exact bytes.
+and a header without data rows. Rows follow the one CSV row rule the browser and the server share
+(tests/contracts/csv-row-rule.json): blank lines are skipped, and a row whose number of values differs
+from the header's is dropped and counted (``dropped_rows``; the job logs it as a warning). What it
+returns carries the DataFrame and the facts an output records: rows kept, rows dropped, columns and the
+sha256 of the exact bytes.
 ``require_columns`` refuses a dataset that lacks columns a job needs, naming the missing ones.
 """
 
@@ -56,10 +59,13 @@ class DatasetFacts:
     columns: tuple[str, ...]
     sha256: str
     size_bytes: int
+    #: Data rows dropped because their number of values differs from the header's.
+    dropped_rows: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "rows": self.rows,
+            "dropped_rows": self.dropped_rows,
             "columns": list(self.columns),
             "column_count": len(self.columns),
             "sha256": self.sha256,
@@ -142,7 +148,7 @@ def _header(text: str) -> list[str]:
             "The first line is empty; the file must start with a header row naming the columns."
         )
     try:
-        header = next(csv.reader(io.StringIO(text)))
+        header = next(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
         raise DatasetError(f"The header row could not be read as CSV ({exc}).") from None
     if all(_NUMBER.fullmatch(cell.strip()) for cell in header):
@@ -179,31 +185,69 @@ def _header(text: str) -> list[str]:
     return header
 
 
-def _check_row_widths(text: str, width: int) -> None:
-    """Refuse the first row with more values than the header has columns (pandas would otherwise take the
-    extra leading values as an index, or fail with its own wording). Shorter rows are missing values."""
-    reader = csv.reader(io.StringIO(text))
+@dataclass(frozen=True)
+class RowCount:
+    """What the CSV row rule made of a text's data rows."""
+
+    kept: int
+    dropped: int
+    #: The header and the kept rows as CSV text, when a row was dropped (else None: the text as it is).
+    kept_text: str | None
+
+
+def count_rows(text: str, width: int, *, rewrite: bool = False) -> RowCount:
+    """Apply the one CSV row rule to ``text`` (its first row the header of ``width`` columns): blank lines
+    skipped, rows whose number of values differs from ``width`` dropped and counted. Quoted values may hold
+    commas, doubled quotes and line breaks (RFC 4180); LF, CRLF and CR end a row. ``kept_text`` is set when
+    a row was dropped or ``rewrite`` asks for it."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    kept: list[list[str]] = []
+    dropped = 0
     try:
-        next(reader)
+        header = next(reader)
         for row in reader:
-            if len(row) > width:
-                raise DatasetError(
-                    f"Line {reader.line_num} has {len(row)} values but the header row names {width} columns."
-                )
+            if not row:
+                continue  # a blank line
+            if len(row) == width:
+                kept.append(row)
+            else:
+                dropped += 1
     except csv.Error as exc:
         raise DatasetError(f"Line {reader.line_num} could not be read as CSV ({exc}).") from None
+    if dropped == 0 and not rewrite:
+        return RowCount(kept=len(kept), dropped=0, kept_text=None)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(kept)
+    return RowCount(kept=len(kept), dropped=dropped, kept_text=out.getvalue())
 
 
-def _parse(text: str, header: list[str]) -> pd.DataFrame:
-    _check_row_widths(text, len(header))
+def _parse(text: str, header: list[str]) -> tuple[pd.DataFrame, int]:
+    """The kept rows as a DataFrame, and how many rows were dropped."""
+    count = count_rows(text, len(header))
+    if count.kept == 0:
+        if count.dropped:
+            raise DatasetError(
+                f"No data row has the header's {len(header)} values: all {count.dropped} rows were dropped."
+            )
+        raise DatasetError("The file has a header row but no data rows.")
+    frame = _read_frame(text if count.kept_text is None else count.kept_text, header)
+    if len(frame.index) != count.kept:
+        # pandas skipped a row the rule keeps (only spaces in a one-column file): read the kept rows
+        # alone, where no line is blank, without pandas' own skipping.
+        kept_text = count_rows(text, len(header), rewrite=True).kept_text or ""
+        frame = _read_frame(kept_text, header, skip_blank_lines=False)
+    return frame, count.dropped
+
+
+def _read_frame(text: str, header: list[str], *, skip_blank_lines: bool = True) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(io.StringIO(text), header=0, index_col=False, skip_blank_lines=True)
+        frame = pd.read_csv(io.StringIO(text), header=0, index_col=False, skip_blank_lines=skip_blank_lines)
     except pd.errors.EmptyDataError:
         raise DatasetError("The file has a header row but no data rows.") from None
     except pd.errors.ParserError as exc:
         raise DatasetError(f"The file could not be read as CSV ({str(exc).strip()}).") from None
-    if len(frame.index) == 0:
-        raise DatasetError("The file has a header row but no data rows.")
     if [str(column) for column in frame.columns] != header:
         raise DatasetError("The header row could not be read the same way as the rows below it.")
     return frame
@@ -222,15 +266,27 @@ def load_csv(
     data = _read_source(source, max_bytes)
     text = _decode(data)
     header = _header(text)
-    frame = _parse(text, header)
+    frame, dropped = _parse(text, header)
     require_columns(header, required_columns)
     facts = DatasetFacts(
         rows=len(frame.index),
         columns=tuple(header),
         sha256=hashlib.sha256(data).hexdigest(),
         size_bytes=len(data),
+        dropped_rows=dropped,
     )
     return LoadedDataset(frame=frame, facts=facts)
+
+
+def dropped_rows_note(facts: DatasetFacts) -> str | None:
+    """The warning a job logs when the row rule dropped rows of its dataset; None when none were."""
+    if facts.dropped_rows == 0:
+        return None
+    plural = "s" if facts.dropped_rows > 1 else ""
+    return (
+        f"{facts.dropped_rows} row{plural} of the dataset dropped: "
+        f"{'their' if plural else 'its'} number of values differs from the header's {len(facts.columns)}."
+    )
 
 
 def require_columns(available: pd.DataFrame | Iterable[str], required: Iterable[str]) -> None:

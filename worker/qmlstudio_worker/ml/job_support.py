@@ -26,7 +26,13 @@ import pandas as pd  # type: ignore[import-untyped]
 from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.ml.artifacts import media_type, save_fitted
-from qmlstudio_worker.ml.datasets import DatasetError, DatasetFacts, load_csv, require_columns
+from qmlstudio_worker.ml.datasets import (
+    DatasetError,
+    DatasetFacts,
+    dropped_rows_note,
+    load_csv,
+    require_columns,
+)
 from qmlstudio_worker.ml.preprocess import MISSING_VALUES, NORMALIZATIONS, MissingValues, Normalization
 from qmlstudio_worker.ml.run_record import build_run_record, check_seed
 from qmlstudio_worker.problem_schemas import resolve_schemas_dir
@@ -122,6 +128,9 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
     except (DatasetError, OSError) as exc:
         message = exc.message if isinstance(exc, DatasetError) else f"The dataset could not be read ({exc})."
         raise JobValidationError(message, pointer) from None
+    dropped = dropped_rows_note(loaded.facts)
+    if dropped:
+        notes.append(dropped)
     if expected_sha and expected_sha != loaded.facts.sha256:
         notes.append(
             f"the dataset's sha256 is {loaded.facts.sha256}, not {expected_sha} as the server recorded"

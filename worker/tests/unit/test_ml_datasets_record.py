@@ -131,15 +131,22 @@ def test_refuses_duplicate_column_names() -> None:
     )
 
 
-def test_refuses_rows_with_more_values_than_columns() -> None:
-    assert refusal(b"a,b\n1,2\n3,4,5\n") == "Line 3 has 3 values but the header row names 2 columns."
-    # one extra value on every row: refused, not silently read as an index column
-    assert refusal(b"a,b\n1,2,3\n4,5,6\n") == "Line 2 has 3 values but the header row names 2 columns."
-    # a quoted value spanning lines counts as one value; the line named is where the bad row ends
-    assert refusal(b'a,b\n"x\ny",2\n1,2,3\n') == "Line 4 has 3 values but the header row names 2 columns."
-    # a shorter row is a row with missing values
+def test_drops_rows_whose_value_count_differs() -> None:
+    # The shared CSV row rule (tests/contracts/csv-row-rule.json; every case in test_csv_rows.py).
+    loaded = load_csv(b"a,b\n1,2\n3,4,5\n")
+    assert (loaded.facts.rows, loaded.facts.dropped_rows) == (1, 1)
+    # one extra value on every row: refused, never silently read as an index column
+    assert refusal(b"a,b\n1,2,3\n4,5,6\n") == (
+        "No data row has the header's 2 values: all 2 rows were dropped."
+    )
+    # a quoted value spanning lines counts as one value
+    loaded = load_csv(b'a,b\n"x\ny",2\n1,2,3\n')
+    assert loaded.frame["a"].tolist() == ["x\ny"]
+    assert loaded.facts.dropped_rows == 1
+    # a shorter row is dropped too, not read as missing values
     loaded = load_csv(b"a,b\n1,2\n3\n")
-    assert loaded.frame["b"].isna().tolist() == [False, True]
+    assert loaded.frame["b"].tolist() == [2]
+    assert loaded.facts.dropped_rows == 1
 
 
 def test_refuses_other_separators() -> None:
