@@ -33,6 +33,8 @@ import { inferenceRoutes } from './inference/inference-routes';
 import type { InferenceService } from './inference/inference-service';
 import { outputsRoutes } from './outputs/outputs-routes';
 import type { OutputsService } from './outputs/outputs-service';
+import { resourceEstimateRoutes } from './quantum-estimate/estimate-routes';
+import type { ResourceEstimateService } from './quantum-estimate/estimate-service';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
 import { jobsRoutes } from './jobs/jobs-routes';
@@ -80,6 +82,8 @@ export interface AppServices {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (POST /{problem}/inference/{userId}/{applicationId}). */
   inference: InferenceService;
+  /** Resource estimates of quantum job bodies (POST /{problem}/resource-estimate/{userId}). */
+  estimates: ResourceEstimateService;
   /** Outputs: execute-job, stop-job, detail, record, timeline, count, delete, stream. */
   outputs: OutputsService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
@@ -151,6 +155,7 @@ export async function buildApp(
         limiter: services.rateLimiter,
       });
       await api.register(inferenceRoutes, { inference: services.inference });
+      await api.register(resourceEstimateRoutes, { estimates: services.estimates });
       await api.register(outputsRoutes, {
         outputs: services.outputs,
         jobs: services.jobs,

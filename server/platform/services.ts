@@ -34,6 +34,7 @@ import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { SampleCatalog } from '../samples/sample-catalog';
+import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createRateStore, RateLimiter } from './rate-limiter';
 
 export interface Services {
@@ -70,6 +71,8 @@ export interface Services {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
   inference: InferenceService;
+  /** Resource estimates of quantum job bodies (the worker's estimate command, outside the job queue). */
+  estimates: ResourceEstimateService;
   /** Outputs: execute-job, stop-job, an output's detail, record, timeline, count, deletion. */
   outputs: OutputsService;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
@@ -170,6 +173,7 @@ export function createServices(
     },
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
+  const estimates = new ResourceEstimateService({ registry, launcher, log });
   const outputs = new OutputsService({
     registry,
     applications: new ApplicationsRepository(db),
@@ -200,6 +204,7 @@ export function createServices(
     samples,
     datasets,
     inference,
+    estimates,
     outputs,
     rateLimiter,
     throttle,
@@ -209,6 +214,7 @@ export function createServices(
       await rateStore.close(); // the throttle's and the account limits' store
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
+      estimates.close();
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
       await db.close();

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import { MAX_ID } from '../platform/id-schemas';
+import { BODY_ERRORS, envelope, errorReplies, sendRefusal } from '../platform/reply-schemas';
+import type { ResourceEstimateService } from './estimate-service';
+
+const params = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId'],
+  properties: {
+    userId: { type: 'integer', minimum: 1, maximum: MAX_ID, description: "The caller's user id" },
+  },
+} as const;
+
+const body = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['params'],
+  properties: {
+    params: {
+      type: 'object',
+      description: "The job body execute-job would take (the problem file's job mapping of the form)",
+    },
+    rows: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000000,
+      description:
+        "The dataset's data rows: scales the per-row models (without it they are reported per row)",
+    },
+  },
+} as const;
+
+const nullableInteger = { type: ['integer', 'null'] } as const;
+
+const estimateData = {
+  type: 'object',
+  required: ['problem', 'model', 'qubits', 'depth', 'two_qubit_gates'],
+  properties: {
+    problem: { type: 'string' },
+    model: { type: 'string' },
+    backend: { type: ['string', 'null'] },
+    qubits: { type: 'integer' },
+    parameters: { type: 'integer' },
+    depth: { type: 'integer', description: 'Depth after transpiling for the chosen simulator' },
+    two_qubit_gates: { type: 'integer', description: 'Two-qubit gates after transpiling' },
+    gate_counts: { type: 'object', additionalProperties: { type: 'integer' } },
+    transpiled_for: { type: 'string' },
+    evaluations_per_iteration: {
+      ...nullableInteger,
+      description: 'Circuit evaluations per optimizer iteration or epoch',
+    },
+    evaluation_unit: { type: 'string' },
+    iterations: { type: 'integer' },
+    circuit_evaluations: nullableInteger,
+    shots_per_evaluation: nullableInteger,
+    total_shots: { ...nullableInteger, description: 'null on the exact statevector simulators' },
+    simulation: { type: 'string' },
+    estimated_seconds: {
+      type: ['number', 'null'],
+      description: "Run time from a timing of the worker's simulation on this machine (null: not simulable)",
+    },
+    rows: nullableInteger,
+    note: { type: ['string', 'null'] },
+  },
+} as const;
+
+/**
+ * `POST /{problem}/resource-estimate/{userId}` for every problem with a job (issue #12): qubits, depth and
+ * two-qubit gates after transpiling, evaluations, shots and an estimated run time, before running.
+ */
+export const resourceEstimateRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { estimates: ResourceEstimateService };
+}> = async (app, { estimates }) => {
+  for (const problem of estimates.problems()) {
+    app.post(
+      `/${problem.id}/resource-estimate/:userId`,
+      {
+        onRequest: app.requireUser,
+        schema: {
+          tags: ['quantum'],
+          summary: `${problem.name}: resources of the quantum circuit a job body would run`,
+          params,
+          body,
+          response: {
+            200: envelope(estimateData),
+            ...errorReplies(...BODY_ERRORS, 401, 404, 502),
+          },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await estimates.estimate(
+          request.currentUser!,
+          problem.id,
+          request.params.userId,
+          request.body as { params: Record<string, unknown>; rows?: number },
+        );
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return reply.code(200).send({ success: true, data: outcome.data });
+      },
+    );
+  }
+};

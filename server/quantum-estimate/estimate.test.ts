@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
+
+// POST /api/{problem}/resource-estimate/{userId} (issue #12): the worker's estimate of the circuit a job
+// body would run, for the signed-in owner only; a body without a circuit is a 400 naming /params.
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely
+
+function quantumBody(problem: string): Json {
+  const file = path.resolve(__dirname, '../../src/generated/fixtures', `${problem}.job-requests.json`);
+  const fixture = JSON.parse(readFileSync(file, 'utf8')) as { requests: { name: string; body: Json }[] };
+  return fixture.requests.find((r) => r.name === 'example with model_type Quantum')!.body;
+}
+
+const mode = MODES.find((m) => m.database === 'pglite' && m.queue === 'in-process')!;
+
+describe.skipIf(!mode.available)('resource estimate', () => {
+  let stack: TestStack;
+  let owner: { id: number; token: string };
+
+  beforeAll(async () => {
+    stack = await startStack(mode);
+    const email = 'estimates@example.com';
+    const token = await stack.userToken(email);
+    const user = await stack.services.repositories.users.findByEmail(email);
+    owner = { id: Number(user!.id), token };
+  });
+  afterAll(() => stack?.close());
+
+  const post = (problem: string, payload: object, userId = owner.id, token: string | null = owner.token) =>
+    stack.app.inject({
+      method: 'POST',
+      url: `/api/${problem}/resource-estimate/${userId}`,
+      headers: token ? bearer(token) : {},
+      payload,
+    });
+
+  it('answers qubits, depth, two-qubit gates, evaluations and a time for the fraud VQC', async () => {
+    const reply = await post('fraud-detection', { params: quantumBody('fraud-detection'), rows: 1000 });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const data = (reply.json() as Json).data as Json;
+    expect(data).toMatchObject({
+      problem: 'fraud-detection',
+      model: 'Variational Quantum Classifier',
+      qubits: 4,
+    });
+    expect(data.depth).toBeGreaterThan(10);
+    expect(data.two_qubit_gates).toBeGreaterThan(0);
+    expect(data.evaluations_per_iteration).toBeGreaterThan(0);
+    expect(data.estimated_seconds).toBeGreaterThan(0);
+    expect(data.total_shots).toBeNull(); // the example runs on the exact statevector simulator
+  }, 120_000);
+
+  it('refuses a body without a circuit, another user id and an anonymous caller', async () => {
+    const classical = await post('fraud-detection', {
+      params: { ...quantumBody('fraud-detection'), model: 'SVM' },
+    });
+    expect(classical.statusCode).toBe(400);
+    expect((classical.json() as Json).errors).toEqual([
+      { field: '/params', message: 'The SVM model runs no quantum circuit' },
+    ]);
+    expect((await post('fraud-detection', { params: {} }, owner.id + 1)).statusCode).toBe(404);
+    expect((await post('fraud-detection', { params: {} }, owner.id, null)).statusCode).toBe(401);
+    expect((await post('fraud-detection', { rows: 3 })).statusCode).toBe(400);
+  }, 120_000);
+});
