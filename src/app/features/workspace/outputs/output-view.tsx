@@ -27,12 +27,14 @@ interface Props {
   outputId: number;
   /** The workspace's current app_data, which the output's configuration is compared with. */
   appData: AppData;
+  /** A run is starting: a second one waits, like the top bar's Run. */
+  running: boolean;
   onBack(): void;
   onRunAgain(appData: AppData): void;
 }
 
 /** One output inside the Outputs tab: sub-tabs Metrics, Visualization and Result logs; 'All Outputs' returns. */
-export function OutputView({ problem, outputId, appData, onBack, onRunAgain }: Props) {
+export function OutputView({ problem, outputId, appData, running, onBack, onRunAgain }: Props) {
   const { detail, live, status, ongoing, error, stopping, stop } = useLiveOutput(outputId);
   const [tab, setTab] = useState<SubTab>('metrics');
   const ranWith = detail?.app_data as AppData | null | undefined;
@@ -85,7 +87,12 @@ export function OutputView({ problem, outputId, appData, onBack, onRunAgain }: P
                 </button>
               )}
               {ranWith && (
-                <button type="button" className="button primary" onClick={() => onRunAgain(ranWith)}>
+                <button
+                  type="button"
+                  className="button primary"
+                  onClick={() => onRunAgain(ranWith)}
+                  disabled={running}
+                >
                   Run again with these settings
                 </button>
               )}
@@ -99,7 +106,7 @@ export function OutputView({ problem, outputId, appData, onBack, onRunAgain }: P
           {ongoing && <LiveProgress live={live} />}
           {changes && (
             <section className="card output-config-diff" data-testid="config-diff">
-              <h3>Configuration of this run compared with the current one</h3>
+              <h3>This run's configuration → the current one</h3>
               {changes.length === 0 ? (
                 <p className="muted">{SAME_CONFIGURATION}</p>
               ) : (

@@ -303,9 +303,13 @@ describe('output detail in the tab', () => {
   });
 
   it("runs again with the output's own settings", async () => {
-    const { onRunAgain } = await openDetail();
+    const { onRunAgain, rerender } = await openDetail();
     fireEvent.click(screen.getByRole('button', { name: 'Run again with these settings' }));
     expect(onRunAgain).toHaveBeenCalledWith(appData);
+    // While the new run starts, a second one waits (like the top bar's Run).
+    rerender({ running: true });
+    const again = screen.getByRole('button', { name: 'Run again with these settings' });
+    expect((again as HTMLButtonElement).disabled).toBe(true);
   });
 
   it('says when the configuration is the current one, and lists each change as from → to', async () => {

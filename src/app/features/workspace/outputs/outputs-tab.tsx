@@ -9,6 +9,7 @@ import type { OutputsTabProps } from '../workspace-types';
 import { CompareOutputs } from './compare-outputs';
 import { OutputView } from './output-view';
 import { NO_OUTPUTS, OUTPUTS_POLL_MS, searchOutputs } from './outputs-rules';
+import '../../applications/applications.css';
 import './outputs-tab.css';
 
 /**
@@ -61,6 +62,7 @@ export function OutputsTab({
         problem={problem}
         outputId={openId}
         appData={appData}
+        running={running}
         onBack={() => {
           setOpenId(null);
           void refresh();
