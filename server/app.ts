@@ -33,7 +33,9 @@ import { inferenceRoutes } from './inference/inference-routes';
 import type { InferenceService } from './inference/inference-service';
 import { outputsRoutes } from './outputs/outputs-routes';
 import type { OutputsService } from './outputs/outputs-service';
+import { quantumDevicesRoutes } from './quantum-devices/devices-routes';
 import { resourceEstimateRoutes } from './quantum-estimate/estimate-routes';
+import type { QuantumDevicesService } from './quantum-devices/devices-service';
 import type { ResourceEstimateService } from './quantum-estimate/estimate-service';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
@@ -84,6 +86,8 @@ export interface AppServices {
   inference: InferenceService;
   /** Resource estimates of quantum job bodies (POST /{problem}/resource-estimate/{userId}). */
   estimates: ResourceEstimateService;
+  /** IBM devices of the stored token (GET /quantum-devices). */
+  quantumDevices?: QuantumDevicesService;
   /** Outputs: execute-job, stop-job, detail, record, timeline, count, delete, stream. */
   outputs: OutputsService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
@@ -156,6 +160,9 @@ export async function buildApp(
       });
       await api.register(inferenceRoutes, { inference: services.inference });
       await api.register(resourceEstimateRoutes, { estimates: services.estimates });
+      if (services.quantumDevices) {
+        await api.register(quantumDevicesRoutes, { devices: services.quantumDevices });
+      }
       await api.register(outputsRoutes, {
         outputs: services.outputs,
         jobs: services.jobs,

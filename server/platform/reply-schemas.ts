@@ -61,6 +61,7 @@ const ERROR_MEANINGS = {
   415: 'The body has a content type the route does not accept',
   429: 'Too many attempts; wait as long as the Retry-After header says',
   502: 'A worker process could not answer (it failed or ran out of time); `detail` says why',
+  503: 'A service the answer depends on (e.g. IBM Quantum) cannot be reached now; `detail` says why',
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_MEANINGS;

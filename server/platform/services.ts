@@ -34,6 +34,7 @@ import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { SampleCatalog } from '../samples/sample-catalog';
+import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createRateStore, RateLimiter } from './rate-limiter';
 
@@ -73,6 +74,8 @@ export interface Services {
   inference: InferenceService;
   /** Resource estimates of quantum job bodies (the worker's estimate command, outside the job queue). */
   estimates: ResourceEstimateService;
+  /** IBM devices of the stored token (the worker's devices command, outside the job queue). */
+  quantumDevices: QuantumDevicesService;
   /** Outputs: execute-job, stop-job, an output's detail, record, timeline, count, deletion. */
   outputs: OutputsService;
   /** Account rate limits (registration, verification mail): on Redis when REDIS_URL is set. */
@@ -157,11 +160,12 @@ export function createServices(
     sendVerification: accounts.sendVerification,
     log,
   });
+  const datasets = createDatasetServices(config, db, samples);
   const applications = new ApplicationsService(new ApplicationsRepository(db), registry, samples, {
     dataDir: config.dataDir,
+    datasets: datasets.resolver,
   });
   const contact = new ContactService(new ContactRepository(db), registry, mailer, rateLimiter, log);
-  const datasets = createDatasetServices(config, db, samples);
   const inference = new InferenceService(
     {
       db,
@@ -174,6 +178,7 @@ export function createServices(
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
   const estimates = new ResourceEstimateService({ registry, launcher, log });
+  const quantumDevices = new QuantumDevicesService({ accounts, launcher, log });
   const outputs = new OutputsService({
     registry,
     applications: new ApplicationsRepository(db),
@@ -205,6 +210,7 @@ export function createServices(
     datasets,
     inference,
     estimates,
+    quantumDevices,
     outputs,
     rateLimiter,
     throttle,
@@ -215,6 +221,7 @@ export function createServices(
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
       estimates.close();
+      quantumDevices.close();
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
       await db.close();
