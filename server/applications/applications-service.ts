@@ -11,6 +11,8 @@ import {
 import { USER_NOT_FOUND } from '../accounts/accounts-service';
 import { isAdmin } from '../auth/auth-plugin';
 import type { UserRecord } from '../auth/users-repository';
+import { DatasetRefusal } from '../datasets/dataset-refusal';
+import type { DatasetResolver } from '../datasets/dataset-resolver';
 import type {
   ApplicationRecord,
   ApplicationsRepository,
@@ -87,7 +89,11 @@ export class ApplicationsService {
     private readonly registry: Registry,
     /** The shipped samples (server/samples' SampleCatalog): their rows and columns. */
     private readonly samples: SampleLookup,
-    private readonly options: { dataDir: string },
+    private readonly options: {
+      dataDir: string;
+      /** Uploads' and fetched URLs' rows and columns (server/datasets); without it only samples count. */
+      datasets?: Pick<DatasetResolver, 'knownFacts'>;
+    },
   ) {}
 
   /** Where an application's files live (uploaded datasets, run artifacts); deleted with it. */
@@ -139,7 +145,7 @@ export class ApplicationsService {
     const checked = await this.checkCreate(caller, body);
     if (!checked.ok) return checked;
     const { problem, appName } = checked;
-    const refusal = await this.checkAppData(problem, body.app_data);
+    const refusal = await this.checkAppData(problem, body.app_data, body.user_id);
     if (refusal) return refusal;
     const row = await this.repository.create({
       userId: body.user_id,
@@ -160,7 +166,7 @@ export class ApplicationsService {
     if (!app || app.user_id !== body.user_id) return notFound(APPLICATION_NOT_FOUND);
     const problem = this.registry.findProblem(app.app_problem_id);
     if (!problem) return { ok: false, status: 400, detail: UNKNOWN_PROBLEM };
-    const refusal = await this.checkAppData(problem, body.app_data, app.id);
+    const refusal = await this.checkAppData(problem, body.app_data, app.user_id, app.id);
     if (refusal) return refusal;
     const updated = await this.repository.updateAppData(app.id, body.app_data);
     if (!updated) return notFound(APPLICATION_NOT_FOUND);
@@ -226,16 +232,18 @@ export class ApplicationsService {
   }
 
   /**
-   * The engine's rules on app_data, with the row count and columns of the dataset it names when
-   * that is a shipped sample (never the client's word for them). A missing required value is an
-   * unfinished application, which may be saved; a value that breaks a rule is refused.
+   * The engine's rules on app_data, with the row count and columns of the dataset it names (never
+   * the client's word for them): a shipped sample's, the owner's upload's, or a fetched URL's while
+   * cached. A missing required value is an unfinished application, which may be saved; a value that
+   * breaks a rule is refused.
    */
   private async checkAppData(
     problem: Problem,
     appData: Record<string, unknown>,
+    ownerId: number,
     applicationId?: number,
   ): Promise<Refusal | null> {
-    const dataset = this.datasetContext(problem, appData);
+    const dataset = await this.datasetContext(problem, appData, ownerId);
     if (!dataset.ok) {
       return { ok: false, status: 400, detail: INVALID_APP_DATA, errors: [dataset.error] };
     }
@@ -248,16 +256,17 @@ export class ApplicationsService {
     return { ok: false, status: 400, detail: INVALID_APP_DATA, errors };
   }
 
-  private datasetContext(
+  private async datasetContext(
     problem: Problem,
     appData: Record<string, unknown>,
-  ): { ok: true; context: EngineContext } | { ok: false; error: FieldError } {
+    ownerId: number,
+  ): Promise<{ ok: true; context: EngineContext } | { ok: false; error: FieldError }> {
     const dataset = appData.dataset;
     if (typeof dataset !== 'object' || dataset === null || Array.isArray(dataset)) {
       return { ok: true, context: {} };
     }
     const { kind, sample, url, file } = dataset as Record<string, unknown>;
-    if (kind !== 'sample') return { ok: true, context: {} };
+    if (kind !== 'sample') return this.ownDatasetContext(kind, url, ownerId);
     const unknown = {
       ok: false as const,
       error: { field: '/app_data/dataset/sample', message: UNKNOWN_SAMPLE },
@@ -273,6 +282,28 @@ export class ApplicationsService {
     const exampleDataset = problem.example.appData.dataset as { sample?: unknown } | undefined;
     const stated = exampleDataset?.sample === declared.id ? problem.example.context : undefined;
     return { ok: true, context: stated ? { ...stated } : {} };
+  }
+
+  /**
+   * An uploaded or linked dataset's facts: the owner's upload record (someone else's upload is
+   * refused naming the field, as if it did not exist), or a linked URL's last fetch while cached.
+   * A link the engine's URL rule refuses, and a URL never fetched, give no facts.
+   */
+  private async ownDatasetContext(
+    kind: unknown,
+    url: unknown,
+    ownerId: number,
+  ): Promise<{ ok: true; context: EngineContext } | { ok: false; error: FieldError }> {
+    const datasets = this.options.datasets;
+    if (!datasets || typeof url !== 'string' || !url.trim()) return { ok: true, context: {} };
+    if (kind === 'url' && !/^https?:\/\//i.test(url.trim())) return { ok: true, context: {} };
+    try {
+      const facts = await datasets.knownFacts({ id: ownerId }, url);
+      return { ok: true, context: facts ? { rowCount: facts.rowCount, columns: facts.columns } : {} };
+    } catch (error) {
+      if (!(error instanceof DatasetRefusal)) throw error;
+      return { ok: false, error: { field: '/app_data/dataset/url', message: error.message } };
+    }
   }
 
   // ---- shapes ----

@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultAppData, createExampleAppData, validateAppData, type AppData } from '../../src/engine';
 import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
+import { fileUploadBody } from '../test-support/multipart-body';
 import {
   APPLICATION_CREATED,
   APPLICATION_DELETED,
@@ -496,6 +498,81 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
       errors: [{ field: '/app_data/dataset/sample', message: UNKNOWN_SAMPLE }],
     });
   });
+
+  it.runIf(mode.available)(
+    "an uploaded dataset's own rows and columns check a save; another user's upload is refused naming the field",
+    async () => {
+      // 40 rows of the stock sample as Alice's upload, with a ragged row the row rule drops.
+      const lines = readFileSync(stack.services.samples.pathOf('apple_google_stock.csv'), 'utf8').split('\n');
+      const text = [...lines.slice(0, 41), '2024-01-01,AAPL,1', ''].join('\n');
+      const body = fileUploadBody(text);
+      const uploaded = await stack.app.inject({
+        method: 'POST',
+        url: `/api/upload/${alice.id}/alice%40example.com`,
+        headers: { ...bearer(alice.token), ...body.headers },
+        payload: body.payload,
+      });
+      expect(uploaded.statusCode).toBe(201);
+      const upload = uploaded.json() as { url: string; filename: string; rows: number; dropped_rows: number };
+      expect([upload.rows, upload.dropped_rows]).toEqual([40, 1]);
+      const withUpload = (toIndex: number) => {
+        const appData = clone(example('stock-price-prediction').appData) as AppData & Record<string, unknown>;
+        appData.dataset = { kind: 'csv', name: 'mine.csv', url: upload.url };
+        appData.preprocess!.splitter = { from_index: 1, to_index: toIndex };
+        return appData;
+      };
+      const save = (who: { id: number; token: string }, appId: number, appData: object) =>
+        call('PUT', '/applications/update-app-data', who.token, {
+          application_id: appId,
+          user_id: who.id,
+          app_data: appData,
+        });
+      const mine = await newApp(alice);
+      const over = await save(alice, mine.id, withUpload(41));
+      expect(over.statusCode).toBe(400);
+      expect(over.json()).toMatchObject({
+        detail: INVALID_APP_DATA,
+        errors: [{ field: '/app_data/preprocess/splitter/to_index', message: 'To Index cannot exceed 40' }],
+      });
+      expect((await save(alice, mine.id, withUpload(40))).statusCode).toBe(200);
+
+      // Bob names Alice's upload: as if it did not exist, on the dataset's url field.
+      const his = await newApp(bob);
+      const refused = await save(bob, his.id, withUpload(10));
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({
+        success: false,
+        detail: INVALID_APP_DATA,
+        errors: [
+          {
+            field: '/app_data/dataset/url',
+            message: `The uploaded dataset "${upload.filename}" was not found.`,
+          },
+        ],
+      });
+
+      // A linked URL: unknown until fetched (saved unchecked); once its facts are cached, they count.
+      const link = 'https://data.example.com/stock.csv';
+      const linked = (toIndex: number) => ({
+        ...withUpload(toIndex),
+        dataset: { kind: 'url', name: link, url: link },
+      });
+      expect((await save(alice, mine.id, linked(5000))).statusCode).toBe(200);
+      const cache = path.join(stack.config.dataDir, 'url-cache');
+      const sha = 'a'.repeat(64);
+      await mkdir(path.join(cache, 'urls'), { recursive: true });
+      await writeFile(path.join(cache, `${sha}.csv`), text);
+      await writeFile(
+        path.join(cache, 'urls', `${createHash('sha256').update(link).digest('hex')}.json`),
+        JSON.stringify({ url: link, sha256: sha, rows: 40, droppedRows: 1, columns: lines[0]!.split(',') }),
+      );
+      const cached = await save(alice, mine.id, linked(5000));
+      expect(cached.statusCode).toBe(400);
+      expect(cached.json()).toMatchObject({
+        errors: [{ field: '/app_data/preprocess/splitter/to_index', message: 'To Index cannot exceed 40' }],
+      });
+    },
+  );
 
   it.runIf(mode.available)('list: newest first, summaries without app_data', async () => {
     const carol = await signedIn('carol@example.com');

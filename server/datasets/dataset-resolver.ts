@@ -33,6 +33,13 @@ export function datasetForWorker(dataset: ResolvedDataset) {
   };
 }
 
+/** What a save may check app_data against: a dataset's rows and columns and where they come from. */
+export interface KnownDatasetFacts {
+  rowCount: number;
+  columns: string[];
+  source: ResolvedDataset['source'];
+}
+
 /** The owner a dataset is resolved for (a UserRecord has these). */
 export interface DatasetOwner {
   id: number;
@@ -53,18 +60,46 @@ export class DatasetResolver {
    * Throws DatasetRefusal in plain words otherwise.
    */
   async resolve(owner: DatasetOwner, url: string): Promise<ResolvedDataset> {
+    const reference = this.classify(url);
+    if (reference.source === 'url') return this.fromUrl(reference.url);
+    if (reference.source === 'sample') return this.fromSample(reference.file);
+    return this.fromUpload(owner, reference.file);
+  }
+
+  /**
+   * A dataset's rows and columns as far as they are known without fetching anything (a save checks
+   * app_data with them): a sample's manifest, the owner's upload record, or what the last fetch of a
+   * URL found (null when it was never fetched, or left the cache). Throws DatasetRefusal as resolve()
+   * does for what is not a dataset, and for an upload that is not the owner's.
+   */
+  async knownFacts(owner: DatasetOwner, url: string): Promise<KnownDatasetFacts | null> {
+    const reference = this.classify(url);
+    if (reference.source === 'url') {
+      const cached = await this.fetcher.cachedFacts(reference.url);
+      return cached && { rowCount: cached.rows, columns: [...cached.columns], source: 'url' };
+    }
+    const found =
+      reference.source === 'sample'
+        ? this.fromSample(reference.file)
+        : await this.fromUpload(owner, reference.file);
+    return { rowCount: found.rowCount, columns: found.columns, source: found.source };
+  }
+
+  /** What a dataset URL names: an http(s) URL, a shipped sample, or an upload (by stored name). */
+  private classify(
+    url: string,
+  ): { source: 'url'; url: string } | { source: 'sample' | 'upload'; file: string } {
     let trimmed = url.trim();
     const own = this.ownPath(trimmed);
     if (own !== null) trimmed = own;
-    else if (/^https?:\/\//i.test(trimmed)) return this.fromUrl(trimmed);
+    else if (/^https?:\/\//i.test(trimmed)) return { source: 'url', url: trimmed };
     const relative = trimmed.replace(/^\/+/, '');
     const sample = relative.match(/^samples\/([^/]+)$/);
-    if (sample) return this.fromSample(decodeSegment(sample[1]!));
+    if (sample) return { source: 'sample', file: decodeSegment(sample[1]!) };
     const download = relative.match(/^(?:api\/)?download\/([^/]+)\/[^/]+\/[^/]+$/);
     if (download) {
       const filename = decodeSegment(download[1]!);
-      if (this.samples.find(filename)) return this.fromSample(filename);
-      return this.fromUpload(owner, filename);
+      return { source: this.samples.find(filename) ? 'sample' : 'upload', file: filename };
     }
     throw new DatasetRefusal(
       'The dataset must be a sample dataset, an uploaded file or an http(s) URL' +
