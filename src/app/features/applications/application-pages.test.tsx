@@ -1,9 +1,10 @@
 // @vitest-environment jsdom
 // The application detail (name, problem, outputs table or 'No outputs found', 'Apps' back) and the
-// workspace placeholder; an application that cannot be loaded sends both to /error/404.
+// workspace it opens; an application that cannot be loaded sends both to /error/404. A data router, as
+// in app.tsx (the workspace's leave guard needs one).
 
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { MemoryRouter, Route, Routes } from 'react-router';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { account, fakeApi } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
@@ -34,15 +35,17 @@ function renderAt(path: string, outputs: unknown[] = []) {
     'GET /api/application-outputs/5/all': () => ({ body: { success: true, data: outputs } }),
     'GET /api/users/me': () => ({ body: { success: true, data: account } }),
   });
+  const router = createMemoryRouter(
+    [
+      { path: '/applications/:appId', element: <ApplicationDetailPage /> },
+      { path: '/development/:problemId/:appId/:appName', element: <WorkspacePage /> },
+      { path: '*', element: <Where /> },
+    ],
+    { initialEntries: [path] },
+  );
   render(
     <AuthProvider>
-      <MemoryRouter initialEntries={[path]}>
-        <Routes>
-          <Route path="/applications/:appId" element={<ApplicationDetailPage />} />
-          <Route path="/development/:problemId/:appId/:appName" element={<WorkspacePage />} />
-          <Route path="*" element={<Where />} />
-        </Routes>
-      </MemoryRouter>
+      <RouterProvider router={router} />
     </AuthProvider>,
   );
 }
@@ -98,12 +101,10 @@ describe('application pages', () => {
     expect((await screen.findByTestId('where')).textContent).toBe('/error/404');
   });
 
-  it('says honestly that the workspace is not built yet, with the application it loaded', async () => {
+  it('opens the workspace of the application it loaded, on its Dataset tab', async () => {
     renderAt('/development/stock-price-prediction/5/tech-stocks');
     expect(await screen.findByRole('heading', { name: 'Tech stocks' })).toBeTruthy();
-    expect(screen.getByText('The workspace is not built yet')).toBeTruthy();
-    expect(screen.getByRole('link', { name: 'Back to My Applications' }).getAttribute('href')).toBe(
-      '/profile',
-    );
+    expect(screen.getByRole('tab', { name: 'Dataset' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Run the Application' })).toBeTruthy();
   });
 });

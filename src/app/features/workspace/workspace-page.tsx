@@ -1,42 +1,166 @@
+import { lazy, Suspense, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
-import { formatTimestamp } from '../../format/dates';
+import type { Problem } from '../../../engine';
+import { browserRegistry } from '../../../renderers/browser-registry';
+import { useOptionalToast } from '../../components/toasts';
+import type { ApplicationDetail } from '../applications/api';
 import { useApplicationOr404 } from '../applications/use-application-or-404';
+import { useAuth } from '../auth/auth-context';
+import { DatasetTab } from './dataset-fallback';
+import { ModelTab } from './model-tab';
+import { OutputsTab } from './outputs';
+import { useLeaveGuard } from './use-leave-guard';
+import { useWorkspace } from './use-workspace';
+import './workspace.css';
+import { incompleteTabs, TAB, workspaceTabs } from './workspace-rules';
+import { WorkspaceTabs, panelId, tabId } from './workspace-tabs';
+import { WorkspaceTopBar } from './workspace-top-bar';
+import type { WorkspaceUser } from './workspace-types';
+
+// React Flow is the heaviest part of the workspace and only the Pipeline tab draws it (spec section 2).
+const PipelineTab = lazy(() => import('./pipeline-tab'));
 
 /**
- * /development/:problemId/:appId/:appName and /developmentbio/...: loads the application (a failed
- * load goes to /error/404, spec section 8) and says plainly that its workspace is not built yet.
- * The workspace itself (dataset, model configuration, pipeline, run) is issue #11.
+ * /development/:problemId/:appId/:appName (and /developmentbio/...): loads the application (a failure is
+ * toasted and goes to /error/404, spec sections 4 and 8) and opens the workspace of its problem. Every form
+ * comes from the problem's schema file, so a problem added as a file gets a workspace with no code here.
  */
 export function WorkspacePage() {
   const { appId } = useParams();
-  const { app } = useApplicationOr404(appId);
+  const notify = useOptionalToast();
+  const onFailure = useMemo(() => (notify ? (text: string) => notify('error', text) : undefined), [notify]);
+  const { app } = useApplicationOr404(appId, onFailure);
+  const { user } = useAuth();
 
+  const workspaceUser = useMemo<WorkspaceUser | null>(
+    () => (user ? { id: user.id, name: user.name, email: user.email } : null),
+    [user],
+  );
   if (!app) return <p className="muted">Loading…</p>;
+  const problem = browserRegistry().findProblem(app.app_problem_id);
+  if (!problem) {
+    return (
+      <p className="form-error" role="alert">
+        Unknown problem {app.app_problem_id}
+      </p>
+    );
+  }
+  if (problem.workspace !== 'development') return <LaterWorkspace app={app} />;
+  return <Workspace key={app.id} problem={problem} app={app} user={workspaceUser} />;
+}
+
+/** The brain tumor workspace (/developmentbio) is not built yet: say so plainly. */
+function LaterWorkspace({ app }: { app: ApplicationDetail }) {
   return (
     <section className="page workspace-placeholder">
       <header className="page-header">
         <p className="muted">{app.app_problem.name}</p>
         <h1>{app.app_name}</h1>
-        <p className="muted">
-          Application ID {app.id} · updated {formatTimestamp(app.updated_at)}
-        </p>
       </header>
       <div className="notice" role="note">
-        <h2>The workspace is not built yet</h2>
+        <h2>The brain tumor workspace comes with issue #13</h2>
         <p>
-          Your application is saved. The workspace where you choose its dataset, set the model configuration,
-          arrange the pipeline and run it comes with a later release (issue #11); nothing on this page edits
-          or runs the application yet.
+          Your application is saved. Predicting and training on MRI data in the browser comes with a later
+          release.
         </p>
       </div>
       <p>
         <Link className="button secondary" to={`/applications/${app.id}`}>
           Application detail
-        </Link>{' '}
-        <Link className="button secondary" to="/profile">
-          Back to My Applications
         </Link>
       </p>
+    </section>
+  );
+}
+
+function Workspace({
+  problem,
+  app,
+  user,
+}: {
+  problem: Problem;
+  app: ApplicationDetail;
+  user: WorkspaceUser | null;
+}) {
+  const ws = useWorkspace(problem, app, user);
+  useLeaveGuard(ws.unsaved);
+  const tabs = useMemo(() => workspaceTabs(problem), [problem]);
+  const incomplete = incompleteTabs(ws.state.pipeline);
+
+  const panel = (() => {
+    switch (ws.tab) {
+      case TAB.dataset:
+        return (
+          <DatasetTab
+            problem={problem}
+            appData={ws.appData}
+            context={ws.context}
+            state={ws.state}
+            dataset={ws.dataset}
+            onChange={ws.edit}
+            onSaved={(next) => ws.keepTabValues(next, TAB.model)}
+          />
+        );
+      case TAB.model:
+        return (
+          <ModelTab
+            problem={problem}
+            appData={ws.appData}
+            context={ws.context}
+            state={ws.state}
+            onChange={ws.edit}
+            onSaved={(next) => ws.keepTabValues(next, TAB.pipeline)}
+          />
+        );
+      case TAB.pipeline:
+        return (
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <PipelineTab
+              problem={problem}
+              appData={ws.appData}
+              context={ws.context}
+              state={ws.state}
+              onOpenTab={ws.selectTab}
+            />
+          </Suspense>
+        );
+      default:
+        return (
+          <OutputsTab
+            problem={problem}
+            applicationId={app.id}
+            appData={ws.appData}
+            running={ws.running}
+            refreshKey={ws.refreshKey}
+            onCountChange={ws.setOutputCount}
+            onRunAgain={ws.runAgain}
+          />
+        );
+    }
+  })();
+
+  return (
+    <section className="page workspace">
+      <WorkspaceTopBar
+        appName={app.app_name}
+        problemName={problem.name}
+        running={ws.running}
+        unsaved={ws.unsaved}
+        onRun={() => void ws.run()}
+        onSave={() => void ws.save()}
+        onShowOutputs={() => ws.selectTab(TAB.outputs)}
+      />
+      <WorkspaceTabs
+        tabs={tabs}
+        active={ws.tab}
+        incomplete={incomplete}
+        outputCount={ws.outputCount}
+        onSelect={ws.selectTab}
+        warning={ws.warning}
+      />
+      <div className="workspace-panel" role="tabpanel" id={panelId(ws.tab)} aria-labelledby={tabId(ws.tab)}>
+        {panel}
+      </div>
     </section>
   );
 }
