@@ -38,15 +38,19 @@ export function createDatasetServices(
     maxBytes: config.uploadMaxBytes,
     quotaBytes: config.datasetQuotaBytes,
   });
+  // One cache directory, one bound: both fetchers trim it alike.
+  const cacheMaxBytes = 10 * config.urlFetchMaxBytes;
   const fetcher = new UrlFetcher({
     dataDir: config.dataDir,
     maxBytes: config.urlFetchMaxBytes,
     timeoutMs: config.urlFetchTimeoutMs,
+    cacheMaxBytes,
   });
   const browserFetcher = new UrlFetcher({
     dataDir: config.dataDir,
     maxBytes: Math.min(config.uploadMaxBytes, config.urlFetchMaxBytes),
     timeoutMs: config.urlFetchTimeoutMs,
+    cacheMaxBytes,
   });
   return {
     store,
