@@ -28,6 +28,23 @@ describe('chart types', () => {
       'heatmap',
     );
   });
+
+  it('leaves a lone bar series unnamed (ApexCharts 7.9.1 draws no bars for a named one)', () => {
+    const one = apexConfig(line({ type: 'bar' }));
+    expect(one.series).toEqual([{ data: [120.5, 121.25] }]);
+    const two = apexConfig(
+      line({
+        type: 'bar',
+        series: [
+          { name: 'a', data: [1] },
+          { name: 'b', data: [2] },
+        ],
+      }),
+    );
+    expect(two.series.map((s) => s.name)).toEqual(['a', 'b']);
+    expect(two.options.plotOptions?.bar?.columnWidth).toBe('55%');
+    expect(two.options.stroke).toBeUndefined();
+  });
 });
 
 describe('heatmap colour ranges', () => {

@@ -104,8 +104,11 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
   }
   const pairs = spec.series.some((s) => s.data.some(isPair));
   const loss = isLossChart(spec);
+  // ApexCharts 7.9.1 throws while placing the data labels of a bar chart whose only series has a
+  // name (it drew an empty card): a lone bar series goes unnamed; its legend is hidden anyway.
+  const unnamed = spec.type === 'bar' && spec.series.length === 1;
   const series = spec.series.map((s) => ({
-    name: s.name,
+    ...(unnamed ? {} : { name: s.name }),
     data: pairs
       ? s.data.map((p) => (isPair(p) ? [Number(p[0]), p[1] === null ? null : Number(p[1])] : p))
       : s.data.map((p) => (isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p)),
@@ -123,13 +126,16 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
     series,
     options: {
       ...base,
-      stroke: spec.type === 'bar' ? undefined : { width: 2, curve: 'straight' },
+      // Keys left undefined are not merged away by ApexCharts: a bar chart given `stroke: undefined`
+      // drew no bars at all, so each type gets only its own keys.
+      ...(spec.type === 'bar'
+        ? { plotOptions: { bar: { borderRadius: 3, columnWidth: '55%' } } }
+        : { stroke: { width: 2, curve: 'straight' as const } }),
       xaxis,
       yaxis: {
         title: { text: spec.label },
         labels: { formatter: loss ? (v: number) => v.toFixed(4) : (v: number) => formatAxisNumber(v) },
       },
-      plotOptions: spec.type === 'bar' ? { bar: { borderRadius: 3, columnWidth: '55%' } } : undefined,
     },
   };
 }
