@@ -26,6 +26,7 @@ from qmlstudio_worker.ml.job_support import (
     open_job_inputs,
     quantum_shots,
     require_fields,
+    require_ideal_simulator,
     run_record,
 )
 from qmlstudio_worker.ml.preprocess import numeric_features
@@ -104,6 +105,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     else:
         from qmlstudio_worker.quantum.vehicle_routing import solve_quantum
 
+        require_ideal_simulator(params, inputs, f"{model} vehicle routing")  # no noisy/device path yet
         with data_errors("/model"):
             q = solve_quantum(
                 instance,
