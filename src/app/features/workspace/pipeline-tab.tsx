@@ -10,13 +10,10 @@ export interface PipelineTabProps {
   onOpenTab: (index: number) => void;
 }
 
-/** Pipeline (spec section 2): 'Pipeline is Read Only', the validity notice and the React Flow diagram. */
+/** Pipeline (spec section 2): the validity notice and the React Flow diagram (which says 'Pipeline is Read Only'). */
 export function PipelineTab({ problem, appData, context, state, onOpenTab }: PipelineTabProps) {
   return (
     <div className="workspace-card workspace-pipeline">
-      <p className="workspace-readonly" role="note">
-        {problem.platform.messages.pipelineReadOnly}
-      </p>
       <PipelineValidityNotice
         status={state.pipeline}
         onFillMissing={(target) => onOpenTab(target.tabIndex)}

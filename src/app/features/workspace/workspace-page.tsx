@@ -114,15 +114,13 @@ function Workspace({
         );
       case TAB.pipeline:
         return (
-          <Suspense fallback={<p className="muted">Loading…</p>}>
-            <PipelineTab
-              problem={problem}
-              appData={ws.appData}
-              context={ws.context}
-              state={ws.state}
-              onOpenTab={ws.selectTab}
-            />
-          </Suspense>
+          <PipelineTab
+            problem={problem}
+            appData={ws.appData}
+            context={ws.context}
+            state={ws.state}
+            onOpenTab={ws.selectTab}
+          />
         );
       default:
         return (
@@ -159,7 +157,8 @@ function Workspace({
         warning={ws.warning}
       />
       <div className="workspace-panel" role="tabpanel" id={panelId(ws.tab)} aria-labelledby={tabId(ws.tab)}>
-        {panel}
+        {/* The panel's own boundary: a tab loading on demand keeps the bar and the tabs on screen. */}
+        <Suspense fallback={<p className="muted">Loading…</p>}>{panel}</Suspense>
       </div>
     </section>
   );
