@@ -133,9 +133,30 @@ describe('outputDetail', () => {
       { level: 'error', message: `Status: Failed: ${reason}`, at: AT },
     ]);
     expect(timelineOf(events)).toEqual([
-      { status: 'queued', at: AT, reason: null },
-      { status: 'running', at: AT, reason: null },
-      { status: 'Failed', at: AT, reason },
+      { status: 'queued', at: AT, reason: null, phase: null },
+      { status: 'running', at: AT, reason: null, phase: null },
+      { status: 'Failed', at: AT, reason, phase: null },
+    ]);
+  });
+
+  it("separates a quantum run's preparing, executing and post-processing phases in the timeline", () => {
+    const events = [
+      event('status', { status: 'queued' }),
+      event('status', { status: 'running' }),
+      event('progress', { percent: 1, stage: 'loading the dataset' }),
+      event('progress', { percent: 17, stage: 'transpiling for fake_kyiv', phase: 'preparing' }),
+      event('progress', { percent: 20, stage: 'training', phase: 'executing' }),
+      event('progress', { percent: 50, stage: 'iteration 5/10', phase: 'executing' }),
+      event('progress', { percent: 88, stage: 'metrics and charts', phase: 'post-processing' }),
+      event('status', { status: 'Completed' }),
+    ];
+    expect(timelineOf(events)).toEqual([
+      { status: 'queued', at: AT, reason: null, phase: null },
+      { status: 'running', at: AT, reason: null, phase: null },
+      { status: 'running', at: AT, reason: 'transpiling for fake_kyiv', phase: 'preparing' },
+      { status: 'running', at: AT, reason: 'training', phase: 'executing' },
+      { status: 'running', at: AT, reason: 'metrics and charts', phase: 'post-processing' },
+      { status: 'Completed', at: AT, reason: null, phase: null },
     ]);
   });
 

@@ -46,10 +46,17 @@ export interface OutputDetail {
   };
 }
 
+/** A quantum run's phases (the worker's progress lines' optional `phase`, worker-protocol.schema.json). */
+export const RUN_PHASES = ['preparing', 'executing', 'post-processing'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+const isRunPhase = (value: unknown): value is RunPhase => (RUN_PHASES as readonly unknown[]).includes(value);
+
 export interface TimelineEntry {
   status: string;
   at: string;
   reason: string | null;
+  /** While running, a quantum run's phase; null on status changes. */
+  phase: RunPhase | null;
 }
 
 const iso = (value: string | Date | null): string | null => (value ? new Date(value).toISOString() : null);
@@ -96,15 +103,30 @@ export function simplifiedAppData(appData: Record<string, unknown> | null): Reco
   return { output_layer_name: null, 'Model Configurations': structuredClone(configurations) };
 }
 
-/** The status changes: queued, running and the final one (with its reason). */
+/**
+ * The status changes (queued, running, the final one with its reason) and, between them, each change of a
+ * quantum run's phase from its progress lines (preparing, executing, post-processing; the stage that
+ * opened it as the reason).
+ */
 export function timelineOf(events: readonly JobEventRecord[]): TimelineEntry[] {
-  return events
-    .filter((e) => e.type === 'status')
-    .map((e) => ({
-      status: String(e.payload.status),
-      at: iso(e.created_at)!,
-      reason: typeof e.payload.reason === 'string' ? e.payload.reason : null,
-    }));
+  const entries: TimelineEntry[] = [];
+  let phase: RunPhase | null = null;
+  for (const e of events) {
+    if (e.type === 'status') {
+      const status = String(e.payload.status);
+      const reason = typeof e.payload.reason === 'string' ? e.payload.reason : null;
+      entries.push({ status, at: iso(e.created_at)!, reason, phase: null });
+    } else if (e.type === 'progress' && isRunPhase(e.payload.phase) && e.payload.phase !== phase) {
+      phase = e.payload.phase;
+      entries.push({
+        status: JobStatus.running,
+        at: iso(e.created_at)!,
+        reason: String(e.payload.stage),
+        phase,
+      });
+    }
+  }
+  return entries;
 }
 
 /**

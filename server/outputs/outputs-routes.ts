@@ -3,6 +3,7 @@ import type { Registry } from '../../src/engine';
 import { idParam, outputSummarySchema, userIdSchema } from '../applications/application-schemas';
 import { eventStreamSchema, streamJobEvents } from '../jobs/event-stream';
 import type { JobsService } from '../jobs/jobs-service';
+import { RUN_PHASES } from './output-detail';
 import {
   acknowledgement,
   acknowledgementWith,
@@ -177,6 +178,11 @@ const timelineSchema = {
       status: { type: 'string' },
       at: { type: 'string', format: 'date-time' },
       reason: { type: ['string', 'null'] },
+      phase: {
+        type: ['string', 'null'],
+        enum: [...RUN_PHASES, null],
+        description: "A quantum run's phase while running (null on status changes)",
+      },
     },
   },
 } as const;

@@ -8386,6 +8386,11 @@ export interface paths {
                 /** Format: date-time */
                 at: string;
                 reason: string | null;
+                /**
+                 * @description A quantum run's phase while running (null on status changes)
+                 * @enum {string|null}
+                 */
+                phase?: 'preparing' | 'executing' | 'post-processing' | null;
               }[];
             };
           };

@@ -189,6 +189,11 @@ export const workerLineSchema = {
         type: { const: 'progress' },
         percent: { type: 'number', minimum: 0, maximum: 100 },
         stage: { $ref: '#/definitions/nonEmptyString' },
+        phase: {
+          description:
+            'Optional phase of a quantum run the progress belongs to, for the status timeline: preparing (transpiling), executing (circuits on the simulator or device), post-processing (metrics and charts).',
+          enum: ['preparing', 'executing', 'post-processing'],
+        },
       },
     },
     log: {
@@ -335,6 +340,10 @@ export interface ProgressLine {
   type: 'progress';
   percent: number;
   stage: NonEmptyString;
+  /**
+   * Optional phase of a quantum run the progress belongs to, for the status timeline: preparing (transpiling), executing (circuits on the simulator or device), post-processing (metrics and charts).
+   */
+  phase?: 'preparing' | 'executing' | 'post-processing';
 }
 export interface LogLine {
   type: 'log';

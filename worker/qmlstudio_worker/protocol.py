@@ -27,6 +27,9 @@ ChartType = Literal["line", "bar", "heatmap", "confusion_matrix"]
 ErrorKind = Literal["validation", "runtime"]
 
 LOG_LEVELS: tuple[str, ...] = ("info", "warning", "error")
+#: Phases of a quantum run (progress lines' optional ``phase``; the server's status timeline shows them).
+Phase = Literal["preparing", "executing", "post-processing"]
+PHASES: tuple[str, ...] = ("preparing", "executing", "post-processing")
 CHART_TYPES: tuple[str, ...] = ("line", "bar", "heatmap", "confusion_matrix")
 ERROR_KINDS: tuple[str, ...] = ("validation", "runtime")
 
@@ -87,11 +90,17 @@ class Emitter:
             self._stream.write(text)
             self._stream.flush()
 
-    def progress(self, percent: float, stage: str) -> None:
+    def progress(self, percent: float, stage: str, phase: Phase | None = None) -> None:
+        """``phase`` (quantum runs): preparing, executing or post-processing, for the status timeline."""
         percent = _require_finite("percent", percent)
         if not 0 <= percent <= 100:
             raise ValueError(f"percent must be between 0 and 100, got {percent}")
-        self.emit({"type": "progress", "percent": percent, "stage": str(stage)})
+        line: dict[str, Any] = {"type": "progress", "percent": percent, "stage": str(stage)}
+        if phase is not None:
+            if phase not in PHASES:
+                raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+            line["phase"] = phase
+        self.emit(line)
 
     def log(self, message: str, level: LogLevel = "info") -> None:
         if level not in LOG_LEVELS:

@@ -246,14 +246,14 @@ def prepare_runner(
         from qmlstudio_worker.quantum.devices import prepare_device
 
         if emit is not None:
-            emit.progress(percent, f"connecting to {device.name}")
+            emit.progress(percent, f"connecting to {device.name}", "preparing")
         backend = device.open()
         if emit is not None:
-            emit.progress(percent, f"transpiling for {device.name}")
+            emit.progress(percent, f"transpiling for {device.name}", "preparing")
         return prepare_device(
             circuit, parameters, backend, run_shots, seed, emit, local=device.local_backend is not None
         )
     assert noise_model is not None
     if emit is not None:
-        emit.progress(percent, f"transpiling for {noise_model}")
+        emit.progress(percent, f"transpiling for {noise_model}", "preparing")
     return prepare_noisy(circuit, parameters, noise_model, run_shots, seed)

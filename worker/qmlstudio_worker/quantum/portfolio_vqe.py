@@ -222,12 +222,13 @@ def _solve(
             f"{simulation}; "
             f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
         )
-        emit.progress(10, "optimizing")
+        emit.progress(10, "optimizing", "executing")
 
     def on_step(step: int, value: float) -> None:
         if emit is not None and (step % 10 == 0 or step == maxiter):
             emit.metric("energy", value, step=step)
-            emit.progress(10 + 75 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}")
+            done = min(step, maxiter)
+            emit.progress(10 + 75 * done / maxiter, f"iteration {done}/{maxiter}", "executing")
 
     found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
     readout_shots = shots if shots is not None else READOUT_SHOTS
@@ -240,6 +241,8 @@ def _solve(
         counts = rng.multinomial(readout_shots, exact_final / exact_final.sum())
         final = exact_final if shots is None else counts / readout_shots
 
+    if emit is not None:
+        emit.progress(88, "selection, exact optimum and charts", "post-processing")
     ranked = solve_exact(problem)
     optimum = ranked[0]
     optimum_index = sum(bit << i for i, bit in enumerate(optimum.bits))
@@ -351,7 +354,7 @@ def _solve(
             f"exact optimum {', '.join(optimum.assets)} ({optimum.objective:.6g}), "
             f"its probability {result['optimum_probability']:.3f}"
         )
-        emit.progress(95, "solved")
+        emit.progress(95, "solved", "post-processing")
     return result
 
 

@@ -306,14 +306,16 @@ def train_vqc_fraud(
             f"{pqc} (reps {reps}); {optimizer} {maxiter} iterations; "
             f"{simulation}; circuit depth {circuit['depth']}"
         )
-        emit.progress(20, "training")
+        emit.progress(20, "training", "executing")
 
     def on_step(step: int, value: float) -> None:
         if emit is not None:
             emit.metric("train_loss", value, step=step)
             if step % 5 == 0 or step == maxiter:
                 emit.progress(
-                    20 + 60 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}"
+                    20 + 60 * min(step, maxiter) / maxiter,
+                    f"iteration {min(step, maxiter)}/{maxiter}",
+                    "executing",
                 )
 
     x0 = np.random.default_rng(seed).uniform(-math.pi, math.pi, ansatz.num_parameters)
@@ -323,13 +325,19 @@ def train_vqc_fraud(
     fitted.weights = np.asarray(found.x, dtype=np.float64)
 
     if emit is not None:
-        emit.progress(85, "evaluating" if noisy is None else "evaluating the test rows on the noisy circuits")
+        emit.progress(
+            85,
+            "evaluating" if noisy is None else "evaluating the test rows on the circuits that ran",
+            "executing",
+        )
     scores = (
         fitted.fraud_probability(x_test)
         if noisy is None
         else _noisy_odd_probability(noisy, fitted.angles(x_test), fitted.weights, odd)
     )
     y_pred = np.where(scores >= 0.5, positive, negative)
+    if emit is not None:
+        emit.progress(88, "metrics and charts", "post-processing")
     metrics = classification_metrics(y_test, y_pred, scores, positive)
     base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
     classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)

@@ -177,6 +177,18 @@ def test_a_noisy_fraud_vqc_trains_and_scores_on_the_noisy_circuits(
     assert backend["circuits_run"] == evaluations * train_rows + test_rows  # every probability ran noisily
     stages = [line["stage"] for line in lines if line["type"] == "progress"]
     assert "transpiling for fake_kyiv" in stages
+    # The status timeline's phases, in order: transpiling, circuits, then metrics and charts.
+    phases = [line["phase"] for line in lines if line["type"] == "progress" and "phase" in line]
+    assert [p for i, p in enumerate(phases) if i == 0 or phases[i - 1] != p] == [
+        "preparing",
+        "executing",
+        "post-processing",
+    ]
+
+
+def test_a_progress_phase_outside_the_three_is_refused() -> None:
+    with pytest.raises(ValueError, match="phase must be one of"):
+        Emitter(io.StringIO()).progress(5, "x", "queued")  # type: ignore[arg-type]
 
 
 def test_noise_with_adam_and_unknown_noise_models_are_refused(
