@@ -218,6 +218,16 @@ describe('outputs list', () => {
     expect(listCalls(calls)).toBe(4);
   });
 
+  it('does not read the list again when only the count callback changes', async () => {
+    const { calls, rerender } = setup([summary(41, 'Completed')]);
+    await waitFor(() => expect(rowIds()).toEqual(['41']));
+    const latest = vi.fn();
+    rerender({ onCountChange: latest });
+    rerender({ refreshKey: 2, onCountChange: latest });
+    await waitFor(() => expect(latest).toHaveBeenCalledWith(1));
+    expect(listCalls(calls)).toBe(2);
+  });
+
   it('keeps polling while an output is Ongoing, with no run flag', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const { calls } = setup([summary(44, 'running')]);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { StatusBadge } from '../../../components/status-badge';
 import { formatTimestamp } from '../../../format/dates';
 import { listOutputs, type OutputSummary } from '../../applications/api';
@@ -32,17 +32,22 @@ export function OutputsTab({
   const [pinned, setPinned] = useState<number[]>([]);
   const [comparing, setComparing] = useState(false);
 
+  // The latest callback, so that a parent passing a new function each render does not refetch the list.
+  const reportCount = useRef(onCountChange);
+  useEffect(() => {
+    reportCount.current = onCountChange;
+  }, [onCountChange]);
   const refresh = useCallback(
     () =>
       listOutputs(applicationId).then(
         (found) => {
           setOutputs(found);
           setError(null);
-          onCountChange(found.length);
+          reportCount.current(found.length);
         },
         (e: Error) => setError(e.message),
       ),
-    [applicationId, onCountChange],
+    [applicationId],
   );
   // refreshKey changes when a run starts: the list is read again at once.
   useEffect(() => {
