@@ -166,15 +166,18 @@ export interface ExampleApplication {
   app_data: Record<string, unknown>;
 }
 
-/** Copies the example of a problem into a new application of the admin's (as the Examples page does). */
+/**
+ * Copies the example of a problem into a new application of the admin's (as the Examples page does). A
+ * problem whose example the gallery leaves out (`"gallery": false`, e.g. demand forecasting) is copied
+ * from its schema file's example.
+ */
 export async function copyExample(
   product: RunningProduct,
   session: { token: string; id: number },
   problemId: string,
 ): Promise<{ id: number; example: ExampleApplication }> {
   const examples = (await callApi<{ data: ExampleApplication[] }>(product, '/examples')).body.data;
-  const example = examples.find((e) => e.problem_id === problemId);
-  if (!example) throw new Error(`no example for ${problemId}`);
+  const example = examples.find((e) => e.problem_id === problemId) ?? schemaExample(problemId);
   const created = await callApi<{ data: { id: number } }>(product, '/applications/create-from-example', {
     method: 'POST',
     token: session.token,
@@ -187,6 +190,22 @@ export async function copyExample(
   });
   if (created.status !== 201) throw new Error(`copying ${problemId}: ${JSON.stringify(created.body)}`);
   return { id: created.body.data.id, example };
+}
+
+function schemaExample(problemId: string): ExampleApplication {
+  const { example } = readProblem(problemId) as {
+    example?: { appName: string; appData: Record<string, unknown> };
+  };
+  if (!example) throw new Error(`no example for ${problemId}`);
+  return { problem_id: problemId, app_name: example.appName, app_data: example.appData };
+}
+
+/** A problem's schema file as JSON. */
+function readProblem(problemId: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(ROOT, 'schemas/problems', `${problemId}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** A new application of the admin's with the problem's default (empty) app_data. */
@@ -215,9 +234,7 @@ export function workspaceUrl(
   appId: number,
   appName: string,
 ): string {
-  const problem = JSON.parse(
-    readFileSync(path.join(ROOT, 'schemas/problems', `${problemId}.json`), 'utf8'),
-  ) as { name: string; workspace: string };
+  const problem = readProblem(problemId) as { name: string; workspace: string };
   const slug = (name: string) => name.trim().toLowerCase().replace(/\s+/g, '-');
   return `${product.url}/${problem.workspace}/${slug(problem.name)}/${appId}/${slug(appName)}`;
 }

@@ -94,10 +94,7 @@ describe('the workspace of each financial example', () => {
         const context = await browser.newContext({ viewport: VIEWPORT });
         const page: Page = await context.newPage();
         const errors = collectPageErrors(page);
-        onTestFailed(async () => {
-          await shot(page, `${problem}-failed`).catch(() => undefined);
-          console.log(product.output().slice(-3000));
-        });
+        onTestFailed(() => console.log(product.output().slice(-3000)));
         try {
           await signIn(page, product);
           await openWorkspace(page, workspaceUrl(product, problem, appId, example.app_name));
@@ -157,6 +154,9 @@ describe('the workspace of each financial example', () => {
               `(live progress seen: ${live}), ${charts} charts; test ${((Date.now() - started) / 1000).toFixed(1)} s`,
           );
           expect(errors).toEqual([]);
+        } catch (error) {
+          await shot(page, `${problem}-failed`).catch(() => undefined);
+          throw error;
         } finally {
           await context.close();
         }

@@ -59,7 +59,7 @@ export async function openWorkspace(page: Page, url: string): Promise<void> {
 export async function openPipeline(page: Page): Promise<void> {
   await tab(page, 'Pipeline').click();
   await expectSelected(page, 'Pipeline');
-  await page.getByText('Pipeline is Read Only').waitFor();
+  await panel(page).getByText('Pipeline is Read Only').first().waitFor();
   await page.locator('.qs-flow-node').first().waitFor();
 }
 
@@ -124,17 +124,22 @@ export async function watchUntilCompleted(page: Page, id: number): Promise<boole
   return live;
 }
 
-/** Visualization: every chart the output has is drawn (ApexCharts SVG paths). Returns the chart count. */
+/** What a drawn ApexCharts chart has in its series: paths (line, bar, area) or cells (heatmap). */
+const SERIES_MARKS = '.apexcharts-series path, .apexcharts-series rect';
+
+/** Visualization: every chart the output has is drawn (ApexCharts SVG marks). Returns the chart count. */
 export async function expectChartsDrawn(page: Page): Promise<number> {
   await page.getByRole('tab', { name: 'Visualization' }).click();
   const charts = page.getByTestId('output-charts');
-  await charts.locator('svg path').first().waitFor({ timeout: 30_000 });
+  await charts.locator(SERIES_MARKS).first().waitFor({ timeout: 30_000 });
   const svgs = charts.locator('svg.apexcharts-svg');
   const count = await svgs.count();
   expect(count).toBeGreaterThan(0);
   for (let i = 0; i < count; i++) {
     await svgs.nth(i).scrollIntoViewIfNeeded();
-    expect(await svgs.nth(i).locator('path').count(), `chart ${i + 1} has paths`).toBeGreaterThan(0);
+    await expect
+      .poll(() => svgs.nth(i).locator(SERIES_MARKS).count(), { message: `chart ${i + 1} is drawn` })
+      .toBeGreaterThan(0);
   }
   return count;
 }

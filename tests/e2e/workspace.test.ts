@@ -178,7 +178,7 @@ describe('the workspace, from an empty application to a completed run', () => {
 
     // Saving the configuration moves to the Pipeline tab; both markers are gone.
     await expectSelected(page, 'Pipeline');
-    await page.getByText('Pipeline is Read Only').waitFor();
+    await panel(page).getByText('Pipeline is Read Only').first().waitFor();
     await page.locator('.qs-flow-node').first().waitFor();
     expect(await page.getByTestId('tab-marker-dataset').count()).toBe(0);
     expect(await page.getByTestId('tab-marker-model').count()).toBe(0);
