@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import {
   adminSession,
   callApi,
+  copyExample,
   createBlankApplication,
   launchBrowser,
   signIn,
@@ -56,21 +57,30 @@ interface SavedApp {
   };
 }
 
+let product: RunningProduct;
+let browser: Browser;
+let session: { token: string; id: number };
+
+// One product and one browser for the file (the CI machine has 2 cores).
+beforeAll(async () => {
+  makeShotDirs();
+  product = await startProduct();
+  browser = await launchBrowser();
+  session = await adminSession(product);
+});
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+});
+
 describe('the workspace, from an empty application to a completed run', () => {
-  let product: RunningProduct;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let session: { token: string; id: number };
   let appId: number;
   let url: string;
   let errors: string[];
 
   beforeAll(async () => {
-    makeShotDirs();
-    product = await startProduct();
-    browser = await launchBrowser();
-    session = await adminSession(product);
     appId = await createBlankApplication(product, session, PROBLEM, APP_NAME);
     url = workspaceUrl(product, PROBLEM, appId, APP_NAME);
     context = await browser.newContext({ viewport: VIEWPORT });
@@ -79,8 +89,7 @@ describe('the workspace, from an empty application to a completed run', () => {
     await signIn(page, product);
   });
   afterAll(async () => {
-    await browser?.close();
-    await product?.stop();
+    await context?.close();
   });
 
   const onFailure = (name: string) =>
@@ -233,24 +242,54 @@ describe('the workspace, from an empty application to a completed run', () => {
     RUN_DEADLINE_MS + 120_000,
   );
 
-  it('stops a second run: Manual Stop', async () => {
+  it('opens the saved application again on its first tab, its dataset loaded again', async () => {
+    onFailure('reopen');
+    await openWorkspace(page, url);
+    await expectSelected(page, 'Dataset');
+    await page.getByTestId('dataset-preview').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('data-info').textContent()).toMatch(/5,?398 rows × 8 columns/);
+    expect(await page.getByTestId('tab-marker-dataset').count()).toBe(0);
+    expect(await page.getByTestId('tab-marker-model').count()).toBe(0);
+    expect(await page.getByTestId('outputs-count').textContent()).toBe('1');
+  });
+});
+
+describe('the stock example in the workspace: stopping a run, leaving with unsaved changes', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let appId: number;
+  let url: string;
+
+  beforeAll(async () => {
+    const copied = await copyExample(product, session, PROBLEM);
+    appId = copied.id;
+    url = workspaceUrl(product, PROBLEM, appId, copied.example.app_name);
+    context = await browser.newContext({ viewport: VIEWPORT });
+    page = await context.newPage();
+    await signIn(page, product);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  const onFailure = (name: string) =>
+    onTestFailed(async () => {
+      await shot(page, `stock-example-${name}-failed`).catch(() => undefined);
+      console.log(product.output().slice(-3000));
+    });
+
+  it('stops a run: Manual Stop', async () => {
     onFailure('stop');
-    // A run long enough to stop: the quantum model with the most epochs.
-    await tab(page, 'Model Configurations').click();
-    await panel(page).locator('[data-field="model_type"] select').selectOption({ label: 'Quantum' });
+    await openWorkspace(page, url);
+    // A run long enough to stop: 2000 rows and the most epochs.
+    await page.getByRole('button', { name: 'Next Step' }).click();
+    await panel(page).locator('[data-field="splitter"]').getByLabel('To Index').fill('2000');
+    await panel(page).getByRole('button', { name: 'Save Changes' }).click();
+    await expectSelected(page, 'Model Configurations');
     await fieldInput(page, 'epochs').fill('100');
     await panel(page).getByRole('button', { name: 'Save Changes' }).click();
     await expectSelected(page, 'Pipeline');
-    const before = await callApi<{ data: Array<{ id: number }> }>(
-      product,
-      `/application-outputs/${appId}/all`,
-      { token: session.token },
-    );
-    expect(before.status).toBe(200);
-    const id = await runFromTopBar(
-      page,
-      before.body.data.map((o) => o.id),
-    );
+    const id = await runFromTopBar(page);
     const row = outputRow(page, id);
     // Stop from the list's row, or from the output's detail where the list has none.
     if ((await row.getByRole('button', { name: 'Stop' }).count()) === 0)
@@ -260,13 +299,13 @@ describe('the workspace, from an empty application to a completed run', () => {
       .locator('[data-testid="job-status"][data-status="Manual Stop"]')
       .first()
       .waitFor({ timeout: 30_000 });
-    await shot(page, 'stock-blank-stopped');
+    await shot(page, 'stock-example-stopped');
     expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
   });
 
   it('asks before leaving with unsaved changes, stays on dismiss, and lets go once saved', async () => {
     onFailure('leave');
-    // Still running? The banner goes after its 9 s; the prompt is about unsaved edits only.
+    await openWorkspace(page, url);
     await tab(page, 'Model Configurations').click();
     await fieldInput(page, 'epochs').fill('7');
     const prompts: string[] = [];
@@ -292,11 +331,5 @@ describe('the workspace, from an empty application to a completed run', () => {
     }
     const saved = await callApi<SavedApp>(product, `/applications/${appId}/detail`, { token: session.token });
     expect(saved.body.data.app_data.model_configurations?.epochs).toBe(7);
-
-    // Coming back opens the saved application on its first tab, its dataset loaded again.
-    await openWorkspace(page, url);
-    await expectSelected(page, 'Dataset');
-    await page.getByTestId('dataset-preview').waitFor({ timeout: 30_000 });
-    expect(await page.getByTestId('data-info').textContent()).toMatch(/5,?398 rows × 8 columns/);
   });
 });
