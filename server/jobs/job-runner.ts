@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { JobEventBus } from './job-event-bus';
 import { JobStatus, type JobStatusValue } from './job-states';
 import type { JobRecord, JobsRepository } from './jobs-repository';
+import { withProviderToken, type ProviderTokenLookup } from '../quantum-devices/provider-token';
 import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-protocol';
 import type { WorkerLauncher } from './worker-launcher';
 import type { WorkerExit, WorkerHandle } from './worker-process';
@@ -14,6 +15,8 @@ export interface JobRunnerOptions {
   stopGraceMs?: number;
   /** Where each job's artifacts go: `{outputsDir}/{jobId}` (DATA_DIR/outputs); none when absent. */
   outputsDir?: string;
+  /** The owner's stored IBM Quantum token, for device runs without a custom token (never stored). */
+  providerToken?: ProviderTokenLookup;
 }
 
 /** How the reason of a job killed by the system (SIGKILL nobody here sent) or a MemoryError begins. */
@@ -116,7 +119,11 @@ export class JobRunner {
 
     let input: JobEnvelope;
     try {
-      input = buildJobEnvelope(job, this.options.outputsDir);
+      input = await withProviderToken(
+        buildJobEnvelope(job, this.options.outputsDir),
+        job.owner_id,
+        this.options.providerToken,
+      );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error({ jobId, reason }, 'job envelope breaks the worker contract; no worker started');

@@ -121,6 +121,11 @@ export function createServices(
       launcher,
       timeoutSeconds: config.workerTimeoutSeconds,
       outputsDir: path.join(config.dataDir, 'outputs'),
+      // A device run's stored token, looked up as its worker starts (accounts is built below).
+      providerToken: async (ownerId) => {
+        const stored = await accounts.providerToken({ id: ownerId }, ownerId);
+        return stored.ok ? stored.token : null;
+      },
     },
     log,
   );

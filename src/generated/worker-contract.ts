@@ -71,6 +71,12 @@ export const jobEnvelopeSchema = {
             "The column to predict (fraud detection's label column); null = the problem's default.",
           type: ['string', 'null'],
         },
+        ibm_token: {
+          description:
+            "The owner's stored IBM Quantum token for a device run whose body has no custom token; added by the server as the worker starts, never stored with the job. Never logged.",
+          type: 'string',
+          minLength: 1,
+        },
         quantum_noise_model: {
           description:
             'The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.',
@@ -153,6 +159,10 @@ export interface JobEnvelope {
      * The column to predict (fraud detection's label column); null = the problem's default.
      */
     target_column?: string | null;
+    /**
+     * The owner's stored IBM Quantum token for a device run whose body has no custom token; added by the server as the worker starts, never stored with the job. Never logged.
+     */
+    ibm_token?: string;
     /**
      * The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.
      */

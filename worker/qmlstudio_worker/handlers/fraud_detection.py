@@ -103,7 +103,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         maxiter=int(params.get("optimizer_alg_maxiter") or 100),
         shots=shots,
         noise_model=inputs.quantum_noise_model,
-        device=device_target(params),
+        device=device_target(params, inputs),
         seed=inputs.seed,
         emit=emit,
     )

@@ -80,7 +80,7 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
         seed=inputs.seed,
         shots=shots,
         noise_model=inputs.quantum_noise_model,
-        device=device_target(params),
+        device=device_target(params, inputs),
         emit=emit,
     )
     chosen_assets = set(solved["selection"])

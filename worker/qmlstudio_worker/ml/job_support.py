@@ -64,6 +64,8 @@ class JobInputs:
     notes: list[str] = field(default_factory=list)
     #: The extension's noise model (a fake IBM device of quantum/backends.py), None for an ideal run.
     quantum_noise_model: str | None = None
+    #: The owner's stored IBM Quantum token the server adds for a device run (never logged or recorded).
+    ibm_token: str | None = field(default=None, repr=False)
 
     def dataset_summary(self, rows_used: int) -> dict[str, Any]:
         return {
@@ -167,6 +169,7 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
         target_column=str(target) if isinstance(target, str) and target else None,
         notes=notes,
         quantum_noise_model=noise_model,
+        ibm_token=str(extension["ibm_token"]) if extension.get("ibm_token") else None,
     )
 
 
@@ -210,9 +213,10 @@ def quantum_shots(
     return shots if shots > 0 else 1024
 
 
-def device_target(params: Mapping[str, Any]) -> DeviceTarget | None:
-    """The IBM device the body asks for (``use_quantum_simulator`` false), with the body's token; None for a
-    simulator. In local testing mode (QMLSTUDIO_IBM_LOCAL_TESTING=1) the device's fake backend stands in."""
+def device_target(params: Mapping[str, Any], inputs: JobInputs | None = None) -> DeviceTarget | None:
+    """The IBM device the body asks for (``use_quantum_simulator`` false), with the body's custom token, else
+    the owner's stored one (the extension's ``ibm_token``); None for a simulator. In local testing mode
+    (QMLSTUDIO_IBM_LOCAL_TESTING=1) the device's fake backend stands in."""
     from qmlstudio_worker.quantum.devices import DeviceTarget, local_testing_backend
 
     if params.get("use_quantum_simulator") is not False:
@@ -221,6 +225,8 @@ def device_target(params: Mapping[str, Any]) -> DeviceTarget | None:
     if not isinstance(name, str) or not name:
         raise JobValidationError("Choose the IBM device to run on.", "/params/quantum_device_backend")
     token = params.get("actual_quantum_device_token")
+    if not (isinstance(token, str) and token) and inputs is not None:
+        token = inputs.ibm_token
     return DeviceTarget(
         name=name,
         token=token if isinstance(token, str) and token else None,

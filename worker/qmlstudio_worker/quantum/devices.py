@@ -44,8 +44,8 @@ LOCAL_TESTING_ENV = "QMLSTUDIO_IBM_LOCAL_TESTING"
 OPTIMIZATION_LEVEL = 1
 
 NO_TOKEN = (
-    "Running on the IBM device {device} needs an IBM Quantum token: turn on 'Use Custom IBM Token' and "
-    "enter yours, or choose a simulator."
+    "Running on the IBM device {device} needs an IBM Quantum token: add yours in your profile (or turn on "
+    "'Use Custom IBM Token'), or choose a simulator."
 )
 REJECTED_TOKEN = (
     "IBM Quantum rejected the token: check it on your IBM Quantum account, or choose a simulator."

@@ -202,3 +202,48 @@ def test_the_devices_command_answers_one_line_without_echoing_the_token(
     assert line["type"] == "error"
     assert line["message"].startswith("IBM Quantum could not be reached")
     assert "secret-token-123" not in out.getvalue() + "".join(capfd.readouterr())
+
+
+def test_the_stored_token_from_the_extension_opens_the_device_and_stays_out_of_the_output(
+    monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    seen: list[str | None] = []
+
+    def no_network(self: devices.DeviceTarget) -> Any:
+        seen.append(self.token)
+        raise DeviceError(devices.NO_NETWORK.format(reason="test"))
+
+    monkeypatch.setattr(devices.DeviceTarget, "open", no_network)
+    body = _portfolio_device_body(actual_quantum_device_token=None)
+    import hashlib
+
+    dataset = SAMPLES / "five_companies_stock.csv"
+    data = dataset.read_bytes()
+    extension = {
+        "dataset": {
+            "path": str(dataset),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "row_count": data.count(b"\n") - 1,
+            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
+            "label": dataset.name,
+            "synthetic": False,
+        },
+        "seed": 42,
+        "ibm_token": "stored-secret-99",
+    }
+    stream = io.StringIO()
+    envelope = {"kind": "portfolio-optimization", "job_id": "9", "params": body, "extension": extension}
+    code = run_job(json.dumps(envelope), Emitter(stream))
+    assert code == EXIT_VALIDATION_ERROR
+    assert seen == ["stored-secret-99"]
+    assert parse_protocol_lines(stream.getvalue())[-1]["message"].startswith(
+        "IBM Quantum could not be reached"
+    )
+    assert "stored-secret-99" not in stream.getvalue()
+    # A custom token in the body wins over the stored one.
+    seen.clear()
+    run_job(
+        json.dumps({**envelope, "params": {**body, "actual_quantum_device_token": "custom-1"}}),
+        Emitter(io.StringIO()),
+    )
+    assert seen == ["custom-1"]
