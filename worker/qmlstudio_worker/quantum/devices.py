@@ -11,6 +11,10 @@ Each ``probabilities`` call is one provider job (one PUB: the ISA circuit with o
 sample); its id is logged and kept in the summary, its status changes are logged, and while it is pending
 a SIGTERM (the server's Stop) cancels it at the provider before the worker exits.
 
+SamplerV2 is deprecated as of qiskit-ibm-runtime 0.50 (removal no sooner than 3 months later) in favour of
+the client-side ``qiskit_ibm_runtime.executor_sampler.Sampler``; it still runs on 0.51.0 (pinned), and
+moving is a change to :meth:`DeviceCircuit.probabilities` only.
+
 Tests use the runtime's local testing mode: a fake backend passed as ``local_backend`` makes SamplerV2 run
 on Aer with that device's noise, with no token and no network.
 """
