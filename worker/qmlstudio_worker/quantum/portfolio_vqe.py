@@ -13,8 +13,12 @@ Qiskit's extra "+ 1", which would drown objectives made of daily returns (~1e-3)
 puts the energies on a scale of 1 for the optimizer and QAOA's angles.
 
 - **SamplingVQE**: the chosen ansatz (RealAmplitudes by default) with ``reps`` repetitions on |0...0>;
-  the optimizer minimizes the expected energy of the measured bitstrings (Qiskit's SamplingVQE with no
-  aggregation). Initial point: uniform in [-pi, pi] from the seed.
+  the optimizer minimizes the CVaR of the measured bitstrings' energy with alpha ``VQE_CVAR_ALPHA`` = 0.5
+  (Qiskit's SamplingVQE ``aggregation=0.5``: the mean energy of the best half of the probability mass).
+  The plain mean (``aggregation`` None or 1) has local minima at a near-optimal basis state: on the
+  qiskit-finance reference (4 assets, seed 123, RealAmplitudes reps 3, COBYLA 500) the mean settled on
+  x = [1, 0, 1, 0] for 7 of 8 initial points, CVaR 0.5 put the optimum [1, 0, 0, 1] first for all 8
+  (probability 0.50-0.60). Initial point: uniform in [-pi, pi] from the seed.
 - **QAOA**: |+>^n, then ``reps`` times exp(-i gamma H) (a diagonal phase) and the X mixer RX(2 beta) on every
   qubit; Qiskit's ``qaoa_ansatz`` with parameters (beta_1..p, gamma_1..p). Initial point: a linear ramp.
 
@@ -50,6 +54,7 @@ PENALTY_FACTOR = 1.1
 READOUT_SHOTS = 1024  # measurements of the final circuit when the run itself is exact
 TOP_BITSTRINGS = 10
 MAX_QUBITS = 16
+VQE_CVAR_ALPHA = 0.5  # SamplingVQE's aggregation; see the module docstring
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 Chart = dict[str, Any]
 
@@ -117,6 +122,18 @@ def qaoa_state(energy: Any, betas: Any, gammas: Any, n: int) -> Any:
     return state
 
 
+def cvar(probs: Any, energy: Any, alpha: float) -> Any:
+    """Conditional value at risk (torch): the mean energy of the lowest-energy ``alpha`` share of the
+    probability mass, as Qiskit's SamplingVQE ``aggregation=alpha``; alpha 1 is the plain mean."""
+    import torch
+
+    order = torch.argsort(energy, stable=True)
+    ranked = probs[order]
+    before = torch.cumsum(ranked, 0) - ranked
+    taken = torch.minimum(ranked, torch.clamp(alpha - before, min=0.0))
+    return (taken * energy[order]).sum() / alpha
+
+
 def _bitstring(index: int, n: int) -> str:
     return "".join(str((index >> i) & 1) for i in range(n))
 
@@ -138,10 +155,14 @@ def _solve(
     emit: Emitter | None,
     noise_model: str | None = None,
     device: DeviceTarget | None = None,
+    aggregation: float | None = None,
 ) -> dict[str, Any]:
     import torch
 
     n = problem.size
+    alpha = 1.0 if aggregation is None else float(aggregation)
+    if not 0.0 < alpha <= 1.0:
+        raise ValueError(f"aggregation (CVaR alpha) must be in (0, 1], got {aggregation!r}")
     if n > MAX_QUBITS:
         raise ValueError(f"{n} assets need {n} qubits; the simulator takes at most {MAX_QUBITS}")
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
@@ -200,12 +221,11 @@ def _solve(
 
     def objective(weights: Any) -> Any:
         if noisy is not None:
-            return torch.as_tensor(float(noisy_distribution(weights) @ energy_np))
+            return cvar(torch.as_tensor(noisy_distribution(weights)), energy, alpha)
         probs = distribution(weights)
         if shots is None:
-            return probs @ energy
-        sampled = _sampled(probs.detach().numpy(), shots, rng)
-        return torch.as_tensor(float(sampled @ energy_np))
+            return cvar(probs, energy, alpha)
+        return cvar(torch.as_tensor(_sampled(probs.detach().numpy(), shots, rng)), energy, alpha)
 
     summary = circuit_summary(circuit)
     simulation = (
@@ -219,6 +239,7 @@ def _solve(
         emit.log(
             f"{kind}: {n} qubits, {'ansatz ' + ansatz_name + ', ' if kind == 'VQE' else ''}reps {reps}, "
             f"{optimizer} {maxiter} iterations, "
+            f"{'CVaR ' + format(alpha, 'g') + ' of the energy' if alpha < 1 else 'mean energy'}, "
             f"{simulation}; "
             f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
         )
@@ -284,7 +305,7 @@ def _solve(
         {
             "type": "line",
             "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
-            "label": "energy (scaled QUBO)",
+            "label": f"{'CVaR ' + format(alpha, 'g') + ' of the ' if alpha < 1 else ''}energy (scaled QUBO)",
             "series": [{"name": "energy", "data": [round(v, 10) for v in curve]}],
             "categories": list(range(1, len(curve) + 1)),
         },
@@ -329,6 +350,7 @@ def _solve(
         "optimizer": {**found.describe(), "maxiter": maxiter},
         "reps": reps,
         "ansatz": ansatz_name if kind == "VQE" else "QAOA",
+        "aggregation": alpha if alpha < 1 else None,
         "shots": shots,
         "simulation": simulation,
         "noise_model": noise_model,
@@ -369,9 +391,13 @@ def solve_sampling_vqe(
     emit: Emitter | None = None,
     noise_model: str | None = None,
     device: DeviceTarget | None = None,
+    aggregation: float | None = VQE_CVAR_ALPHA,
 ) -> dict[str, Any]:
-    """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model, device)
+    """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds.
+    ``aggregation`` is the CVaR alpha (None or 1: the mean energy)."""
+    return _solve(
+        "VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model, device, aggregation
+    )
 
 
 def solve_qaoa(
