@@ -4,7 +4,7 @@ import { StatusBadge } from '../../components/status-badge';
 import { useOptionalToast } from '../../components/toasts';
 import { formatTimestamp } from '../../format/dates';
 import { useAuth } from '../auth/auth-context';
-import { isOngoing } from '../outputs/output-rules';
+import { isOngoing, NO_OUTPUTS, OUTPUTS_POLL_MS } from '../outputs/output-rules';
 import { useRunApplication } from '../outputs/use-run-application';
 import { listOutputs, type OutputSummary } from './api';
 import './applications.css';
@@ -12,10 +12,6 @@ import { useApplicationOr404 } from './use-application-or-404';
 import { workspacePath } from './workspace-path';
 
 type BadgeStatus = Parameters<typeof StatusBadge>[0]['status'];
-
-export const NO_OUTPUTS = 'No outputs found';
-/** While an output is Ongoing (or a run has just started) the list is read again this often. */
-export const OUTPUTS_POLL_MS = 2000;
 
 /**
  * /applications/:appId (spec section 2, application detail): 'Apps' back, 'Application Detail', the
