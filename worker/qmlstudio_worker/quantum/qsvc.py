@@ -43,6 +43,8 @@ from qmlstudio_worker.quantum.vqc import (
     FittedVQC,
     VQCPredictor,
     _training_rows,
+    preprocessing_from_card,
+    read_model_card,
 )
 
 MODEL = "Quantum Support Vector Classifier"
@@ -283,28 +285,13 @@ def save(
 
 def load(model_dir: Path | str) -> VQCPredictor:
     """The predictor saved by :func:`save` in ``model_dir``."""
-    from qmlstudio_worker.quantum.hybrid import imputer_from_dict
-
-    directory = Path(model_dir)
-    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
-    if card.get("framework") != FRAMEWORK:
-        raise ValueError(f"model.json in {directory.name} is not a {FRAMEWORK} model")
+    card = read_model_card(model_dir, FRAMEWORK)
     p = card["parameters"]
     fitted = FittedQSVC(
-        features=list(card["features"]),
-        target=card["target"],
-        imputer=imputer_from_dict(p["imputer"]),
-        normalizer=MinMaxNormalizer.from_dict(p["normalizer"]),
-        pca_mean=np.asarray(p["pca_mean"], dtype=np.float64),
-        pca_components=np.asarray(p["pca_components"], dtype=np.float64),
-        standard_mean=np.asarray(p["standard_mean"], dtype=np.float64),
-        standard_scale=np.asarray(p["standard_scale"], dtype=np.float64),
-        component_scale=np.asarray(p["component_scale"], dtype=np.float64),
+        **preprocessing_from_card(card),
         pqc="none",
         reps=int(card["architecture"]["feature_map_reps"]),
         weights=np.zeros(0),
-        positive=p["positive"],
-        negative=p["negative"],
         support_angles=np.asarray(p["support_angles"], dtype=np.float64).reshape(
             -1, card["architecture"]["qubits"]
         ),

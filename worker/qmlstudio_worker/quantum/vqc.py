@@ -593,30 +593,44 @@ def save(
     return {"model": "model.json"}
 
 
-def load(model_dir: Path | str) -> VQCPredictor:
-    """The predictor saved by :func:`save` in ``model_dir``."""
+def read_model_card(model_dir: Path | str, framework: str = FRAMEWORK) -> dict[str, Any]:
+    """model.json of ``model_dir``; a ValueError when it was saved by another framework."""
+    directory = Path(model_dir)
+    card: dict[str, Any] = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    if card.get("framework") != framework:
+        raise ValueError(f"model.json in {directory.name} is not a {framework} model")
+    return card
+
+
+def preprocessing_from_card(card: dict[str, Any]) -> dict[str, Any]:
+    """The saved FittedVQC fields the VQC and the QSVC share: columns, imputer, scaling, reduction, labels."""
     from qmlstudio_worker.quantum.hybrid import imputer_from_dict
 
-    directory = Path(model_dir)
-    card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
-    if card.get("framework") != FRAMEWORK:
-        raise ValueError(f"model.json in {directory.name} is not a {FRAMEWORK} model")
+    p = card["parameters"]
+    return {
+        "features": list(card["features"]),
+        "target": card["target"],
+        "imputer": imputer_from_dict(p["imputer"]),
+        "normalizer": MinMaxNormalizer.from_dict(p["normalizer"]),
+        "pca_mean": np.asarray(p["pca_mean"], dtype=np.float64),
+        "pca_components": np.asarray(p["pca_components"], dtype=np.float64),
+        "standard_mean": np.asarray(p["standard_mean"], dtype=np.float64),
+        "standard_scale": np.asarray(p["standard_scale"], dtype=np.float64),
+        "component_scale": np.asarray(p["component_scale"], dtype=np.float64),
+        "positive": p["positive"],
+        "negative": p["negative"],
+    }
+
+
+def load(model_dir: Path | str) -> VQCPredictor:
+    """The predictor saved by :func:`save` in ``model_dir``."""
+    card = read_model_card(model_dir)
     p = card["parameters"]
     fitted = FittedVQC(
-        features=list(card["features"]),
-        target=card["target"],
-        imputer=imputer_from_dict(p["imputer"]),
-        normalizer=MinMaxNormalizer.from_dict(p["normalizer"]),
-        pca_mean=np.asarray(p["pca_mean"], dtype=np.float64),
-        pca_components=np.asarray(p["pca_components"], dtype=np.float64),
-        standard_mean=np.asarray(p["standard_mean"], dtype=np.float64),
-        standard_scale=np.asarray(p["standard_scale"], dtype=np.float64),
-        component_scale=np.asarray(p["component_scale"], dtype=np.float64),
+        **preprocessing_from_card(card),
         pqc=card["architecture"]["pqc"],
         reps=int(card["architecture"]["reps"]),
         weights=np.asarray(p["weights"], dtype=np.float64),
-        positive=p["positive"],
-        negative=p["negative"],
         angle_range=float(p.get("angle_range", ANGLE_RANGE)),  # models saved before the choice: 0.5
     )
     return VQCPredictor(fitted)
