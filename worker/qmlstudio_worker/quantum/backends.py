@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 import numpy as np
 
+from qmlstudio_worker.quantum.devices import OPTIMIZATION_LEVEL, transpiled_summary
+
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 #: The schema's noise-model names and the fake backends they load.
@@ -48,7 +50,6 @@ NO_NOISE: tuple[str | None, ...] = (None, "None")
 DEFAULT_NOISY_SHOTS = 1024
 #: Rows per Aer call: bounds the memory of one result (counts of every row).
 ROWS_PER_CALL = 512
-OPTIMIZATION_LEVEL = 1
 
 
 def noise_model_name(value: Any) -> str | None:
@@ -154,18 +155,12 @@ class NoisyCircuit:
         return set(self.circuit.parameters)
 
     def summary(self) -> dict[str, Any]:
-        ops = {str(k): int(v) for k, v in self.circuit.count_ops().items()}
         return {
             "noise_model": self.noise_model,
             "device": self.device,
             "device_qubits": self.device_qubits,
             "physical_qubits": self.physical_qubits,
-            "transpiled_depth": int(self.circuit.depth()),
-            "transpiled_two_qubit_gates": int(
-                sum(1 for inst in self.circuit.data if inst.operation.num_qubits == 2)
-            ),
-            "transpiled_operations": ops,
-            "optimization_level": OPTIMIZATION_LEVEL,
+            **transpiled_summary(self.circuit),
             "shots": self.shots,
             "transpile_seconds": round(self.transpile_seconds, 3),
             "circuits_run": self.circuits_run,

@@ -45,6 +45,7 @@ POLL_SECONDS = 2.0
 LOCAL_POLL_SECONDS = 0.05
 #: Set to 1 to run "real device" jobs in the runtime's local testing mode (the device's fake backend).
 LOCAL_TESTING_ENV = "QMLSTUDIO_IBM_LOCAL_TESTING"
+#: Transpiler optimisation for device and noise-model runs alike.
 OPTIMIZATION_LEVEL = 1
 
 NO_TOKEN = (
@@ -72,6 +73,16 @@ def reach_ibm(hosts: Sequence[str] = IBM_HOSTS, timeout: float = REACH_TIMEOUT_S
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise DeviceError(NO_NETWORK.format(reason=f"{host}: {reason}")) from None
+
+
+def transpiled_summary(circuit: Any) -> dict[str, Any]:
+    """Depth, two-qubit gate count and operations of a transpiled circuit, for a run's summary."""
+    return {
+        "transpiled_depth": int(circuit.depth()),
+        "transpiled_two_qubit_gates": int(sum(1 for inst in circuit.data if inst.operation.num_qubits == 2)),
+        "transpiled_operations": {str(k): int(v) for k, v in circuit.count_ops().items()},
+        "optimization_level": OPTIMIZATION_LEVEL,
+    }
 
 
 @dataclass(frozen=True)
@@ -218,17 +229,11 @@ class DeviceCircuit:
         return np.asarray(out / self.shots, dtype=np.float64)
 
     def summary(self) -> dict[str, Any]:
-        ops = {str(k): int(v) for k, v in self.circuit.count_ops().items()}
         return {
             "device": self.device,
             "device_qubits": self.device_qubits,
             "local_testing_mode": self.local,
-            "transpiled_depth": int(self.circuit.depth()),
-            "transpiled_two_qubit_gates": int(
-                sum(1 for inst in self.circuit.data if inst.operation.num_qubits == 2)
-            ),
-            "transpiled_operations": ops,
-            "optimization_level": OPTIMIZATION_LEVEL,
+            **transpiled_summary(self.circuit),
             "shots": self.shots,
             "provider_job_ids": list(self.job_ids),
             "circuits_run": self.circuits_run,
