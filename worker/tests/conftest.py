@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 from jsonschema import Draft7Validator
 
@@ -17,6 +19,17 @@ CONTRACTS_DIR = REPO_ROOT / "tests" / "contracts"
 # The production schema the server validates every line against; the fixtures stay with the twin tests.
 PROTOCOL_SCHEMA_PATH = WORKER_DIR / "qmlstudio_worker" / "schemas" / "worker-protocol.schema.json"
 PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
+
+
+def fraud_blobs(n: int, fraud_share: float = 0.25, seed: int = 0) -> pd.DataFrame:
+    """Two well separated clusters in 6 features (fraud the smaller one, "Class" 1), V4-V6 pure noise."""
+    rng = np.random.default_rng(seed)
+    fraud = rng.random(n) < fraud_share
+    centre = np.where(fraud[:, None], 1.5, -1.5)
+    features = centre * np.array([1, 1, 1, 0, 0, 0]) + rng.normal(0, 0.6, (n, 6))
+    frame = pd.DataFrame(features, columns=[f"V{i}" for i in range(1, 7)])
+    frame["Class"] = fraud.astype(int)
+    return frame
 
 
 def load_json(path: Path) -> Any:

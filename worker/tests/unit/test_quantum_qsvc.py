@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, fraud_blobs
 from test_handlers_financial import result_of, run
 
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
@@ -22,19 +22,9 @@ from qmlstudio_worker.quantum import qsvc
 Lines = list[dict[str, Any]]
 
 
-def _blobs(n: int = 200, fraud_share: float = 0.25, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    fraud = rng.random(n) < fraud_share
-    centre = np.where(fraud[:, None], 1.5, -1.5)
-    features = centre * np.array([1, 1, 1, 0, 0, 0]) + rng.normal(0, 0.6, (n, 6))
-    frame = pd.DataFrame(features, columns=[f"V{i}" for i in range(1, 7)])
-    frame["Class"] = fraud.astype(int)
-    return frame
-
-
 @pytest.fixture(scope="module")
 def prepared():  # type: ignore[no-untyped-def]
-    return prepare_classification(_blobs(), "Class", test_ratio=0.3, seed=1)
+    return prepare_classification(fraud_blobs(200), "Class", test_ratio=0.3, seed=1)
 
 
 def _train(prepared, **kwargs):  # type: ignore[no-untyped-def]
@@ -110,7 +100,7 @@ def test_save_and_load_predict_the_same(prepared, tmp_path: Path) -> None:  # ty
     card = json.loads((tmp_path / "model.json").read_text())
     assert card["framework"] == "qiskit-kernel"
     assert len(card["parameters"]["dual_coef"]) == result["data"]["support_vectors"]
-    frame = _blobs().iloc[:40]
+    frame = fraud_blobs(200).iloc[:40]
     loaded = load_fitted(tmp_path)
     _, predicted = loaded.predict_frame(frame)
     expected = [1.0 if v == 1 else 0.0 for v in fitted.predict(frame).tolist()]

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
+from conftest import fraud_blobs
 
 from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.preprocess import prepare_classification
@@ -19,20 +19,9 @@ from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum import vqc
 
 
-def _blobs(n: int = 240, fraud_share: float = 0.25, seed: int = 0) -> pd.DataFrame:
-    """Two well separated clusters in 6 features (fraud the smaller one), plus a noise column."""
-    rng = np.random.default_rng(seed)
-    fraud = rng.random(n) < fraud_share
-    centre = np.where(fraud[:, None], 1.5, -1.5)
-    features = centre * np.array([1, 1, 1, 0, 0, 0]) + rng.normal(0, 0.6, (n, 6))
-    frame = pd.DataFrame(features, columns=[f"V{i}" for i in range(1, 7)])
-    frame["Class"] = fraud.astype(int)
-    return frame
-
-
 @pytest.fixture(scope="module")
 def prepared():  # type: ignore[no-untyped-def]
-    return prepare_classification(_blobs(), "Class", test_ratio=0.3, seed=1)
+    return prepare_classification(fraud_blobs(240), "Class", test_ratio=0.3, seed=1)
 
 
 def _train(prepared, **kwargs):  # type: ignore[no-untyped-def]
@@ -106,7 +95,7 @@ def test_save_and_load_predict_the_same(prepared, tmp_path: Path) -> None:  # ty
     assert card["parameters"]["angle_range"] == fitted.angle_range in vqc.ANGLE_RANGES
     predictor = vqc.load(tmp_path)
     assert predictor.fitted.angle_range == fitted.angle_range
-    frame = _blobs(seed=9)
+    frame = fraud_blobs(240, seed=9)
     actual, predicted = predictor.predict_frame(frame)
     assert actual == [float(v) for v in frame["Class"]]
     expected = fitted.predict(frame)
@@ -180,7 +169,7 @@ def test_refuses_unknown_options(prepared) -> None:  # type: ignore[no-untyped-d
 
 
 def test_fewer_features_than_qubits_use_one_qubit_per_feature() -> None:
-    frame = _blobs(n=120)[["V1", "V2", "Class"]]
+    frame = fraud_blobs(n=120)[["V1", "V2", "Class"]]
     small = prepare_classification(frame, "Class", test_ratio=0.3, seed=2)
     result, fitted = _train(small, maxiter=30)
     assert result["config"]["qubits"] == fitted.qubits == 2
