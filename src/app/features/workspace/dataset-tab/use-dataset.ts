@@ -38,47 +38,31 @@ const datasetOf = (appData: AppData): Record<string, unknown> => appData.dataset
 export function useDataset({ problem, appData, onChange, user }: Args): DatasetController {
   const { messages } = problem.platform;
   const csv = problem.dataset.kinds.includes('csv') || problem.dataset.kinds.includes('url');
-  const [parsed, setParsed] = useState<ParsedDataset | null>(null);
-  const [status, setStatus] = useState<DatasetHandle['status']>('empty');
-  const [error, setError] = useState<string | null>(null);
+  // The parse of one url (its result or failure); while it does not match the chosen url, that one loads.
+  const [result, setResult] = useState<{ url: string; parsed: ParsedDataset | null } | null>(null);
+  // What the last button press refused (an invalid link, a wrong file type); cleared by the next choice.
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [pendingFile, setPendingFile] = useState<File | null>(null);
   // The url whose CSV is parsed (or being parsed), so that the effect below loads each url once.
   const loadedUrl = useRef<string | undefined>(undefined);
-  const run = useRef(0);
 
   const url = datasetOf(appData).url;
   const currentUrl = typeof url === 'string' && url !== '' ? url : undefined;
 
-  const parseInto = useCallback((source: Promise<Blob | string>, failure: string) => {
-    const mine = ++run.current;
-    setStatus('loading');
-    setError(null);
+  const parseInto = useCallback((key: string, source: Promise<Blob | string>) => {
     source.then(parseCsv).then(
-      (result) => {
-        if (mine !== run.current) return;
-        setParsed(result);
-        setStatus('ready');
-      },
-      () => {
-        if (mine !== run.current) return;
-        setParsed(null);
-        setStatus('error');
-        setError(failure);
-      },
+      (parsed) => setResult({ url: key, parsed }),
+      () => setResult({ url: key, parsed: null }),
     );
   }, []);
 
   // A saved application's dataset, a chosen sample or a linked URL: read and parse it once per url.
   useEffect(() => {
-    if (!csv || currentUrl === loadedUrl.current) return;
+    if (!csv || !currentUrl || currentUrl === loadedUrl.current) return;
     loadedUrl.current = currentUrl;
-    if (!currentUrl) {
-      run.current += 1; // a parse still under way is for a dataset no longer chosen
-      return;
-    }
     const path = readPathOf(currentUrl, user);
-    parseInto(path ? fetchCsv(path) : Promise.reject(new Error('unreadable')), messages.urlFetchError);
-  }, [csv, currentUrl, user, parseInto, messages.urlFetchError]);
+    parseInto(currentUrl, path ? fetchCsv(path) : Promise.reject(new Error('unreadable')));
+  }, [csv, currentUrl, user, parseInto]);
 
   const set = useCallback(
     (changes: Array<{ path: string; value: unknown }>) => onChange(setFieldValues(problem, appData, changes)),
@@ -91,10 +75,11 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
       if (!rule) return;
       const check = checkFile(rule, file ? { name: file.name, size: file.size } : null);
       if (!file || !check.ok) {
-        setError(check.message ?? messages.uploadFirst);
+        setRefusal(check.message ?? messages.uploadFirst);
         return;
       }
       const kind = rule.extensions.find((ext) => file.name.toLowerCase().endsWith(`.${ext}`));
+      setRefusal(null);
       setPendingFile(file);
       // The file's name stands for its url until Save Changes uploads it (commit).
       loadedUrl.current = file.name;
@@ -104,7 +89,7 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
         { path: at('name'), value: file.name },
         { path: at('url'), value: file.name },
       ]);
-      parseInto(Promise.resolve(file), messages.uploadFirst);
+      parseInto(file.name, Promise.resolve(file));
     },
     [problem, messages.uploadFirst, set, parseInto],
   );
@@ -113,9 +98,10 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
     (text: string) => {
       const link = text.trim();
       if (!isHttpUrl(link)) {
-        setError(INVALID_URL);
+        setRefusal(INVALID_URL);
         return;
       }
+      setRefusal(null);
       setPendingFile(null);
       set([
         { path: at('kind'), value: 'url' },
@@ -131,6 +117,7 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
     (sampleId: string) => {
       const sample = problem.dataset.samples.find((s) => s.id === sampleId);
       if (!sample) return;
+      setRefusal(null);
       setPendingFile(null);
       set([
         { path: at('kind'), value: 'sample' },
@@ -144,7 +131,8 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
 
   const remove = useCallback(() => {
     setPendingFile(null);
-    setError(null);
+    setRefusal(null);
+    loadedUrl.current = undefined;
     set([
       { path: at('url'), value: undefined },
       { path: at('sample'), value: undefined },
@@ -166,6 +154,9 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
           throw new Error(`${UPLOAD_FAILED} ${uploadFailureDetail(e)}`);
         }
         loadedUrl.current = uploaded;
+        const local = pendingFile.name;
+        // The file's parse is the uploaded url's: no reading it back.
+        setResult((prev) => (prev && prev.url === local ? { ...prev, url: uploaded } : prev));
         setPendingFile(null);
         withUrl = setFieldValues(problem, next, [{ path: at('url'), value: uploaded }]);
       }
@@ -176,10 +167,14 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
 
   // Without a dataset url (none chosen yet, or removed) there is nothing parsed to show.
   const chosen = Boolean(csv ? currentUrl : currentUrl || datasetOf(appData).file);
+  const done = csv && result !== null && result.url === currentUrl ? result : null;
+  let status: DatasetHandle['status'] = 'empty';
+  if (chosen) status = !csv ? 'ready' : !done ? 'loading' : done.parsed ? 'ready' : 'error';
+  const failure = status === 'error' ? (pendingFile ? messages.uploadFirst : messages.urlFetchError) : null;
   return {
-    status: chosen ? (csv ? status : 'ready') : 'empty',
-    parsed: chosen ? parsed : null,
-    error,
+    status,
+    parsed: done?.parsed ?? null,
+    error: refusal ?? failure,
     pendingFile,
     commit,
     csv,
