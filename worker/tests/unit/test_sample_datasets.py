@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO_ROOT / "worker" / "scripts"))
 
 import generate_delivery_locations  # noqa: E402
 import generate_fraud_sample  # noqa: E402
-from samples_manifest import describe_csv  # noqa: E402
+from samples_manifest import describe_csv, write_csv  # noqa: E402
 
 
 def manifest() -> list[dict[str, Any]]:
@@ -76,7 +76,7 @@ def test_committed_fraud_file_is_the_generators_output(tmp_path: Path) -> None:
     seed = entry["generator"]["seed"]
     header, rows = generate_fraud_sample.generate(seed=seed, rows=entry["rows"])
     out = tmp_path / generate_fraud_sample.FILE
-    generate_fraud_sample.write_csv(out, header, rows)
+    write_csv(out, header, rows)
     assert describe_csv(out) == {
         "rows": entry["rows"],
         "columns": entry["columns"],
