@@ -1,5 +1,6 @@
 import type { AppData, EngineContext, FormState, Problem } from '../../../engine';
 import { SchemaForm } from '../../../renderers';
+import { ResourceEstimatePanel } from './resource-estimate-panel';
 
 export interface ModelTabProps {
   problem: Problem;
@@ -30,6 +31,7 @@ export function ModelTab({ problem, appData, context, state, onChange, onSaved }
         submitLabel="Save Changes"
         onSubmit={onSaved}
       />
+      <ResourceEstimatePanel problem={problem} appData={appData} context={context} />
     </div>
   );
 }

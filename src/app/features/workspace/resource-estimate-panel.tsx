@@ -1,0 +1,90 @@
+import type { AppData, EngineContext, Problem } from '../../../engine';
+import type { ResourceEstimate } from './estimate-api';
+import { useResourceEstimate } from './use-resource-estimate';
+
+export const ESTIMATE_HEADING = 'Resource estimate';
+export const ESTIMATE_INCOMPLETE = 'Fill the required fields to see the resources this configuration needs.';
+export const ESTIMATE_QUANTUM_ONLY =
+  'The resource estimate applies to quantum models only: this configuration runs no quantum circuit.';
+export const ESTIMATE_REFUSED = 'The resource estimate could not be made:';
+
+/** A run time in words: seconds below a minute, then minutes, then hours. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 1) return 'under 1 s';
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+}
+
+const count = (n: number | null | undefined, none: string) =>
+  n === null || n === undefined ? none : n.toLocaleString('en-US');
+
+function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
+  const unit = estimate.evaluation_unit ?? 'iteration';
+  const rows: [string, string][] = [
+    ['Qubits', count(estimate.qubits, '—')],
+    [
+      estimate.transpiled_for ? `Circuit depth (transpiled for ${estimate.transpiled_for})` : 'Circuit depth',
+      count(estimate.depth, '—'),
+    ],
+    ['Two-qubit gates', count(estimate.two_qubit_gates, '—')],
+    [`Circuit evaluations per ${unit}`, count(estimate.evaluations_per_iteration, 'not counted')],
+    ['Total shots', count(estimate.total_shots, 'none (exact statevector simulation)')],
+    [
+      'Estimated run time (measured on this server)',
+      estimate.estimated_seconds === null || estimate.estimated_seconds === undefined
+        ? 'not measurable on this server'
+        : formatDuration(estimate.estimated_seconds),
+    ],
+  ];
+  return (
+    <dl className="estimate-figures">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * Issue #12 "Resource estimate before running": under the model form, the resources of the quantum circuit
+ * the current form values would run (qubits, depth and two-qubit gates after transpiling, evaluations,
+ * shots and a run time timed on this server), refreshed as the form changes.
+ */
+export function ResourceEstimatePanel({
+  problem,
+  appData,
+  context,
+}: {
+  problem: Problem;
+  appData: AppData;
+  context: EngineContext;
+}) {
+  const state = useResourceEstimate(problem, appData, context);
+  if (state.phase === 'unavailable') return null;
+  return (
+    <section className="resource-estimate" aria-labelledby="resource-estimate-heading" aria-live="polite">
+      <h3 id="resource-estimate-heading">{ESTIMATE_HEADING}</h3>
+      {state.phase === 'incomplete' && <p className="muted">{ESTIMATE_INCOMPLETE}</p>}
+      {state.phase === 'loading' && <p className="muted">Estimating…</p>}
+      {state.phase === 'classical' && <p className="muted">{ESTIMATE_QUANTUM_ONLY}</p>}
+      {state.phase === 'refused' && (
+        <p className="form-error" role="alert">
+          {ESTIMATE_REFUSED} {state.detail}
+        </p>
+      )}
+      {state.phase === 'ready' && (
+        <>
+          <EstimateFigures estimate={state.estimate} />
+          {state.estimate.note && <p className="muted">{state.estimate.note}</p>}
+        </>
+      )}
+    </section>
+  );
+}
