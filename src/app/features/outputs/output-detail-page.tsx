@@ -11,21 +11,16 @@ import type { OutputDetail } from './api';
 import { InferenceTab } from './inference-tab';
 import {
   DatasetNote,
+  FailureReason,
   LiveProgress,
   MetricsTable,
   OutputCharts,
+  OutputFacts,
   outputView,
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
-import {
-  formatExecutionTime,
-  isOngoing,
-  outputTabs,
-  TABS,
-  type LiveState,
-  type OutputTab,
-} from './output-rules';
+import { isOngoing, outputTabs, TABS, type LiveState, type OutputTab } from './output-rules';
 import '../applications/applications.css';
 import './outputs.css';
 
@@ -101,14 +96,7 @@ export function OutputDetailPage() {
               </dd>
               <dt>Output Id</dt>
               <dd>{detail.id}</dd>
-              <dt>Created Date</dt>
-              <dd>{formatTimestamp(detail.created_at)}</dd>
-              <dt>Completed</dt>
-              <dd>{isOngoing(status) ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
-              <dt>Model Type</dt>
-              <dd>{detail.trained_model_type ?? '—'}</dd>
-              <dt>Execution Time</dt>
-              <dd data-testid="execution-time">{formatExecutionTime(detail.execution_time)}</dd>
+              <OutputFacts detail={detail} ongoing={isOngoing(status)} />
             </dl>
             {isOngoing(status) && (
               <button type="button" className="button danger" onClick={() => void stop()} disabled={stopping}>
@@ -116,11 +104,7 @@ export function OutputDetailPage() {
               </button>
             )}
           </div>
-          {status === 'Failed' && (detail.error ?? live.reason) && (
-            <p className="form-error" role="alert" data-testid="failure-reason">
-              {detail.error ?? live.reason}
-            </p>
-          )}
+          {status === 'Failed' && <FailureReason detail={detail} live={live} />}
           {isOngoing(status) && <LiveProgress live={live} />}
           <DemoTabs
             label="Output"

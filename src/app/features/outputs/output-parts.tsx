@@ -5,6 +5,7 @@ import { followOutput, getOutputDetail, stopOutput, type JobEvent, type OutputDe
 import {
   applyEvent,
   EMPTY_LIVE,
+  formatExecutionTime,
   formatMetric,
   isOngoing,
   latestStep,
@@ -131,6 +132,33 @@ export function outputView(detail: OutputDetail, live: LiveState, ongoing: boole
     charts: ongoing ? [...(liveChart ? [liveChart] : []), ...live.charts] : detail.charts,
     metrics: ongoing ? { ...live.metrics, ...detail.metrics } : detail.metrics,
   };
+}
+
+/** The run's facts both output views list in their summary: created, completed, model type, execution time. */
+export function OutputFacts({ detail, ongoing }: { detail: OutputDetail; ongoing: boolean }) {
+  return (
+    <>
+      <dt>Created Date</dt>
+      <dd>{formatTimestamp(detail.created_at)}</dd>
+      <dt>Completed</dt>
+      <dd>{ongoing ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
+      <dt>Model Type</dt>
+      <dd>{detail.trained_model_type ?? '—'}</dd>
+      <dt>Execution Time</dt>
+      <dd data-testid="execution-time">{formatExecutionTime(detail.execution_time)}</dd>
+    </>
+  );
+}
+
+/** A failed output's reason: the stored one, else the one its live stream reported. */
+export function FailureReason({ detail, live }: { detail: OutputDetail; live: LiveState }) {
+  const reason = detail.error ?? live.reason;
+  if (!reason) return null;
+  return (
+    <p className="form-error" role="alert" data-testid="failure-reason">
+      {reason}
+    </p>
+  );
 }
 
 /** A running output's progress: stage, percent, and the latest epoch and loss the stream reported. */

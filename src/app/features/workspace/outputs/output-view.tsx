@@ -1,18 +1,18 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import type { AppData, Problem } from '../../../../engine';
 import { StatusBadge } from '../../../components/status-badge';
-import { formatTimestamp } from '../../../format/dates';
 import { DemoTabs } from '../../demo-data/demo-tabs';
 import {
   DatasetNote,
+  FailureReason,
   LiveProgress,
   MetricsTable,
   OutputCharts,
+  OutputFacts,
   outputView,
   ResultLogs,
   useLiveOutput,
 } from '../../outputs/output-parts';
-import { formatExecutionTime } from '../../outputs/output-rules';
 import { configurationChanges, SAME_CONFIGURATION } from './outputs-rules';
 
 type SubTab = 'metrics' | 'visualization' | 'logs';
@@ -66,14 +66,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
               <dd>
                 <StatusBadge status={status} />
               </dd>
-              <dt>Created Date</dt>
-              <dd>{formatTimestamp(detail.created_at)}</dd>
-              <dt>Completed</dt>
-              <dd>{ongoing ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
-              <dt>Model Type</dt>
-              <dd>{detail.trained_model_type ?? '—'}</dd>
-              <dt>Execution Time</dt>
-              <dd data-testid="execution-time">{formatExecutionTime(detail.execution_time)}</dd>
+              <OutputFacts detail={detail} ongoing={ongoing} />
             </dl>
             <div className="detail-actions">
               {ongoing && (
@@ -98,11 +91,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
               )}
             </div>
           </div>
-          {status === 'Failed' && (detail.error ?? live.reason) && (
-            <p className="form-error" role="alert" data-testid="failure-reason">
-              {detail.error ?? live.reason}
-            </p>
-          )}
+          {status === 'Failed' && <FailureReason detail={detail} live={live} />}
           {ongoing && <LiveProgress live={live} />}
           {changes && (
             <section className="card output-config-diff" data-testid="config-diff">
