@@ -26,7 +26,6 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     data_errors,
-    device_note,
     device_target,
     open_job_inputs,
     quantum_shots,
@@ -34,6 +33,7 @@ from qmlstudio_worker.ml.job_support import (
     require_ideal_simulator,
     run_record,
     save_model,
+    warn_device_note,
 )
 from qmlstudio_worker.ml.preprocess import prepare_classification
 from qmlstudio_worker.ml.run_record import seed_everything
@@ -113,9 +113,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
     inputs = open_job_inputs(params, ctx, "dataset_url")
-    device = device_note(params)
-    if device is not None:
-        emit.log(device, level="warning")
+    warn_device_note(params, emit)
     target = inputs.target_column or DEFAULT_TARGET
     require_fields(inputs.frame, [target], "/extension/target_column")
     model = str(params["model"])

@@ -21,11 +21,11 @@ from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
-    device_note,
     device_target,
     open_job_inputs,
     quantum_shots,
     run_record,
+    warn_device_note,
 )
 from qmlstudio_worker.ml.portfolio import (
     PortfolioProblem,
@@ -126,9 +126,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
     inputs = open_job_inputs(params, ctx, "file")
-    device = device_note(params)
-    if device is not None:
-        emit.log(device, level="warning")
+    warn_device_note(params, emit)
     model = str(params["model"])
     emit.log(
         f"{PROBLEM}: {inputs.label}, {params['budget']} of {', '.join(params['stocks_names'])}, "

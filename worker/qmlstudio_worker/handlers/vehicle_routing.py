@@ -22,12 +22,12 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     data_errors,
-    device_note,
     open_job_inputs,
     quantum_shots,
     require_fields,
     require_ideal_simulator,
     run_record,
+    warn_device_note,
 )
 from qmlstudio_worker.ml.preprocess import numeric_features
 from qmlstudio_worker.ml.run_record import seed_everything
@@ -75,9 +75,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
     inputs = open_job_inputs(params, ctx, "dataset_url")
-    device = device_note(params)
-    if device is not None:
-        emit.log(device, level="warning")
+    warn_device_note(params, emit)
     model = str(params["model"])
     require_fields(inputs.frame, list(params["coordinate_columns"]), "/coordinate_columns")
     require_fields(inputs.frame, [params["demand_column"]], "/demand_column")

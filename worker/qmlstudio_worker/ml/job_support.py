@@ -38,6 +38,7 @@ from qmlstudio_worker.ml.run_record import build_run_record, check_seed
 from qmlstudio_worker.problem_schemas import resolve_schemas_dir
 
 if TYPE_CHECKING:
+    from qmlstudio_worker.protocol import Emitter
     from qmlstudio_worker.quantum.devices import DeviceTarget
 
 DEFAULT_SEED = 42
@@ -186,6 +187,13 @@ def device_note(params: Mapping[str, Any]) -> str | None:
         has_gpu = False
     where = "a GPU is present but these models run on the CPU" if has_gpu else "this worker has no GPU"
     return f"Device GPU requested: {where}; the job ran on the CPU."
+
+
+def warn_device_note(params: Mapping[str, Any], emit: Emitter) -> None:
+    """Logs :func:`device_note` as a warning when the body asked for a GPU."""
+    note = device_note(params)
+    if note is not None:
+        emit.log(note, level="warning")
 
 
 #: The simulators the schema offers whose primitives are exact (no sampling); qasm_simulator samples.
