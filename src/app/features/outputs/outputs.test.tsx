@@ -11,6 +11,7 @@ import { browserRegistry } from '../../../renderers/browser-registry';
 import { apexConfig, heatRanges } from '../../components/chart-spec-view';
 import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
+import { completedOutput } from '../../test-support/output-fixtures';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
 import { ApplicationDetailPage } from '../applications/application-detail-page';
 import { AuthProvider } from '../auth/auth-context';
@@ -57,27 +58,11 @@ const confusion: ChartSpec = {
 };
 
 function output(overrides: Partial<OutputDetail> = {}): OutputDetail {
-  const stock = browserRegistry().getProblem('stock-price-prediction');
-  return {
-    id: 41,
-    name: 'Tech stocks #41',
-    status: 'Completed',
-    created_at: '2026-03-03T10:00:00.000Z',
-    started_at: '2026-03-03T10:00:01.000Z',
-    completed_at: '2026-03-03T10:00:20.000Z',
-    application_id: 5,
-    problem_id: 'stock-price-prediction',
-    execution_time: 19.256,
-    trained_model_type: 'LSTM',
+  return completedOutput({
     trained_model_path: 'outputs/41/model.pt',
-    app_data: createExampleAppData(stock).appData as Record<string, unknown>,
     simplified_app_data: { output_layer_name: null, 'Model Configurations': {} },
-    output_logs: [{ level: 'info', message: 'Epoch 1/2 done', at: '2026-03-03T10:00:05.000Z' }],
-    progress: { percent: 100, stage: 'done' },
     metrics: { mse: 0.25, rmse: 0.5, baseline_mse: 0.36 },
-    baseline: { name: 'Persistence', metrics: { mse: 0.36, rmse: 0.6 } },
     charts: [lossChart, confusion],
-    error: null,
     dataset: {
       label: 'Apple and Google stock price',
       synthetic: true,
@@ -86,9 +71,8 @@ function output(overrides: Partial<OutputDetail> = {}): OutputDetail {
       rows_used: 100,
     },
     run_record: { seed: 42 },
-    output_data: { result_type: 'Training', training_history: null },
     ...overrides,
-  };
+  });
 }
 
 function renderOutput(

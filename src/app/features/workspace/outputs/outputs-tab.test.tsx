@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createExampleAppData, setPointer, type AppData } from '../../../../engine';
 import { browserRegistry } from '../../../../renderers/browser-registry';
 import { fakeApi, type Call } from '../../../test-support/fake-api';
+import { completedOutput } from '../../../test-support/output-fixtures';
 import { cleanBrowserAfterEach, storeToken } from '../../../test-support/page-test';
 import type { OutputSummary } from '../../applications/api';
 import type { OutputDetail } from '../../outputs/api';
@@ -56,45 +57,12 @@ function summary(id: number, status: string, over: Partial<OutputSummary> = {}):
 }
 
 function detail(id: number, over: Partial<OutputDetail> = {}): OutputDetail {
-  return {
+  return completedOutput({
     id,
     name: `Tech stocks #${id}`,
-    status: 'Completed',
-    created_at: '2026-03-03T10:00:00.000Z',
-    started_at: '2026-03-03T10:00:01.000Z',
-    completed_at: '2026-03-03T10:00:20.000Z',
-    application_id: 5,
-    problem_id: 'stock-price-prediction',
-    execution_time: 19.256,
-    trained_model_type: 'LSTM',
-    trained_model_path: null,
     app_data: appData as Record<string, unknown>,
-    simplified_app_data: {},
-    output_logs: [{ level: 'info', message: 'Epoch 1/2 done', at: '2026-03-03T10:00:05.000Z' }],
-    progress: { percent: 100, stage: 'done' },
-    metrics: { mse: 0.25, rmse: 0.5 },
-    baseline: { name: 'Persistence', metrics: { mse: 0.36, rmse: 0.6 } },
-    charts: [
-      {
-        type: 'line',
-        title: 'Training and test loss per epoch',
-        label: 'MSE',
-        series: [{ name: 'train', data: [0.5, 0.3] }],
-        categories: [1, 2],
-      },
-    ],
-    error: null,
-    dataset: {
-      label: 'Apple and Google stock price',
-      synthetic: false,
-      sha256: 'ab',
-      rows: 500,
-      rows_used: 100,
-    },
-    run_record: null,
-    output_data: { result_type: 'Training', training_history: null },
     ...over,
-  };
+  });
 }
 
 type Routes = Parameters<typeof fakeApi>[0];
