@@ -3,7 +3,7 @@
 // the messages of spec sections 4, 5 and 8, Remove, the two steps and Save Changes. Only fetch is mocked.
 
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createExampleAppData, getFormState, type AppData } from '../../../../engine';
 import { browserRegistry } from '../../../../renderers/browser-registry';
@@ -57,13 +57,15 @@ afterEach(() => {
   setAccessToken(null);
 });
 
-let lastAppData: AppData = {};
-let handle: DatasetHandle | null = null;
+// What the tab last rendered with, recorded after each render for the assertions.
+const seen: { appData: AppData; handle: DatasetHandle | null } = { appData: {}, handle: null };
 function Tab({ initial, onSaved = vi.fn() }: { initial: AppData; onSaved?: (next: AppData) => void }) {
   const [appData, setAppData] = useState(initial);
-  lastAppData = appData;
   const dataset = useDataset({ problem: stock, appData, onChange: setAppData, user });
-  handle = dataset;
+  useEffect(() => {
+    seen.appData = appData;
+    seen.handle = dataset;
+  });
   const context = dataset.parsed
     ? { rowCount: dataset.parsed.rowCount, columns: dataset.parsed.columns }
     : {};
@@ -116,7 +118,7 @@ describe('Dataset tab: Upload Data', () => {
     expect(screen.getByTestId('data-info').textContent).toContain(`${ROWS} rows × 3 columns`);
     expect(screen.getByTestId('data-info').textContent).toContain('1 rows dropped');
     expect(screen.getByTestId('dataset-type').textContent).toBe(sample.label);
-    expect(lastAppData.dataset).toMatchObject({
+    expect(seen.appData.dataset).toMatchObject({
       kind: 'sample',
       sample: sample.id,
       name: sample.label,
@@ -124,8 +126,8 @@ describe('Dataset tab: Upload Data', () => {
     });
 
     fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
-    expect(lastAppData.dataset?.url).toBeUndefined();
-    expect(lastAppData.dataset?.sample).toBeUndefined();
+    expect(seen.appData.dataset?.url).toBeUndefined();
+    expect(seen.appData.dataset?.sample).toBeUndefined();
     expect(screen.queryByTestId('dataset-preview')).toBeNull();
     expect(screen.getByTestId('data-info').textContent).toBe(
       'No data info to show. Please upload your dataset.',
@@ -144,7 +146,7 @@ describe('Dataset tab: Upload Data', () => {
     fireEvent.change(screen.getByLabelText('Dataset URL'), { target: { value: 'not a url' } });
     fireEvent.click(screen.getByRole('button', { name: 'Link URL' }));
     expect(screen.getByRole('alert').textContent).toBe('Invalid URL. Please link to your CSV file URL.');
-    expect(lastAppData.dataset?.url).toBeUndefined();
+    expect(seen.appData.dataset?.url).toBeUndefined();
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
@@ -161,7 +163,7 @@ describe('Dataset tab: Upload Data', () => {
     expect(fetchMock.mock.calls[0]![0]).toBe(
       `/api/datasets/fetch?url=${encodeURIComponent('https://example.com/x.csv')}`,
     );
-    expect(lastAppData.dataset).toMatchObject({ kind: 'url', url: 'https://example.com/x.csv' });
+    expect(seen.appData.dataset).toMatchObject({ kind: 'url', url: 'https://example.com/x.csv' });
     expect(screen.getByTestId('dataset-type').textContent).toBe('Link URL');
   });
 
@@ -169,7 +171,7 @@ describe('Dataset tab: Upload Data', () => {
     render(<Tab initial={withoutDataset} />);
     chooseFile(new File(['x'], 'data.xlsx'));
     expect(screen.getByRole('alert').textContent).toBe('Please upload a csv file');
-    expect(lastAppData.dataset?.url).toBeUndefined();
+    expect(seen.appData.dataset?.url).toBeUndefined();
   });
 });
 
@@ -189,7 +191,7 @@ describe('Dataset tab: Preprocess Data and Save Changes', () => {
     await screen.findByTestId('dataset-preview');
     chooseFile(csvFile());
     await waitFor(() => expect(screen.getByTestId('dataset-type').textContent).toBe('CSV'));
-    expect(handle?.pendingFile?.name).toBe('prices.csv');
+    expect(seen.handle?.pendingFile?.name).toBe('prices.csv');
     await waitFor(() =>
       expect(screen.getByTestId('data-info').textContent).toContain(`${ROWS} rows × 3 columns`),
     );
@@ -240,7 +242,7 @@ describe('Dataset tab: Preprocess Data and Save Changes', () => {
     render(<Tab initial={withoutDataset} />);
     fireEvent.click(screen.getByRole('button', { name: 'Next Step' }));
     expect((screen.getByRole('button', { name: 'Save Changes' }) as HTMLButtonElement).disabled).toBe(true);
-    await expect(handle!.commit(withoutDataset)).rejects.toThrow('Please upload a file first');
+    await expect(seen.handle!.commit(withoutDataset)).rejects.toThrow('Please upload a file first');
   });
 
   it('the splitter cannot pass the parsed row count and Save Changes waits for a valid range', async () => {
