@@ -4,7 +4,7 @@ import { useEngineForm } from '../../../renderers';
 import { useOptionalToast } from '../../components/toasts';
 import { countOutputs, updateAppData, type ApplicationDetail } from '../applications/api';
 import { useRunApplication } from '../outputs/use-run-application';
-import { useDataset } from './dataset-fallback';
+import { useDataset } from './dataset-tab';
 import {
   BLOCKED_WARNING_MS,
   datasetFacts,

@@ -23,7 +23,7 @@ const stock = browserRegistry().getProblem('stock-price-prediction');
 const example = createExampleAppData(stock);
 
 // The dataset module's stand-in: the example's sample, parsed (its real rows and columns).
-vi.mock('./dataset-fallback', () => ({
+vi.mock('./dataset-tab', () => ({
   useDataset: () => ({
     status: 'ready',
     parsed: {

@@ -6,7 +6,7 @@ import { useOptionalToast } from '../../components/toasts';
 import type { ApplicationDetail } from '../applications/api';
 import { useApplicationOr404 } from '../applications/use-application-or-404';
 import { useAuth } from '../auth/auth-context';
-import { DatasetTab } from './dataset-fallback';
+import { DatasetTab } from './dataset-tab';
 import { ModelTab } from './model-tab';
 import { OutputsTab } from './outputs';
 import { useLeaveGuard } from './use-leave-guard';
