@@ -3,6 +3,8 @@ import type { ParsedDataset } from '../workspace-types';
 
 /** Rows kept for the preview table (spec section 4: 'Only showing 30 rows'). */
 export const PREVIEW_ROWS = 30;
+/** Bytes papaparse reads and parses at a time: bounded memory for a 100 MB file. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
  * The CSV row rule (tests/contracts/csv-row-rule.json) as a streaming accumulator: the first row is the
@@ -53,7 +55,11 @@ function parseWith(input: string | Blob): Promise<ParsedDataset> {
       delimiter: ',',
       // true, not 'greedy': a row of only commas is a row of empty fields (the row rule's fixture).
       skipEmptyLines: true as const,
-      step: (row: Papa.ParseStepResult<string[]>) => acc.add(row.data),
+      // Chunks of rows, not one callback per row: about twice as fast on large files.
+      chunkSize: CHUNK_BYTES,
+      chunk: (chunk: Papa.ParseResult<string[]>) => {
+        for (const row of chunk.data) acc.add(row);
+      },
       complete: () => resolve(acc.result()),
       error: (error: Error) => reject(error),
     };
