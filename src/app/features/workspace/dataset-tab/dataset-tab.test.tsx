@@ -255,3 +255,36 @@ describe('Dataset tab: Preprocess Data and Save Changes', () => {
     expect((screen.getByRole('button', { name: 'Save Changes' }) as HTMLButtonElement).disabled).toBe(true);
   });
 });
+
+describe('Dataset tab: other problems, from their schema files', () => {
+  function Other({ problemId }: { problemId: string }) {
+    const problem = browserRegistry().getProblem(problemId);
+    const [appData, setAppData] = useState<AppData>({});
+    const dataset = useDataset({ problem, appData, onChange: setAppData, user });
+    return (
+      <DatasetTab
+        problem={problem}
+        appData={appData}
+        context={{}}
+        state={getFormState(problem, appData, {})}
+        dataset={dataset}
+        onChange={setAppData}
+        onSaved={vi.fn()}
+      />
+    );
+  }
+
+  it('a CSV problem whose dataset form has a preprocess-step section draws it on the second step', () => {
+    render(<Other problemId="fraud-detection" />);
+    expect(screen.getAllByLabelText('Dataset URL')).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: 'Next Step' }));
+    expect(screen.getByRole('heading', { name: 'Data Split' })).toBeTruthy();
+  });
+
+  it("a problem whose dataset is not a CSV keeps the renderers' own file picker and parses nothing", () => {
+    render(<Other problemId="brain-tumor" />);
+    expect(screen.queryByRole('heading', { name: 'Upload Datasets' })).toBeNull();
+    expect(screen.getByLabelText('Upload a dataset file')).toBeTruthy();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+});
