@@ -136,7 +136,17 @@ export async function expectChartsDrawn(page: Page): Promise<number> {
   const count = await svgs.count();
   expect(count).toBeGreaterThan(0);
   for (let i = 0; i < count; i++) {
-    await svgs.nth(i).scrollIntoViewIfNeeded();
+    // ApexCharts replaces a chart's SVG when its card changes width (the running banner going away after
+    // 9 s does that), so the scroll is retried on a fresh element rather than failing on a detached one.
+    await expect
+      .poll(() =>
+        svgs
+          .nth(i)
+          .scrollIntoViewIfNeeded({ timeout: 2_000 })
+          .then(() => true)
+          .catch(() => false),
+      )
+      .toBe(true);
     await expect
       .poll(() => svgs.nth(i).locator(SERIES_MARKS).count(), { message: `chart ${i + 1} is drawn` })
       .toBeGreaterThan(0);
