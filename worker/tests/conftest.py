@@ -3,6 +3,7 @@ validate emitted lines."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,19 @@ CONTRACTS_DIR = REPO_ROOT / "tests" / "contracts"
 # The production schema the server validates every line against; the fixtures stay with the twin tests.
 PROTOCOL_SCHEMA_PATH = WORKER_DIR / "qmlstudio_worker" / "schemas" / "worker-protocol.schema.json"
 PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
+
+
+def dataset_entry(path: Path) -> dict[str, Any]:
+    """The envelope extension's "dataset" entry, as the server sends it for a CSV file."""
+    data = path.read_bytes()
+    return {
+        "path": str(path),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "row_count": data.count(b"\n") - 1,
+        "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
+        "label": path.name,
+        "synthetic": "synthetic" in path.name,
+    }
 
 
 def fraud_blobs(n: int, fraud_share: float = 0.25, seed: int = 0) -> pd.DataFrame:

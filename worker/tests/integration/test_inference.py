@@ -4,7 +4,6 @@ missing."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import subprocess
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.inference import check_columns, check_model_features, parse_request, run_inference
@@ -278,16 +278,8 @@ def classical_body(problem: str, **changes: Any) -> dict[str, Any]:
 
 def extension_for(path: Path) -> dict[str, Any]:
     """The envelope extension the server sends for a sample dataset."""
-    data = path.read_bytes()
     return {
-        "dataset": {
-            "path": str(path),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "row_count": data.count(b"\n") - 1,
-            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
-            "label": path.name,
-            "synthetic": False,
-        },
+        "dataset": dataset_entry(path),
         "normalization": "[0,1]",
         "missing_values": "impute_average",
         "target_column": None,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, dataset_entry
 
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
 from qmlstudio_worker.ml.datasets import DatasetError
@@ -58,17 +58,8 @@ def classical_body(problem: str, **changes: Any) -> dict[str, Any]:
 
 
 def extension_for(path: Path, **changes: Any) -> dict[str, Any]:
-    data = path.read_bytes()
-    header = data.split(b"\n", 1)[0].decode().strip().split(",")
     ext: dict[str, Any] = {
-        "dataset": {
-            "path": str(path),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "row_count": data.count(b"\n") - 1,
-            "columns": header,
-            "label": path.name,
-            "synthetic": "synthetic" in path.name,
-        },
+        "dataset": dataset_entry(path),
         "normalization": "[0,1]",
         "missing_values": "impute_average",
         "target_column": None,

@@ -4,7 +4,6 @@ has no noisy path. Small circuits and data: seconds, no network."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from collections.abc import Callable
@@ -15,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
@@ -122,16 +121,8 @@ def _fixture_body(problem: str, name: str, **changes: Any) -> dict[str, Any]:
 
 
 def _run(problem: str, body: dict[str, Any], dataset: Path, parse: Callable[[str], Lines], **ext: Any) -> Any:
-    data = dataset.read_bytes()
     extension: dict[str, Any] = {
-        "dataset": {
-            "path": str(dataset),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "row_count": data.count(b"\n") - 1,
-            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
-            "label": dataset.name,
-            "synthetic": "synthetic" in dataset.name,
-        },
+        "dataset": dataset_entry(dataset),
         "seed": 42,
         **ext,
     }

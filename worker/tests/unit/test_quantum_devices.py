@@ -8,12 +8,11 @@ import io
 import json
 import signal
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, dataset_entry
 
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.quantum import devices
@@ -42,19 +41,8 @@ def _portfolio_device_body(**changes: Any) -> dict[str, Any]:
 
 
 def _run(body: dict[str, Any], parse: Callable[[str], Lines]) -> tuple[int, Lines]:
-    import hashlib
-
-    dataset: Path = SAMPLES / "five_companies_stock.csv"
-    data = dataset.read_bytes()
-    extension = {
-        "dataset": {
-            "path": str(dataset),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "row_count": data.count(b"\n") - 1,
-            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
-            "label": dataset.name,
-            "synthetic": False,
-        },
+    extension: dict[str, Any] = {
+        "dataset": dataset_entry(SAMPLES / "five_companies_stock.csv"),
         "seed": 42,
     }
     envelope = {"kind": "portfolio-optimization", "job_id": "9", "params": body, "extension": extension}
@@ -215,19 +203,8 @@ def test_the_stored_token_from_the_extension_opens_the_device_and_stays_out_of_t
 
     monkeypatch.setattr(devices.DeviceTarget, "open", no_network)
     body = _portfolio_device_body(actual_quantum_device_token=None)
-    import hashlib
-
-    dataset = SAMPLES / "five_companies_stock.csv"
-    data = dataset.read_bytes()
-    extension = {
-        "dataset": {
-            "path": str(dataset),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "row_count": data.count(b"\n") - 1,
-            "columns": data.split(b"\n", 1)[0].decode().strip().split(","),
-            "label": dataset.name,
-            "synthetic": False,
-        },
+    extension: dict[str, Any] = {
+        "dataset": dataset_entry(SAMPLES / "five_companies_stock.csv"),
         "seed": 42,
         "ibm_token": "stored-secret-99",
     }
