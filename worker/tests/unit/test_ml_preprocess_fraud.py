@@ -33,6 +33,7 @@ from qmlstudio_worker.ml.preprocess import (
     time_ordered_split,
 )
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum import qsvc, vqc
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 FRAUD_CSV = REPO_ROOT / "samples" / "credit_card_fraud_synthetic.csv"
@@ -54,8 +55,10 @@ def test_options_match_the_schemas() -> None:
     assert tuple(defs["normalization"]["enum"]) == NORMALIZATIONS
     assert tuple(defs["missingValues"]["enum"]) == MISSING_VALUES
     body = json.loads(FRAUD_SCHEMA.read_text(encoding="utf-8"))["job"]["bodySchema"]
-    methods = [m for m in body["properties"]["model"]["enum"] if m != "Variational Quantum Classifier"]
+    quantum = {vqc.MODEL, qsvc.MODEL}
+    methods = [m for m in body["properties"]["model"]["enum"] if m not in quantum]
     assert tuple(methods) == CLASSICAL_MODELS
+    assert quantum <= set(body["properties"]["model"]["enum"])
 
 
 def test_select_rows_is_one_based_and_inclusive() -> None:
