@@ -31,17 +31,24 @@ describe('sample datasets', () => {
       headers: token ? bearer(token) : {},
     });
 
-  it('lists the four shipped samples to anyone, the fraud table labelled synthetic', async () => {
+  it('lists the five shipped samples to anyone, the generated tables labelled synthetic', async () => {
     const reply = await stack.app.inject({ url: '/api/samples' });
     expect(reply.statusCode).toBe(200);
     const samples = (reply.json() as { success: boolean; data: SampleInfo[] }).data;
-    expect(samples.map((s) => s.label)).toEqual([
-      'Apple and Google stock price',
-      'Five Companies Stock Price',
-      'Product Demand',
-      'Credit Card Fraud Detection (synthetic)',
+    expect(samples.map((s) => s.label).sort()).toEqual(
+      [
+        'Apple and Google stock price',
+        'Five Companies Stock Price',
+        'Product Demand',
+        'Credit Card Fraud Detection (synthetic)',
+        'Delivery Locations (synthetic)',
+      ].sort(),
+    );
+    expect(samples.filter((s) => s.synthetic).map((s) => s.file).sort()).toEqual([
+      'credit_card_fraud_synthetic.csv',
+      'delivery_locations.csv',
     ]);
-    const fraud = samples.find((s) => s.synthetic)!;
+    const fraud = samples.find((s) => s.file === 'credit_card_fraud_synthetic.csv')!;
     expect(fraud.file).toBe('credit_card_fraud_synthetic.csv');
     expect(fraud.columns).toEqual([
       'Time',
