@@ -86,8 +86,10 @@ describe('the applications dashboard', () => {
     await page.waitForURL(/\/development\/portfolio-optimization\/\d+\/e2e-portfolio-mix$/);
     const createdId = Number(page.url().split('/').at(-2));
     await page.getByRole('heading', { name: 'E2E Portfolio Mix' }).waitFor();
-    expect(await page.getByText('The workspace is not built yet').isVisible()).toBe(true);
-    await shot(page, 'workspace-placeholder');
+    // A new application opens its workspace on the Dataset tab, with nothing chosen yet.
+    await page.getByRole('tab', { name: 'Dataset', selected: true }).waitFor();
+    await page.getByText('No data info to show. Please upload your dataset.').waitFor();
+    await shot(page, 'workspace-new-application');
     const stored = await callApi<{ data: { app_name: string; app_problem: { name: string } } }>(
       product,
       `/applications/${createdId}/detail`,
@@ -96,7 +98,7 @@ describe('the applications dashboard', () => {
     expect(stored.body.data.app_name).toBe('E2E Portfolio Mix');
     expect(stored.body.data.app_problem.name).toBe('Portfolio Optimization');
 
-    await page.getByRole('link', { name: 'Back to My Applications' }).click();
+    await page.getByRole('link', { name: 'Dashboard', exact: true }).click();
     await page.locator('table.applications-table tbody tr').first().waitFor();
     expect((await shownIds(page))[0]).toBe(String(createdId));
 
