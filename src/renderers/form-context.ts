@@ -25,6 +25,27 @@ export interface RendererFormContext {
   setValues: (changes: FieldChange[]) => void;
   /** Uploads a dataset file and returns its url; without it a chosen file is recorded by name. */
   uploadFile?: (file: File) => Promise<string>;
+  /** The account's real quantum devices for the device picker; without it the schema's list alone. */
+  realDevices?: RealDeviceChoices;
+}
+
+/** A real quantum device as the account's provider reports it (the app fetches; renderers only draw). */
+export interface RealDeviceInfo {
+  name: string;
+  qubits: number;
+  status: string;
+  pending_jobs: number;
+}
+
+/**
+ * What the app knows of the account's real devices. `devices` set: the provider's list; `note` set: why
+ * there is none (no stored token, provider unreachable), shown in one line under the schema's list.
+ */
+export interface RealDeviceChoices {
+  devices?: readonly RealDeviceInfo[];
+  note?: string;
+  /** Called when the real-device select is shown, so the app loads the list only when it is needed. */
+  load?: () => void;
 }
 
 /** Indexes a section's field views (and their sub-fields) by app_data path. */

@@ -15,4 +15,4 @@ export { DEVICE_PICKER_FIELDS } from './fields/quantum-device-picker-field';
 export { Modal } from './modal';
 export { toErrorSchema } from './error-schema';
 export { diffFormValues } from './form-diff';
-export type { FieldChange, RendererFormContext } from './form-context';
+export type { FieldChange, RealDeviceChoices, RealDeviceInfo, RendererFormContext } from './form-context';

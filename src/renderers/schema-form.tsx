@@ -11,7 +11,7 @@ import {
   type Problem,
   type TabId,
 } from '../engine';
-import type { FieldChange } from './form-context';
+import type { FieldChange, RealDeviceChoices } from './form-context';
 import { RENDERER_FIELDS, RENDERER_WIDGETS } from './renderer-registry';
 import { SectionForm } from './section-form';
 
@@ -41,6 +41,8 @@ export interface SchemaFormProps {
   idPrefix?: string;
   /** Uploads a dataset file and returns its url (dataset widgets); without it a file is recorded by name. */
   uploadFile?: (file: File) => Promise<string>;
+  /** The account's real quantum devices for the device picker (the app loads them; see form-context). */
+  realDevices?: RealDeviceChoices;
   /** More widgets or fields by name, next to the built-in ones. */
   widgets?: RegistryWidgetsType;
   fields?: RegistryFieldsType;
@@ -65,6 +67,7 @@ export function SchemaForm({
   disabled,
   idPrefix = 'qs',
   uploadFile,
+  realDevices,
   widgets: extraWidgets,
   fields: extraFields,
 }: SchemaFormProps) {
@@ -153,6 +156,7 @@ export function SchemaForm({
               idPrefix={idPrefix}
               disabled={disabled}
               uploadFile={uploadFile}
+              realDevices={realDevices}
             />
           </section>
         );

@@ -5,7 +5,12 @@ import { memo, useCallback, useMemo } from 'react';
 
 import type { EngineContext, FieldError, Problem, SectionView } from '../engine';
 import { toErrorSchema } from './error-schema';
-import { indexFieldViews, type FieldChange, type RendererFormContext } from './form-context';
+import {
+  indexFieldViews,
+  type FieldChange,
+  type RealDeviceChoices,
+  type RendererFormContext,
+} from './form-context';
 import { diffFormValues, pickFields } from './form-diff';
 import { THEME_TEMPLATES } from './templates/templates';
 import { useJsonMemo } from './use-json-memo';
@@ -29,6 +34,7 @@ export interface SectionFormProps {
   idPrefix: string;
   disabled?: boolean;
   uploadFile?: (file: File) => Promise<string>;
+  realDevices?: RealDeviceChoices;
 }
 
 /**
@@ -48,6 +54,7 @@ export const SectionForm = memo(function SectionForm({
   idPrefix,
   disabled,
   uploadFile,
+  realDevices,
 }: SectionFormProps) {
   const fieldNames = useMemo(() => section.fields.map((f) => f.name), [section.fields]);
   const schema = useJsonMemo(section.schema as RJSFSchema);
@@ -67,6 +74,7 @@ export const SectionForm = memo(function SectionForm({
       formValue: stableFormValue,
       setValues,
       ...(uploadFile ? { uploadFile } : {}),
+      ...(realDevices ? { realDevices } : {}),
     }),
     [
       problem,
@@ -78,6 +86,7 @@ export const SectionForm = memo(function SectionForm({
       stableFormValue,
       setValues,
       uploadFile,
+      realDevices,
     ],
   );
 

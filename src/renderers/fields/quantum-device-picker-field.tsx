@@ -1,10 +1,11 @@
 import type { FieldProps } from '@rjsf/utils';
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 
 import type { FieldView } from '../../engine';
 import { FieldMessage, NumberControl, SelectControl, ToggleControl } from '../controls';
 import { appDataPath, rendererContext } from '../form-context';
 import { Modal } from '../modal';
+import { realDeviceSelect } from './real-device-options';
 import { TokenInput } from '../widgets/custom-ibm-token-widget';
 
 /**
@@ -131,6 +132,35 @@ export function QuantumDevicePickerField(props: FieldProps) {
     return <SubControl view={v} idBase={idBase} disabled={locked || !enabled} onChange={set(v)} />;
   };
 
+  // The real-device select: the schema's devices, narrowed to and labelled with the account's when the
+  // app passed them in (it loads them when this select is first shown in real-device mode).
+  const realDevices = ctx.realDevices;
+  const loadRealDevices = realDevices?.load;
+  const realDeviceShown = open === 'device' && !simulatorMode && !!sub(F.realDevice);
+  useEffect(() => {
+    if (realDeviceShown) loadRealDevices?.();
+  }, [realDeviceShown, loadRealDevices]);
+  const realDeviceControl = () => {
+    const v = sub(F.realDevice);
+    if (!v) return null;
+    const select = realDeviceSelect(v.options ?? [], realDevices);
+    return (
+      <>
+        <SubControl
+          view={{ ...v, options: select.options }}
+          idBase={idBase}
+          disabled={locked || simulatorMode}
+          onChange={set(v)}
+        />
+        {!simulatorMode && select.note && (
+          <p className="qs-hint" id={`${idBase}__real-devices-note`}>
+            {select.note}
+          </p>
+        )}
+      </>
+    );
+  };
+
   return (
     <div className="qs-device" id={idBase}>
       <dl className="qs-device-summary">
@@ -189,7 +219,7 @@ export function QuantumDevicePickerField(props: FieldProps) {
         >
           {control(F.simulatorMode, true)}
           {control(F.simulator, simulatorMode)}
-          {control(F.realDevice, !simulatorMode)}
+          {realDeviceControl()}
           {simulatorMode && control(F.noiseModel, true)}
           {others.map((v) => (
             <SubControl

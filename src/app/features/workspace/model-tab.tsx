@@ -1,6 +1,7 @@
 import type { AppData, EngineContext, FormState, Problem } from '../../../engine';
 import { SchemaForm } from '../../../renderers';
 import { ResourceEstimatePanel } from './resource-estimate-panel';
+import { useRealDevices } from './use-real-devices';
 
 export interface ModelTabProps {
   problem: Problem;
@@ -15,9 +16,11 @@ export interface ModelTabProps {
 /**
  * Model Configurations (spec section 2): the problem's model sections ending with 'Save Changes'. The form
  * renderer says 'Wrong configurations.' when the problem has none, and opens the quantum device, noise
- * model and custom IBM token modals itself.
+ * model and custom IBM token modals itself. Under the form: the resource estimate of the current values;
+ * the device picker lists the IBM devices the account's stored token may use (issue #12).
  */
 export function ModelTab({ problem, appData, context, state, onChange, onSaved }: ModelTabProps) {
+  const realDevices = useRealDevices();
   return (
     <div className="workspace-card">
       <SchemaForm
@@ -30,6 +33,7 @@ export function ModelTab({ problem, appData, context, state, onChange, onSaved }
         idPrefix="workspace-model"
         submitLabel="Save Changes"
         onSubmit={onSaved}
+        realDevices={realDevices}
       />
       <ResourceEstimatePanel problem={problem} appData={appData} context={context} />
     </div>
