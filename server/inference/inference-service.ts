@@ -7,9 +7,9 @@ import { APPLICATION_NOT_FOUND } from '../applications/applications-service';
 import type { UserRecord } from '../auth/users-repository';
 import type { Database } from '../db/database';
 import { JobStatus } from '../jobs/job-states';
+import { callWorker, workerFailureReason, type WorkerCall } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
-import type { WorkerExit, WorkerHandle } from '../jobs/worker-process';
-import { parseWorkerLine } from '../jobs/worker-protocol';
+import type { WorkerHandle } from '../jobs/worker-process';
 
 export const OUTPUT_NOT_FOUND = 'Output not found';
 export const NO_TRAINED_MODEL = 'No trained model: run the application first';
@@ -244,48 +244,21 @@ export class InferenceService {
     outputId: number;
   }): Promise<InferenceOutcome> {
     const { outputId, ...input } = request;
-    // Filled in by the line handler (an object, so the reads below are not narrowed to null).
-    const seen: {
-      result: Record<string, unknown> | null;
-      failure: { message: string; kind: string; field?: string } | null;
-    } = { result: null, failure: null };
-    const handle = this.deps.launcher.launch({
+    const call = await callWorker(this.deps.launcher, this.running, {
       command: 'infer',
       input,
-      onLine: (text) => {
-        const line = parseWorkerLine(text);
-        if (line?.type === 'result') seen.result = line.data;
-        else if (line?.type === 'error') seen.failure = line;
-      },
+      timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     });
-    this.running.add(handle);
-    let timedOut = false;
-    const timeoutSeconds = this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      handle.kill('SIGKILL');
-    }, timeoutSeconds * 1000);
-    let exit: WorkerExit;
-    try {
-      exit = await handle.done;
-    } finally {
-      clearTimeout(timer);
-      this.running.delete(handle);
-    }
-    return this.outcome(exit, seen.result, seen.failure, { timedOut, timeoutSeconds, outputId });
+    return this.outcome(call, outputId);
   }
 
-  private outcome(
-    exit: WorkerExit,
-    result: Record<string, unknown> | null,
-    failure: { message: string; kind: string; field?: string } | null,
-    run: { timedOut: boolean; timeoutSeconds: number; outputId: number },
-  ): InferenceOutcome {
-    if (run.timedOut) {
+  private outcome(call: WorkerCall, outputId: number): InferenceOutcome {
+    const { exit, result, failure } = call;
+    if (call.timedOut) {
       return {
         ok: false,
         status: 502,
-        detail: `The inference took longer than ${run.timeoutSeconds} s and was stopped`,
+        detail: `The inference took longer than ${call.timeoutSeconds} s and was stopped`,
       };
     }
     if (exit.code === 0 && result) {
@@ -296,7 +269,7 @@ export class InferenceService {
           data: {
             actual: data.actual as (number | null)[],
             predicted: data.predicted as (number | null)[],
-            output_id: run.outputId,
+            output_id: outputId,
             rows: data.rows,
           },
         };
@@ -311,12 +284,7 @@ export class InferenceService {
         errors: [{ field, message: failure.message }],
       };
     }
-    const how =
-      failure?.message ??
-      (exit.signal
-        ? `the worker was ended by ${exit.signal}`
-        : `the worker ended with exit code ${exit.code ?? 'unknown'}`);
     this.deps.log.warn({ exit, failure }, 'inference failed');
-    return { ok: false, status: 502, detail: `The inference failed: ${how}` };
+    return { ok: false, status: 502, detail: `The inference failed: ${workerFailureReason(call)}` };
   }
 }

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
-import { bearer, MODES, startStack, waitForFinal, type TestStack } from '../test-support/harness';
+import { createExampleAppData, type AppData } from '../../src/engine';
+import { executeApplication, MODES, outputDetail, startStack, type TestStack } from '../test-support/harness';
 
 // Issue #10's "done when": each financial example, with the example's own settings (quantum ones
 // included), runs to Completed through execute-job and the REAL worker, in the embedded default and
@@ -38,43 +37,28 @@ for (const mode of MODES.filter((m) => m.database === 'pglite')) {
       it(`${problemId}: the example runs to Completed with metrics, a baseline and charts`, async () => {
         const problem = stack.services.registry.getProblem(problemId);
         const { appName, appData } = createExampleAppData(problem);
-        const { rows } = await stack.services.db.query<{ id: number }>(
-          `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, $2, $3, $4)
-           returning id`,
-          [owner.id, appName, problemId, JSON.stringify(appData)],
+        const { outputId, final } = await executeApplication(
+          stack,
+          owner,
+          {
+            problemId,
+            appName,
+            appData: appData as AppData,
+          },
+          480_000,
         );
-        const appId = Number(rows[0]!.id);
-        const url = String((appData as Json).dataset.url);
-        const sample = stack.services.samples.find(path.basename(url))!;
-        const { body } = mapJobRequest(problem, appData as AppData, {
-          rowCount: sample.rows,
-          columns: [...sample.columns],
-          applicationId: appId,
-          userId: owner.id,
-        });
-        const reply = await stack.app.inject({
-          method: 'POST',
-          url: `/api/${problemId}/execute-job/${owner.id}`,
-          headers: bearer(owner.token),
-          payload: body,
-        });
-        expect(reply.statusCode, reply.body).toBe(201);
-        const outputId = Number((reply.json() as Json).data.output_id);
-        const final = await waitForFinal(stack, outputId, 480_000);
         expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
 
-        const detail = (
-          (
-            await stack.app.inject({
-              url: `/api/application-outputs/${outputId}/detail`,
-              headers: bearer(owner.token),
-            })
-          ).json() as Json
-        ).data;
+        const detail = await outputDetail<Json>(stack, owner.token, outputId);
         expect(Object.keys(detail.metrics).length).toBeGreaterThan(0);
         expect(Object.keys(detail.baseline.metrics).length).toBeGreaterThan(0);
         expect(detail.charts.length).toBeGreaterThanOrEqual(3);
-        expect(detail.dataset).toMatchObject({ sha256: sample.sha256 });
+        const sample = stack.services.samples.find(
+          String((appData as { dataset?: { url?: string } }).dataset?.url)
+            .split('/')
+            .pop()!,
+        );
+        expect(detail.dataset).toMatchObject({ sha256: sample!.sha256 });
         if (WITH_MODEL.has(problemId)) expect(detail.trained_model_path).toMatch(/^outputs\//);
       });
     }

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountsService } from '../accounts/accounts-service';
 import type { UserRecord } from '../auth/users-repository';
+import { callWorker, workerFailureReason } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
-import type { WorkerExit, WorkerHandle } from '../jobs/worker-process';
-import { parseWorkerLine } from '../jobs/worker-protocol';
+import type { WorkerHandle } from '../jobs/worker-process';
 
 /** One IBM device as the picker shows it (a type, not an interface: the reply schema's type has an index signature). */
 export type QuantumDevice = {
@@ -46,51 +46,28 @@ export class QuantumDevicesService {
         errors: [{ field: '/custom_ibmq_token', message: NO_STORED_TOKEN }],
       };
     }
-    const seen: {
-      result: Record<string, unknown> | null;
-      failure: { message: string; kind: string; field?: string | null } | null;
-    } = { result: null, failure: null };
-    const handle = this.deps.launcher.launch({
+    const call = await callWorker(this.deps.launcher, this.running, {
       command: 'devices',
       input: { token },
-      onLine: (text) => {
-        const line = parseWorkerLine(text);
-        if (line?.type === 'result') seen.result = line.data;
-        else if (line?.type === 'error') seen.failure = line;
-      },
+      timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     });
-    this.running.add(handle);
-    const timeoutSeconds = this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      handle.kill('SIGKILL');
-    }, timeoutSeconds * 1000);
-    let exit: WorkerExit;
-    try {
-      exit = await handle.done;
-    } finally {
-      clearTimeout(timer);
-      this.running.delete(handle);
-    }
-    if (timedOut) {
+    if (call.timedOut) {
       return {
         ok: false,
         status: 503,
-        detail: `IBM Quantum did not answer within ${timeoutSeconds} s: try again later.`,
+        detail: `IBM Quantum did not answer within ${call.timeoutSeconds} s: try again later.`,
       };
     }
-    if (exit.code === 0 && seen.result && Array.isArray(seen.result.devices)) {
-      return { ok: true, data: { devices: seen.result.devices as QuantumDevice[] } };
+    if (call.exit.code === 0 && call.result && Array.isArray(call.result.devices)) {
+      return { ok: true, data: { devices: call.result.devices as QuantumDevice[] } };
     }
-    if (seen.failure?.kind === 'validation') {
+    if (call.failure?.kind === 'validation') {
       // A failure naming the token is IBM Quantum refusing it; one without a field is the network.
-      const rejected = seen.failure.field === '/token';
-      return { ok: false, status: rejected ? 502 : 503, detail: seen.failure.message };
+      const rejected = call.failure.field === '/token';
+      return { ok: false, status: rejected ? 502 : 503, detail: call.failure.message };
     }
-    this.deps.log.warn({ exit, failure: seen.failure?.message }, 'quantum device list failed');
-    const how = seen.failure?.message ?? `the worker ended with exit code ${exit.code ?? 'unknown'}`;
-    return { ok: false, status: 502, detail: `The device list failed: ${how}` };
+    this.deps.log.warn({ exit: call.exit, failure: call.failure?.message }, 'quantum device list failed');
+    return { ok: false, status: 502, detail: `The device list failed: ${workerFailureReason(call)}` };
   }
 
   /** Ends the listings still running (shutdown). */

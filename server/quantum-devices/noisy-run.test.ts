@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
-import { bearer, MODES, startStack, waitForFinal, type TestStack } from '../test-support/harness';
+import { createExampleAppData, type AppData } from '../../src/engine';
+import { bearer, executeApplication, MODES, startStack, type TestStack } from '../test-support/harness';
 
 // Issue #12 through execute-job and the REAL worker: the portfolio example with a noise model runs its
 // circuits under the fake device's noise (the extension carries the choice; the status timeline shows the
@@ -32,28 +31,16 @@ describe.skipIf(!mode.available)('quantum runs off the ideal simulator', () => {
     configurations.optimizer_step = 15;
     configurations.circuit_repetition = 1;
     edit(configurations.quantum_device as Json, configurations);
-    const { rows } = await stack.services.db.query<{ id: number }>(
-      `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, $2, $3, $4)
-       returning id`,
-      [owner.id, appName, PROBLEM, JSON.stringify(appData)],
+    return executeApplication(
+      stack,
+      owner,
+      {
+        problemId: PROBLEM,
+        appName,
+        appData: appData as AppData,
+      },
+      300_000,
     );
-    const appId = Number(rows[0]!.id);
-    const sample = stack.services.samples.find(path.basename(String((appData as Json).dataset.url)))!;
-    const { body } = mapJobRequest(problem, appData as AppData, {
-      rowCount: sample.rows,
-      columns: [...sample.columns],
-      applicationId: appId,
-      userId: owner.id,
-    });
-    const reply = await stack.app.inject({
-      method: 'POST',
-      url: `/api/${PROBLEM}/execute-job/${owner.id}`,
-      headers: bearer(owner.token),
-      payload: body,
-    });
-    expect(reply.statusCode, reply.body).toBe(201);
-    const outputId = Number((reply.json() as Json).data.output_id);
-    return { outputId, final: await waitForFinal(stack, outputId, 300_000) };
   }
 
   it('a noise model reaches the worker, runs the noisy circuits and shows its phases', async () => {

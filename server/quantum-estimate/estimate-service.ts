@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Problem, Registry } from '../../src/engine';
 import { USER_NOT_FOUND } from '../accounts/accounts-service';
 import type { UserRecord } from '../auth/users-repository';
+import { callWorker, workerFailureReason } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
-import type { WorkerExit, WorkerHandle } from '../jobs/worker-process';
-import { parseWorkerLine } from '../jobs/worker-protocol';
+import type { WorkerHandle } from '../jobs/worker-process';
 
 /** The request: the job body execute-job would take, and the dataset's rows when the client knows them. */
 export interface EstimateBody {
@@ -58,48 +58,26 @@ export class ResourceEstimateService {
     body: EstimateBody,
   ): Promise<EstimateOutcome> {
     if (caller.id !== userId) return { ok: false, status: 404, detail: USER_NOT_FOUND };
-    const seen: {
-      result: Record<string, unknown> | null;
-      failure: { message: string; kind: string } | null;
-    } = { result: null, failure: null };
-    const handle = this.deps.launcher.launch({
+    const call = await callWorker(this.deps.launcher, this.running, {
       command: 'estimate',
       input: { kind: problemId, params: body.params, rows: body.rows ?? null },
-      onLine: (text) => {
-        const line = parseWorkerLine(text);
-        if (line?.type === 'result') seen.result = line.data;
-        else if (line?.type === 'error') seen.failure = line;
-      },
+      timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     });
-    this.running.add(handle);
-    const timeoutSeconds = this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      handle.kill('SIGKILL');
-    }, timeoutSeconds * 1000);
-    let exit: WorkerExit;
-    try {
-      exit = await handle.done;
-    } finally {
-      clearTimeout(timer);
-      this.running.delete(handle);
-    }
-    if (timedOut) {
+    if (call.timedOut) {
       return {
         ok: false,
         status: 502,
-        detail: `The estimate took longer than ${timeoutSeconds} s and was stopped`,
+        detail: `The estimate took longer than ${call.timeoutSeconds} s and was stopped`,
       };
     }
-    if (exit.code === 0 && seen.result && isEstimate(seen.result)) return { ok: true, data: seen.result };
-    if (seen.failure?.kind === 'validation') {
-      const message = seen.failure.message;
+    if (call.exit.code === 0 && call.result && isEstimate(call.result))
+      return { ok: true, data: call.result };
+    if (call.failure?.kind === 'validation') {
+      const message = call.failure.message;
       return { ok: false, status: 400, detail: message, errors: [{ field: '/params', message }] };
     }
-    this.deps.log.warn({ exit, failure: seen.failure }, 'resource estimate failed');
-    const how = seen.failure?.message ?? `the worker ended with exit code ${exit.code ?? 'unknown'}`;
-    return { ok: false, status: 502, detail: `The resource estimate failed: ${how}` };
+    this.deps.log.warn({ exit: call.exit, failure: call.failure }, 'resource estimate failed');
+    return { ok: false, status: 502, detail: `The resource estimate failed: ${workerFailureReason(call)}` };
   }
 
   /** Ends the estimates still running (shutdown). */

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { mapJobRequest, type AppData } from '../../src/engine';
 import { buildApp } from '../app';
 import { hashPassword } from '../auth/passwords';
 import { UsersRepository } from '../auth/users-repository';
@@ -227,4 +229,65 @@ export async function waitForRunning(stack: TestStack, jobId: number, timeoutMs 
   // Let the worker get past its imports so it is really working.
   const pid = stack.services.runner.pidOf(jobId)!;
   return pid;
+}
+
+/**
+ * Stores `appData` as one of the owner's applications, executes it as the client does (the engine's body
+ * for the dataset's rows and columns, POST /api/{problem}/execute-job; throws unless accepted) and waits
+ * for the output's final status. The dataset's shape defaults to the shipped sample its URL names.
+ * Returns the body it posted, the output's id and its final job record.
+ */
+export async function executeApplication(
+  stack: TestStack,
+  owner: { id: number; token: string },
+  run: {
+    problemId: string;
+    appName: string;
+    appData: AppData;
+    dataset?: { rowCount: number; columns: string[] };
+  },
+  timeoutMs: number,
+) {
+  const problem = stack.services.registry.getProblem(run.problemId);
+  const { rows } = await stack.services.db.query<{ id: number }>(
+    `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, $2, $3, $4)
+     returning id`,
+    [owner.id, run.appName, run.problemId, JSON.stringify(run.appData)],
+  );
+  const dataset = run.dataset ?? sampleShape(stack, run.appData);
+  const { body } = mapJobRequest(problem, run.appData, {
+    ...dataset,
+    applicationId: Number(rows[0]!.id),
+    userId: owner.id,
+  });
+  const reply = await stack.app.inject({
+    method: 'POST',
+    url: `/api/${run.problemId}/execute-job/${owner.id}`,
+    headers: bearer(owner.token),
+    payload: body,
+  });
+  if (reply.statusCode !== 201) throw new Error(`execute-job refused (${reply.statusCode}): ${reply.body}`);
+  const outputId = Number((reply.json() as { data: { output_id: number } }).data.output_id);
+  return { body, outputId, final: await waitForFinal(stack, outputId, timeoutMs) };
+}
+
+/** The rows and columns of the shipped sample `appData`'s dataset URL names (an example's own dataset). */
+function sampleShape(stack: TestStack, appData: AppData): { rowCount: number; columns: string[] } {
+  const url = String((appData.dataset as { url?: unknown } | undefined)?.url);
+  const sample = stack.services.samples.find(path.basename(url));
+  if (!sample) throw new Error(`no shipped sample for ${url}`);
+  return { rowCount: sample.rows, columns: [...sample.columns] };
+}
+
+/** An output's detail as its owner reads it (GET /api/application-outputs/{id}/detail). */
+export async function outputDetail<T = Record<string, unknown>>(
+  stack: TestStack,
+  token: string,
+  outputId: number,
+): Promise<T> {
+  const reply = await stack.app.inject({
+    url: `/api/application-outputs/${outputId}/detail`,
+    headers: bearer(token),
+  });
+  return (reply.json() as { data: T }).data;
 }
