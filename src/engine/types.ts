@@ -1,6 +1,7 @@
 // Types of the schema files (schemas/) as the engine sees them, and of the engine's results.
 // The files themselves are checked by schemas/meta/*.schema.json; these types are the engine's
 // reading of them, deliberately loose where the JSON Schema vocabulary is open.
+import type { MriCheckRule } from './mri-image-check';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -183,7 +184,13 @@ export interface ProblemFile {
   description: string;
   useCases: string[];
   dataset: { kinds: string[]; upload?: FileRule; samples: SampleDataset[] };
-  predict?: { models: string[]; image?: FileRule };
+  predict?: {
+    models: string[];
+    image?: FileRule;
+    /** The MRI look of a PNG or JPEG (mri-image-check.ts). */
+    mriCheck?: MriCheckRule;
+    messages?: Record<string, string>;
+  };
   inference?: { file: FileRule; messages?: Record<string, string> };
   forms: { dataset: FormDef; preprocess?: FormDef; model_configurations: FormDef };
   job: {
