@@ -126,6 +126,7 @@ describe('sections', () => {
     expect(dataset[0]!.fields.map((f) => [f.name, f.widget])).toEqual([
       ['file', 'fileUpload'],
       ['training_range', 'splitter'],
+      ['split', 'select'],
     ]);
     const model = getTabSections(brain, 'model', ex.appData);
     expect(model.map((s) => [s.heading, s.visible])).toEqual([

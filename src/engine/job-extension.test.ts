@@ -47,6 +47,8 @@ describe('mapJobExtension', () => {
       missing_values: 'impute_average',
       target_column: 'Class',
       quantum_noise_model: 'None',
+      range: null,
+      split: null,
     });
     const edited = structuredClone(appData) as Json;
     edited.preprocess.column = 'is_fraud\r';
@@ -76,6 +78,23 @@ describe('mapJobExtension', () => {
       device.model_configurations.quantum_device.act_quantum_device = 'ibm_brisbane';
       expect(mapJobExtension(problem, device).quantum_noise_model, id).toBeNull();
     }
+  });
+
+  it('carries the brain tumor training range and validation split (stratified unless chosen)', () => {
+    const { problem, appData } = example('brain-tumor');
+    expect(mapJobExtension(problem, appData)).toMatchObject({
+      range: { start: 1, end: 100 },
+      split: 'stratified',
+    });
+    let edited = setFieldValue(problem, appData, '/dataset/training_range', { from_index: 7, to_index: 30 });
+    edited = setFieldValue(problem, edited, '/dataset/split', 'patient');
+    expect(mapJobExtension(problem, edited)).toMatchObject({
+      range: { start: 7, end: 30 },
+      split: 'patient',
+    });
+    const unset = structuredClone(appData) as Json;
+    delete unset.dataset.split;
+    expect(mapJobExtension(problem, unset).split).toBe('stratified');
   });
 
   it('leaves a value out when its field is absent (null, not undefined)', () => {

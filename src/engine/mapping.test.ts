@@ -184,23 +184,21 @@ describe('job bodies of workspace.md section 7', () => {
     expect(validateJobBody(brain, body)).toEqual({ valid: true, errors: [] });
   });
 
-  it('brain tumor train request: path by model type, index query 1..10 classical, 1..100 quantum', () => {
+  it("brain tumor train request: path by model type, index query from the form's training range", () => {
     const brain = registry.getProblem('brain-tumor');
     const ex = createExampleAppData(brain);
-    // The chosen training range (here 1..100) is not sent.
+    // The chosen range is sent (the specification's client always sent 1..10 / 1..100: issue #13).
     const classical = mapJobRequest(brain, ex.appData, ctx);
     expect(classical).toMatchObject({
       method: 'POST',
       path: '/brain-tumor-classification/execute-job/classical',
-      query: { user_id: 42, start_idx: 1, end_idx: 10 },
+      query: { user_id: 42, start_idx: 1, end_idx: 100 },
     });
-    const quantum = mapJobRequest(
-      brain,
-      setFieldValue(brain, ex.appData, '/model_configurations/modelType', 'quantum'),
-      ctx,
-    );
-    expect(quantum.path).toBe('/brain-tumor-classification/execute-job/quantum');
-    expect(quantum.query).toEqual({ user_id: 42, start_idx: 1, end_idx: 100 });
+    let quantum = setFieldValue(brain, ex.appData, '/model_configurations/modelType', 'quantum');
+    quantum = setFieldValue(brain, quantum, '/dataset/training_range', { from_index: 25, to_index: 48 });
+    const request = mapJobRequest(brain, quantum, ctx);
+    expect(request.path).toBe('/brain-tumor-classification/execute-job/quantum');
+    expect(request.query).toEqual({ user_id: 42, start_idx: 25, end_idx: 48 });
   });
 
   it.each(['stock-price-prediction', 'portfolio-optimization', 'fraud-detection', 'demand-forecasting'])(

@@ -136,6 +136,9 @@ export const JOB_EXTENSION_KEYS = [
   'missing_values',
   'target_column',
   'quantum_noise_model',
+  /** Brain tumor: the training range {start, end} (1-based, inclusive) and the validation split. */
+  'range',
+  'split',
 ] as const;
 
 export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];

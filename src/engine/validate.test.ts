@@ -200,9 +200,12 @@ describe('dataset', () => {
     ]);
   });
   it("brain tumor training file: '.mat' messages", () => {
-    expect(messagesAfter(brain, '/dataset/file', 'scans.zip')).toEqual([
+    expect(messagesAfter(brain, '/dataset/file', 'scans.csv')).toEqual([
       'Invalid file format. Please select a .mat file.',
     ]);
+    // A .zip of .mat files, and an upload's download URL (/api/download/{stored name}/{user}/{email}).
+    expect(messagesAfter(brain, '/dataset/file', 'scans.zip')).toEqual([]);
+    expect(messagesAfter(brain, '/dataset/file', '/api/download/0a1b.mat/7/a%40b.c')).toEqual([]);
     expect(messagesAfter(brain, '/dataset/file', undefined)).toEqual([
       'Please upload a .mat file before proceeding!',
     ]);
@@ -439,6 +442,7 @@ describe('file rules', () => {
     );
     expect(checkFile(rule, undefined).message).toBe('Please upload a .mat file before proceeding!');
     expect(checkFile(rule, { name: 'data.mat' }).ok).toBe(true);
+    expect(checkFile(rule, { name: 'slices.zip' }).ok).toBe(true);
   });
   it("dataset and inference CSV: '.csv' only; 'Please upload a file first', 'Please upload a csv file', 'Please select a feature'", async () => {
     const { checkFile } = await import('./files');

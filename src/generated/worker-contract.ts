@@ -82,6 +82,19 @@ export const jobEnvelopeSchema = {
             'The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.',
           type: ['string', 'null'],
         },
+        range: {
+          description:
+            "Brain tumor: the slices to train on, 1-based and inclusive (the form's training range); null for other problems.",
+          type: ['object', 'null'],
+          required: ['start', 'end'],
+          additionalProperties: false,
+          properties: { start: { type: 'integer', minimum: 1 }, end: { type: 'integer', minimum: 1 } },
+        },
+        split: {
+          description:
+            'Brain tumor: how the range is split into training and validation (stratified by class, or by patient so that no patient is on both sides); null for other problems.',
+          enum: ['stratified', 'patient', null],
+        },
         seed: {
           description:
             'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
@@ -167,6 +180,17 @@ export interface JobEnvelope {
      * The noise model of a quantum run on a simulator: a fake IBM device of qiskit-ibm-runtime (e.g. fake_brisbane) whose noise Aer simulates after transpiling for it; null or "None" = ideal simulation.
      */
     quantum_noise_model?: string | null;
+    /**
+     * Brain tumor: the slices to train on, 1-based and inclusive (the form's training range); null for other problems.
+     */
+    range?: {
+      start: number;
+      end: number;
+    } | null;
+    /**
+     * Brain tumor: how the range is split into training and validation (stratified by class, or by patient so that no patient is on both sides); null for other problems.
+     */
+    split?: 'stratified' | 'patient' | null;
     /**
      * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
      */

@@ -10,7 +10,7 @@ export interface BrainTumorAppData {
      */
     kind?: 'mat' | 'sample';
     /**
-     * Training Dataset: A .mat file with image data, tumor borders and tumor masks.
+     * Training Dataset: A .mat file (MATLAB v5/v7 or v7.3), or a .zip of .mat files, with image data, tumor borders and tumor masks.
      */
     file: string;
     /**
@@ -34,6 +34,10 @@ export interface BrainTumorAppData {
        */
       to_index: number;
     };
+    /**
+     * Validation Split: How the chosen images are split into training and validation sets.
+     */
+    split?: 'stratified' | 'patient';
   };
   model_configurations?: {
     /**
