@@ -9,7 +9,7 @@ export interface SampleManifestEntry {
   file: string;
   /** The label users see (the synthetic file says so in it). */
   label: string;
-  /** Data rows (the header line not counted). */
+  /** Data rows (the header line not counted); for a .mat file, its slices. */
   rows: number;
   /** The header's columns, in order. */
   columns: string[];
@@ -43,8 +43,9 @@ export function parseSampleManifest(json: unknown): SampleManifest {
     for (const key of ['file', 'label', 'source', 'licence', 'sha256'] as const) {
       if (!isString(entry[key])) throw new Error(`${at}/${key}: expected a non-empty string`);
     }
-    if (!/^[a-z0-9_]+\.csv$/.test(entry.file as string)) {
-      throw new Error(`${at}/file: expected a lower-case .csv file name`);
+    // A table (.csv: rows and header columns) or MRI slices (.mat: rows are the slices).
+    if (!/^[a-z0-9_]+\.(csv|mat)$/.test(entry.file as string)) {
+      throw new Error(`${at}/file: expected a lower-case .csv or .mat file name`);
     }
     if (!Number.isInteger(entry.rows) || (entry.rows as number) < 1) {
       throw new Error(`${at}/rows: expected a positive integer`);
