@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExampleAppData, type AppData } from '../../src/engine';
+import {
+  bearer,
+  executeApplication,
+  MODES,
+  startStack,
+  waitForFinal,
+  type TestStack,
+} from '../test-support/harness';
+import { DEVICE_NEEDS_TOKEN, NOT_QUANTUM } from './what-if-service';
+
+// Noise what-if (issue #12) through the REAL worker: a finished portfolio VQE output (ideal simulator) re-run
+// under the fake_kyiv noise model becomes a new output of the same application with the same body, seed
+// and dataset, only the backend changed, and reaches Completed having run the noisy circuits. Refusals
+// name /backend; someone else's output is not found.
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely
+
+const mode = MODES.find((m) => m.database === 'pglite' && m.queue === 'in-process')!;
+const PROBLEM = 'portfolio-optimization';
+
+describe.skipIf(!mode.available)('noise what-if re-run', () => {
+  let stack: TestStack;
+  let owner: { id: number; token: string };
+  let stranger: string;
+
+  beforeAll(async () => {
+    stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '600' });
+    const email = 'what-if@example.com';
+    const token = await stack.userToken(email);
+    const user = await stack.services.repositories.users.findByEmail(email);
+    owner = { id: Number(user!.id), token };
+    stranger = await stack.userToken('what-if-stranger@example.com');
+  });
+  afterAll(() => stack?.close());
+
+  /** The portfolio example, small (VQE, 15 COBYLA steps, one repetition), on the chosen model. */
+  function run(model: 'VQE' | 'Classical') {
+    const problem = stack.services.registry.getProblem(PROBLEM);
+    const { appName, appData } = createExampleAppData(problem);
+    const configurations = (appData as Json).model_configurations as Json;
+    if (model === 'VQE') {
+      configurations.optimizer_step = 15;
+      configurations.circuit_repetition = 1;
+    } else {
+      configurations.model_type = 'Classical';
+      configurations.optimizer_type = 'Classical';
+    }
+    return executeApplication(
+      stack,
+      owner,
+      { problemId: PROBLEM, appName, appData: appData as AppData },
+      300_000,
+    );
+  }
+
+  const whatIf = (outputId: number, backend: unknown, token = owner.token) =>
+    stack.app.inject({
+      method: 'POST',
+      url: `/api/application-outputs/${outputId}/what-if`,
+      headers: bearer(token),
+      payload: { backend },
+    });
+
+  it('re-runs an ideal VQE output under fake_kyiv with the same body and seed', async () => {
+    const { outputId, final } = await run('VQE');
+    expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
+    const source = (await stack.services.repositories.jobs.find(outputId))!;
+
+    const choices = await stack.app.inject({
+      url: `/api/application-outputs/${outputId}/what-if`,
+      headers: bearer(owner.token),
+    });
+    expect(choices.statusCode, choices.body).toBe(200);
+    expect(choices.json().data).toMatchObject({
+      backend: 'ideal',
+      noise_models: expect.arrayContaining(['fake_kyiv']),
+    });
+
+    const reply = await whatIf(outputId, { noise_model: 'fake_kyiv' });
+    expect(reply.statusCode, reply.body).toBe(201);
+    const created = reply.json().data as { output_id: number; name: string };
+    expect(created.output_id).not.toBe(outputId);
+    expect(created.name).toBe(
+      `${source.name!.replace(`#${outputId}`, `#${created.output_id}`)} (what-if: fake_kyiv)`,
+    );
+
+    const rerun = await waitForFinal(stack, created.output_id, 300_000);
+    expect(rerun.job.status, JSON.stringify(rerun.events.at(-1))).toBe('Completed');
+    const stored = (await stack.services.repositories.jobs.find(created.output_id))!;
+    expect(stored.application_id).toBe(source.application_id);
+    expect(stored.params).toEqual(source.params); // the simulator stays; the noise travels in the extension
+    expect(stored.extension).toEqual({ ...source.extension, quantum_noise_model: 'fake_kyiv' });
+    expect(stored.extension.seed).toBe(source.extension.seed);
+    expect((stored.app_data as Json).model_configurations.quantum_device.quantum_noise_model).toBe(
+      'fake_kyiv',
+    );
+    // The backend recorded by the worker differs: the source ran exactly, the re-run under the device's noise.
+    const solver = (job: Json) => job.result.selection.solver_details as Json;
+    expect(solver(source).noise_model).toBeNull();
+    expect(solver(stored)).toMatchObject({ noise_model: 'fake_kyiv', backend_run: { device: 'fake_kyiv' } });
+    expect(solver(stored).backend_run.shots).toBeGreaterThan(0);
+
+    // The new output is in the application's list, and a re-run back to the ideal simulator is allowed.
+    const list = await stack.app.inject({
+      url: `/api/application-outputs/${source.application_id}/all`,
+      headers: bearer(owner.token),
+    });
+    expect(JSON.stringify(list.json())).toContain(created.name);
+    expect((await whatIf(created.output_id, 'ideal', stranger)).statusCode).toBe(404);
+  }, 620_000);
+
+  it('refuses unknown backends, the same backend, a device without a token and a classical output', async () => {
+    const quantum = (
+      await stack.services.repositories.jobs.listByOwner(owner.id, { limit: 50, before: null })
+    ).find(
+      (job) =>
+        job.status === 'Completed' &&
+        job.result?.model_type === 'Quantum' &&
+        [null, 'None'].includes(job.extension.quantum_noise_model as string | null),
+    );
+    expect(quantum, 'the first test leaves a Completed ideal VQE output').toBeDefined();
+    const id = quantum!.id;
+    const refused = async (backend: unknown) => {
+      const reply = await whatIf(id, backend);
+      expect(reply.statusCode, reply.body).toBe(400);
+      return (reply.json() as Json).errors[0] as Json;
+    };
+    expect((await refused({ noise_model: 'fake_nowhere' })).message).toContain(
+      "Unknown noise model 'fake_nowhere'",
+    );
+    expect((await refused({ device: 'ibm_nowhere' })).field).toBe('/backend');
+    expect((await refused('exact')).message).toContain('Unknown backend');
+    expect((await refused('ideal')).message).toBe(
+      'The output already ran on ideal simulator: choose another backend.',
+    );
+    expect((await refused({ device: 'ibm_kyiv' })).message).toBe(
+      DEVICE_NEEDS_TOKEN.replace('{device}', 'ibm_kyiv'),
+    );
+
+    const { outputId: classical, final } = await run('Classical');
+    expect(final.job.status).toBe('Completed');
+    const reply = await whatIf(classical, { noise_model: 'fake_kyiv' });
+    expect(reply.statusCode).toBe(400);
+    expect((reply.json() as Json).detail).toBe(NOT_QUANTUM);
+    expect((await whatIf(2147483000, 'ideal')).statusCode).toBe(404);
+  }, 320_000);
+});
