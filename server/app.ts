@@ -33,6 +33,8 @@ import { inferenceRoutes } from './inference/inference-routes';
 import type { InferenceService } from './inference/inference-service';
 import { outputsRoutes } from './outputs/outputs-routes';
 import type { OutputsService } from './outputs/outputs-service';
+import { whatIfRoutes } from './outputs/what-if-routes';
+import { WhatIfService } from './outputs/what-if-service';
 import { quantumDevicesRoutes } from './quantum-devices/devices-routes';
 import { resourceEstimateRoutes } from './quantum-estimate/estimate-routes';
 import type { QuantumDevicesService } from './quantum-devices/devices-service';
@@ -168,6 +170,7 @@ export async function buildApp(
         jobs: services.jobs,
         registry: services.registry,
       });
+      await api.register(whatIfRoutes, { whatIf: new WhatIfService(services) });
       await api.register(catalogRoutes, { registry: services.registry });
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });
