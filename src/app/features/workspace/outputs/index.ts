@@ -1,2 +1,10 @@
 // The workspace's Outputs tab (contract of issue #11): the shell composes it through OutputsTabProps.
-export { OutputsTab } from './outputs-tab';
+import { createElement } from 'react';
+import { BioOutputsTab } from '../bio-outputs';
+import type { OutputsTabProps } from '../workspace-types';
+import { OutputsTab as RunOutputsTab } from './outputs-tab';
+
+/** Chosen by the problem's schema: a problem with a `predict` block (brain tumor) lists trainings and predictions. */
+export function OutputsTab(props: OutputsTabProps) {
+  return createElement(props.problem.predict ? BioOutputsTab : RunOutputsTab, props);
+}
