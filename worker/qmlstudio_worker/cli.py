@@ -13,6 +13,8 @@
               pending jobs) or an error line (``qmlstudio_worker/quantum/devices.py``).
 - ``infer``:  read one inference request {problem, model_dir, dataset: {path}, features} on stdin; write one
               result line {actual, predicted, rows} or an error line (``qmlstudio_worker/inference.py``).
+- ``predict``: read {image_path, bundle_path, file_name} on stdin; write one result line (the tumor class and
+              its probabilities) or an error line with the spec's message (``bio/predict.py``).
 
 Stdout carries protocol JSON only: before anything else runs, the real stdout is moved to a private file
 descriptor and file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a library that prints,
@@ -96,6 +98,12 @@ def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
     return run_inference(sys.stdin.read(), Emitter(out))
 
 
+def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
+    from qmlstudio_worker.bio.predict import run_prediction
+
+    return run_prediction(sys.stdin.read(), Emitter(out))
+
+
 def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
     """The resource estimate of {"kind", "params", "rows"?} on stdin as one protocol line: a result, or a
     validation error for a body without a circuit."""
@@ -143,6 +151,7 @@ COMMANDS: dict[str, Command] = {
     "health": _command_health,
     "kinds": _command_kinds,
     "infer": _command_infer,
+    "predict": _command_predict,
     "serve": _command_serve,
     "estimate": _command_estimate,
     "devices": _command_devices,
@@ -167,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="warm worker: preload, then fork a child per request on a socket")
     serve.add_argument("--socket", metavar="PATH", required=True, help="Unix socket path to listen on")
     sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
+    sub.add_parser("predict", help="the tumor class of one MRI image (request JSON on stdin); one JSON line")
     sub.add_parser(
         "estimate",
         help="resource estimate of a quantum job body ({kind, params, rows} on stdin); one JSON line",
