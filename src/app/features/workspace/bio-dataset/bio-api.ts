@@ -1,0 +1,147 @@
+// The brain tumor Dataset tab's calls (issue #13, spec workspace.md section 7): the .mat upload, the
+// inspection of one slice (tables and thumbnail), the example MRI images and the prediction.
+
+import { ApiError, apiFetch, authHeaders } from '../../../api/client';
+import { httpErrorText } from '../../outputs/api';
+import type { WorkspaceUser } from '../workspace-types';
+
+export type ClassCounts = Record<string, number>;
+
+/** One row of 'Image Data' (the worker's mat-inspect result; index is 1-based). */
+export interface ImageRow {
+  index: number;
+  label: number;
+  label_name: string;
+  pid: string;
+  height: number;
+  width: number;
+  min: number;
+  max: number;
+  mean: number;
+}
+
+/** GET /api/datasets/mat-preview: the dataset's facts, its first rows and one slice. */
+export interface MatPreview {
+  count: number;
+  class_counts: ClassCounts;
+  patients: number;
+  image_size: [number, number];
+  format: string;
+  image_data: ImageRow[];
+  slice: {
+    index: number;
+    label_name: string;
+    /** base64 PNG: the slice with its mask in red and its border in yellow. */
+    thumbnail_png: string;
+    tumor_border: Array<[number, number]>;
+    tumor_mask: {
+      area: number;
+      bbox: [number, number, number, number];
+      rows: Array<[number, number, number]>;
+    };
+  };
+}
+
+/** POST /upload/{userName}/{userEmail} of a .mat (or .zip of .mat) file: its url and what it holds. */
+export interface MatUpload {
+  url: string;
+  count?: number;
+  class_counts?: ClassCounts;
+}
+
+/** Spec section 8's prefixes. */
+export const UPLOAD_FAILED = 'Error uploading file.';
+export const PARSE_FAILED = 'Error parsing file:';
+
+/** The refusal of an upload as the user reads it: the server's 'Error parsing file: ...' as it is, else
+ * 'Error uploading file. {detail}'. */
+function uploadRefusal(status: number, text: string): string {
+  let detail = '';
+  try {
+    const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    if (typeof body.detail === 'string') detail = body.detail;
+    else if (typeof body.message === 'string') detail = body.message;
+  } catch {
+    detail = text;
+  }
+  if (detail.startsWith(PARSE_FAILED) || detail.startsWith(UPLOAD_FAILED)) return detail;
+  return `${UPLOAD_FAILED} ${detail || `HTTP error! Status: ${status}`}`;
+}
+
+export async function uploadMatDataset(user: WorkspaceUser, file: File): Promise<MatUpload> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const response = await fetch(
+    `/api/upload/${encodeURIComponent(user.name)}/${encodeURIComponent(user.email)}`,
+    { method: 'POST', body: form, headers: authHeaders() },
+  );
+  const text = await response.text();
+  if (!response.ok) throw new Error(uploadRefusal(response.status, text));
+  return JSON.parse(text) as MatUpload;
+}
+
+/** The inspection of the dataset at `url` (an upload's url or samples/<file>), slice `index` (1-based). */
+export async function fetchMatPreview(url: string, index: number, signal?: AbortSignal): Promise<MatPreview> {
+  const query = new URLSearchParams({ url, index: String(index), rows: '30' });
+  const reply = await apiFetch<MatPreview | { data: MatPreview }>(
+    `/datasets/mat-preview?${query.toString()}`,
+    {
+      ...(signal ? { signal } : {}),
+    },
+  );
+  return 'data' in reply ? reply.data : reply;
+}
+
+/** Where the browser reads a shipped sample file (the download route the samples use). */
+export const samplePath = (file: string, user: WorkspaceUser): string =>
+  `/api/download/${encodeURIComponent(file)}/${user.id}/${encodeURIComponent(user.email)}`;
+
+/** Reads a shipped file as a Blob (bearer token); rejects on any non-200 reply. */
+export async function fetchSampleBlob(file: string, user: WorkspaceUser): Promise<Blob> {
+  const response = await fetch(samplePath(file, user), { headers: authHeaders() });
+  if (!response.ok) throw new Error(`HTTP error! Status: ${response.status}`);
+  return response.blob();
+}
+
+/** POST /brain-tumor-classification/predict/{userId}: the reply of a prediction. */
+export interface Prediction {
+  success: boolean;
+  prediction: string;
+  probabilities: Record<string, number>;
+  message?: string;
+  output_id?: number;
+  model?: { output_id: number; model_name: string };
+}
+
+export type PredictImage = { file: File } | { imageUrl: string };
+
+/**
+ * The prediction call: the image as multipart `file`, or `image_url` as JSON. A refusal rejects with
+ * 'HTTP error! status: {code}, details: {text}' (spec section 7), the text being the server's message.
+ */
+export async function predictBrainTumor(
+  userId: number,
+  applicationId: number,
+  modelName: string,
+  image: PredictImage,
+): Promise<Prediction> {
+  const query = new URLSearchParams({ application_id: String(applicationId), model_name: modelName });
+  const headers = new Headers(authHeaders());
+  let body: BodyInit;
+  if ('file' in image) {
+    const form = new FormData();
+    form.append('file', image.file, image.file.name);
+    body = form;
+  } else {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify({ image_url: image.imageUrl });
+  }
+  const response = await fetch(`/api/brain-tumor-classification/predict/${userId}?${query.toString()}`, {
+    method: 'POST',
+    headers,
+    body,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new ApiError(httpErrorText(response.status, text), response.status, text);
+  return JSON.parse(text) as Prediction;
+}
