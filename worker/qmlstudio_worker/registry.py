@@ -98,5 +98,11 @@ JOB_KINDS: dict[str, JobKind] = {
             params_schema_file=None,
             description="Delivery routes: exact enumeration (Classical) or QAOA / VQE on small instances.",
         ),
+        JobKind(
+            kind="brain-tumor",
+            handler_module="qmlstudio_worker.handlers.brain_tumor",
+            params_schema_file=None,
+            description="Brain tumor MRI: DenseNet-121, FCN, 3D CNN; QCNN or QSVM simulated exactly.",
+        ),
     )
 }

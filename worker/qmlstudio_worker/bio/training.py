@@ -213,7 +213,7 @@ def fit(
             value = loss_fn(logits, y_train[batch])
             value.backward()
             opt.step()
-            total_loss += float(value) * len(batch)
+            total_loss += float(value.detach()) * len(batch)
             correct += int((logits.argmax(dim=1) == y_train[batch]).sum())
             seen += len(batch)
         history.loss.append(total_loss / max(seen, 1))
