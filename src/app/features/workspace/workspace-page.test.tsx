@@ -143,7 +143,7 @@ describe('the workspace page', () => {
     expect(screen.getByRole('alert').textContent).toBe('Get application failed: Application not found');
   });
 
-  it('keeps a clear notice for the brain tumor workspace', async () => {
+  it('opens the brain tumor workspace with its own Dataset tab, chosen by the schema', async () => {
     const brain = browserRegistry().getProblem('brain-tumor');
     fakeApi({
       'GET /api/users/me': () => ({ body: { success: true, data: account } }),
@@ -169,9 +169,13 @@ describe('the workspace page', () => {
         <RouterProvider router={router} />
       </AuthProvider>,
     );
-    expect(
-      await screen.findByRole('heading', { name: 'The brain tumor workspace comes with issue #13' }),
-    ).toBeTruthy();
+    // A new application (no dataset yet) opens on the Train sub-tab of the brain tumor Dataset tab.
+    const train = await screen.findByRole('tab', { name: 'Train Brain Tumor' });
+    expect(train.getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByRole('tab', { name: 'Predict Brain Tumor' })).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'Dataset' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.queryByTestId('dataset-standin')).toBeNull();
+    expect(screen.queryByText(/comes with issue #13/)).toBeNull();
   });
 
   it('opens on Dataset with red markers on the incomplete tabs and the outputs count on Outputs', async () => {

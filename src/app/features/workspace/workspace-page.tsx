@@ -1,11 +1,12 @@
 import { lazy, Suspense, useMemo } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import type { Problem } from '../../../engine';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { useOptionalToast } from '../../components/toasts';
 import type { ApplicationDetail } from '../applications/api';
 import { useApplicationOr404 } from '../applications/use-application-or-404';
 import { useAuth } from '../auth/auth-context';
+import { BioDatasetTab, usesBioDataset } from './bio-dataset';
 import { DatasetTab } from './dataset-tab';
 import { ModelTab } from './model-tab';
 import { OutputsTab } from './outputs';
@@ -45,32 +46,7 @@ export function WorkspacePage() {
       </p>
     );
   }
-  if (problem.workspace !== 'development') return <LaterWorkspace app={app} />;
   return <Workspace key={app.id} problem={problem} app={app} user={workspaceUser} />;
-}
-
-/** The brain tumor workspace (/developmentbio) is not built yet: say so plainly. */
-function LaterWorkspace({ app }: { app: ApplicationDetail }) {
-  return (
-    <section className="page workspace-placeholder">
-      <header className="page-header">
-        <p className="muted">{app.app_problem.name}</p>
-        <h1>{app.app_name}</h1>
-      </header>
-      <div className="notice" role="note">
-        <h2>The brain tumor workspace comes with issue #13</h2>
-        <p>
-          Your application is saved. Predicting and training on MRI data in the browser comes with a later
-          release.
-        </p>
-      </div>
-      <p>
-        <Link className="button secondary" to={`/applications/${app.id}`}>
-          Application detail
-        </Link>
-      </p>
-    </section>
-  );
 }
 
 function Workspace({
@@ -90,6 +66,21 @@ function Workspace({
   const panel = (() => {
     switch (ws.tab) {
       case TAB.dataset:
+        // A problem that predicts from images or trains on .mat data has the brain tumor Dataset tab (schema-driven).
+        if (usesBioDataset(problem)) {
+          return (
+            <BioDatasetTab
+              problem={problem}
+              appData={ws.appData}
+              context={ws.context}
+              user={user}
+              applicationId={app.id}
+              onChange={ws.edit}
+              onSaved={(next) => ws.keepTabValues(next, TAB.model)}
+              onPredicted={() => ws.selectTab(TAB.outputs)}
+            />
+          );
+        }
         return (
           <DatasetTab
             problem={problem}
