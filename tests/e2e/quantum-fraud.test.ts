@@ -1,0 +1,196 @@
+// Issue #12 in Chromium against the built product (build first: npx vite build): the fraud example started
+// from the Examples page runs the Variational Quantum Classifier. Model Configurations shows the resource
+// estimate of the form's circuit (qubits, transpiled depth, two-qubit gates, evaluations, run time, all as
+// numbers) and follows the form (one circuit repetition: a shallower circuit); the device picker defaults to
+// the statevector simulator without noise. Run from the top bar, the output reaches Completed and draws its
+// confusion matrix and ROC curve. Screenshots: tests/artifacts/quantum-fraud-{model,output}.png.
+
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+
+import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  RUN_DEADLINE_MS,
+  VIEWPORT,
+  collectPageErrors,
+  expectChartsDrawn,
+  expectSelected,
+  fieldInput,
+  makeShotDirs,
+  panel,
+  runFromTopBar,
+  tab,
+  toast,
+  watchUntilCompleted,
+} from './workspace-steps';
+
+const SHOTS = 'tests/artifacts';
+const EXAMPLE = 'Fraud Detection Example';
+const SHORT_STEPS = '15';
+
+/** The value shown beside a label of the estimate panel (a <dt>/<dd> pair). */
+const figure = (estimate: Locator, label: string | RegExp): Locator =>
+  estimate.locator('div', { has: estimate.page().locator('dt', { hasText: label }) }).locator('dd');
+
+/** A whole number shown with thousands separators ('1,024'), or null when the text is not one. */
+function wholeNumber(text: string | null): number | null {
+  const match = /^\s*([\d,]+)\s*$/.exec(text ?? '');
+  return match ? Number(match[1]!.replace(/,/g, '')) : null;
+}
+
+/** A run time as the panel words it ('under 1 s', '4.2 s', '12 s', '3 min', '1 h 5 min') in seconds. */
+function seconds(text: string | null): number | null {
+  const t = (text ?? '').trim();
+  if (t === 'under 1 s') return 0.5;
+  const match = /^(?:(\d+) h)?\s*(?:(\d+) min)?\s*(?:([\d.]+) s)?$/.exec(t);
+  if (!match || t === '') return null;
+  return Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0);
+}
+
+/** tests/artifacts/quantum-fraud-{name}.png with `focus` (when given) in the middle of the viewport. */
+async function shot(page: Page, name: string, focus?: Locator): Promise<void> {
+  if (focus) await focus.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+  else await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: `${SHOTS}/quantum-fraud-${name}.png` });
+}
+
+describe('the fraud example with the Variational Quantum Classifier', () => {
+  let product: RunningProduct;
+  let browser: Browser;
+  let session: { token: string; id: number };
+
+  beforeAll(async () => {
+    makeShotDirs();
+    product = await startProduct();
+    browser = await launchBrowser();
+    session = await adminSession(product);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await product?.stop();
+  });
+
+  it(
+    'shows the resource estimate and the simulator default, runs to Completed with its charts',
+    async () => {
+      const context = await browser.newContext({ viewport: VIEWPORT });
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      onTestFailed(() => console.log(product.output().slice(-3000)));
+      try {
+        await signIn(page, product);
+        await page.goto(`${product.url}/examples`);
+        await page
+          .locator('article', { has: page.getByRole('heading', { name: EXAMPLE, exact: true }) })
+          .getByRole('button', { name: 'Start' })
+          .click();
+        await page.waitForURL(/\/development\/fraud-detection\/\d+\/fraud-detection-example$/);
+        const appId = Number(new URL(page.url()).pathname.split('/')[3]);
+
+        await tab(page, 'Model Configurations').click();
+        await expectSelected(page, 'Model Configurations');
+        expect(await panel(page).locator('[data-field="method"] select option:checked').textContent()).toBe(
+          'Variational Quantum Classifier',
+        );
+
+        // The estimate of the example's own values (100 COBYLA steps), every figure a number.
+        const estimate = panel(page).locator('section.resource-estimate');
+        await estimate.getByRole('heading', { name: 'Resource estimate' }).waitFor();
+        const runTime = figure(estimate, 'Estimated run time');
+        await expect
+          .poll(() => runTime.count(), { timeout: 60_000, message: 'the estimate arrives' })
+          .toBe(1);
+        const qubits = wholeNumber(await figure(estimate, 'Qubits').textContent());
+        const depth = wholeNumber(await figure(estimate, /^Circuit depth/).textContent());
+        const twoQubit = wholeNumber(await figure(estimate, 'Two-qubit gates').textContent());
+        const evaluations = wholeNumber(await figure(estimate, /^Circuit evaluations per/).textContent());
+        const fullTime = seconds(await runTime.textContent());
+        console.log(
+          `estimate at 100 steps: ${qubits} qubits, depth ${depth}, ${twoQubit} two-qubit gates, ` +
+            `${evaluations} evaluations, ${await runTime.textContent()}`,
+        );
+        expect(qubits).toBeGreaterThanOrEqual(2);
+        expect(depth).toBeGreaterThan(0);
+        expect(twoQubit).toBeGreaterThan(0);
+        expect(evaluations).toBeGreaterThan(0);
+        expect(fullTime).toBeGreaterThan(0);
+        // The statevector simulator runs exactly: no shots.
+        expect(await figure(estimate, 'Total shots').textContent()).toBe(
+          'none (exact statevector simulation)',
+        );
+
+        // The device picker: simulator mode, the statevector simulator, no noise.
+        const device = panel(page).locator('.qs-device');
+        expect(await device.locator('dd').allTextContents()).toEqual(
+          expect.arrayContaining(['Simulator', 'aer_simulator_statevector', 'None']),
+        );
+        await device.getByRole('button', { name: 'Select Quantum Device' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Quantum Device' });
+        expect(await dialog.getByLabel('Use Simulator').isChecked()).toBe(true);
+        expect(
+          await dialog
+            .getByLabel(/^Simulator/)
+            .locator('option:checked')
+            .textContent(),
+        ).toBe('aer_simulator_statevector');
+        await dialog.getByRole('button', { name: 'Done' }).click();
+        await dialog.waitFor({ state: 'detached' });
+
+        // One circuit repetition instead of two: the estimate follows the form (a shallower circuit with
+        // fewer two-qubit gates). Fewer optimizer steps keep the run short.
+        await fieldInput(page, 'optimizer_step').fill(SHORT_STEPS);
+        await fieldInput(page, 'circuit_repetition').fill('1');
+        await expect
+          .poll(
+            async () => wholeNumber(await figure(estimate, 'Two-qubit gates').textContent()) ?? Infinity,
+            {
+              timeout: 60_000,
+              message: 'the estimate follows the circuit repetitions',
+            },
+          )
+          .toBeLessThan(twoQubit!);
+        expect(wholeNumber(await figure(estimate, /^Circuit depth/).textContent())).toBeLessThan(depth!);
+        expect(seconds(await runTime.textContent())).toBeGreaterThan(0);
+        console.log(
+          `estimate at 1 repetition, ${SHORT_STEPS} steps: ` +
+            `${await figure(estimate, 'Two-qubit gates').textContent()} two-qubit gates, ${await runTime.textContent()}`,
+        );
+        await shot(page, 'model', estimate);
+
+        const save = panel(page).getByRole('button', { name: 'Save Changes' });
+        await expect.poll(() => save.isEnabled()).toBe(true);
+        await save.click();
+        await expectSelected(page, 'Pipeline');
+        await page.getByRole('button', { name: 'Save the Application' }).click();
+        await toast(page, 'Application is saved successfully!').waitFor();
+        const saved = await callApi<{
+          data: { app_data: { model_configurations: Record<string, unknown> } };
+        }>(product, `/applications/${appId}/detail`, { token: session.token });
+        expect(saved.body.data.app_data.model_configurations).toMatchObject({
+          method: 'Variational Quantum Classifier',
+          optimizer_step: Number(SHORT_STEPS),
+          circuit_repetition: 1,
+        });
+
+        const started = Date.now();
+        const outputId = await runFromTopBar(page);
+        await watchUntilCompleted(page, outputId);
+        const charts = await expectChartsDrawn(page);
+        const outputCharts = page.getByTestId('output-charts');
+        expect(await outputCharts.locator('[data-chart-type="confusion_matrix"]').count()).toBeGreaterThan(0);
+        expect(await outputCharts.locator('figcaption', { hasText: /ROC/ }).count()).toBeGreaterThan(0);
+        console.log(
+          `fraud VQC output ${outputId} completed in ${((Date.now() - started) / 1000).toFixed(1)} s, ${charts} charts`,
+        );
+        await shot(page, 'output', outputCharts.locator('[data-chart-type="confusion_matrix"]').first());
+        expect(errors).toEqual([]);
+      } catch (error) {
+        await shot(page, 'failed').catch(() => undefined);
+        throw error;
+      } finally {
+        await context.close();
+      }
+    },
+    RUN_DEADLINE_MS + 150_000,
+  );
+});
