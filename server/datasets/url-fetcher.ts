@@ -1,4 +1,5 @@
-// Fetches a dataset from an http(s) URL for a job, safely: the host name is resolved once and every
+// Fetches a dataset from an http(s) URL for a job (download(): any file as it is, e.g. a prediction
+// image), safely: the host name is resolved once and every
 // address it resolves to is checked against the blocked ranges (loopback, private, shared, link-local,
 // unspecified, multicast, reserved, and IPv4 addresses inside IPv6 ones); the connection goes to the
 // checked address (no second DNS lookup), redirects are followed by hand (at most 5, each checked the
@@ -16,6 +17,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import path from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InspectingStream, type CsvFacts } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
@@ -138,6 +140,8 @@ export interface UrlFetcherOptions {
    * 127.0.0.1). Every other address still meets the default policy.
    */
   allowAddress?: (address: string) => boolean;
+  /** What messages call the URL: "The {subject} ..." (default "dataset URL"; an image fetch says "image URL"). */
+  subject?: string;
   /** Cache entries older than this are removed (default a week). */
   cacheMaxAgeMs?: number;
   /** The cache's CSV files together stay under this, oldest removed first (default 10 × maxBytes). */
@@ -175,24 +179,53 @@ const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
 export class UrlFetcher {
   private readonly cacheDir: string;
   private readonly resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+  private readonly subject: string;
 
   constructor(private readonly options: UrlFetcherOptions) {
     this.cacheDir = path.join(options.dataDir, 'url-cache');
     this.resolve = options.resolve ?? systemResolve;
+    this.subject = options.subject ?? 'dataset URL';
   }
 
   /** Downloads and checks the dataset at `url`; throws DatasetRefusal with a plain reason. */
   async fetch(url: string): Promise<FetchedDataset> {
-    const deadline = AbortSignal.timeout(this.options.timeoutMs);
-    try {
+    return this.withinDeadline(async (deadline) => {
       await this.cleanCache();
-      const fetched = await this.fetchWithin(url, deadline);
+      const fetched = await this.fetchWithin(url, deadline, (response, finalUrl) =>
+        this.store(response, finalUrl),
+      );
       await this.remember(url, fetched);
       return fetched;
+    });
+  }
+
+  /**
+   * Downloads the file at `url` to `destination` as it is (no CSV check, no cache), under the same
+   * address policy, size and time limits; throws DatasetRefusal with a plain reason.
+   */
+  async download(url: string, destination: string): Promise<{ sizeBytes: number; finalUrl: string }> {
+    return this.withinDeadline((deadline) =>
+      this.fetchWithin(url, deadline, async (response, finalUrl) => {
+        const counter = new ByteLimit(this.options.maxBytes);
+        try {
+          await pipeline(response, counter, createWriteStream(destination, { flags: 'wx', mode: 0o640 }));
+        } catch (error) {
+          await rm(destination, { force: true });
+          throw error instanceof DatasetRefusal ? tooLarge(this.options.maxBytes, this.subject) : error;
+        }
+        return { sizeBytes: counter.bytes, finalUrl };
+      }),
+    );
+  }
+
+  private async withinDeadline<T>(work: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      return await work(deadline);
     } catch (error) {
       if (deadline.aborted && !(error instanceof DatasetRefusal)) {
         throw new UrlUnreachable(
-          `The dataset URL did not deliver the file within ${this.options.timeoutMs / 1000} s.`,
+          `The ${this.subject} did not deliver the file within ${this.options.timeoutMs / 1000} s.`,
         );
       }
       throw error;
@@ -266,8 +299,12 @@ export class UrlFetcher {
     await rename(partial, file);
   }
 
-  private async fetchWithin(url: string, signal: AbortSignal): Promise<FetchedDataset> {
-    let current = parseHttpUrl(url);
+  private async fetchWithin<T>(
+    url: string,
+    signal: AbortSignal,
+    deliver: (response: IncomingMessage, finalUrl: string) => Promise<T>,
+  ): Promise<T> {
+    let current = parseHttpUrl(url, this.subject);
     for (let redirects = 0; ; redirects++) {
       const addresses = await this.checkedAddresses(current, signal);
       const response = await this.request(current, addresses, signal);
@@ -275,23 +312,23 @@ export class UrlFetcher {
       if (status >= 300 && status < 400 && status !== 304) {
         response.resume();
         const location = response.headers.location;
-        if (!location) throw new UrlUnreachable(`The dataset URL answered ${status} without a Location.`);
+        if (!location) throw new UrlUnreachable(`The ${this.subject} answered ${status} without a Location.`);
         if (redirects >= MAX_REDIRECTS) {
-          throw new UrlUnreachable(`The dataset URL redirects more than ${MAX_REDIRECTS} times.`);
+          throw new UrlUnreachable(`The ${this.subject} redirects more than ${MAX_REDIRECTS} times.`);
         }
-        current = parseHttpUrl(new URL(location, current).toString());
+        current = parseHttpUrl(new URL(location, current).toString(), this.subject);
         continue;
       }
       if (status < 200 || status >= 300) {
         response.resume();
-        throw new UrlUnreachable(`The dataset URL answered HTTP ${status}, not the file.`);
+        throw new UrlUnreachable(`The ${this.subject} answered HTTP ${status}, not the file.`);
       }
       const length = Number(response.headers['content-length']);
       if (Number.isFinite(length) && length > this.options.maxBytes) {
         response.destroy();
-        throw tooLarge(this.options.maxBytes);
+        throw tooLarge(this.options.maxBytes, this.subject);
       }
-      return this.store(response, current.toString());
+      return deliver(response, current.toString());
     }
   }
 
@@ -311,17 +348,17 @@ export class UrlFetcher {
         ]);
       } catch (error) {
         if (signal.aborted) throw error;
-        throw new UrlUnreachable(`The dataset URL's host ${host} could not be found.`);
+        throw new UrlUnreachable(`The ${this.subject}'s host ${host} could not be found.`);
       }
       if (addresses.length === 0) {
-        throw new UrlUnreachable(`The dataset URL's host ${host} could not be found.`);
+        throw new UrlUnreachable(`The ${this.subject}'s host ${host} could not be found.`);
       }
     }
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address);
       if (reason && !this.options.allowAddress?.(address)) {
         throw new DatasetRefusal(
-          `The dataset URL points to ${reason} (${address}); the server does not fetch from it.`,
+          `The ${this.subject} points to ${reason} (${address}); the server does not fetch from it.`,
         );
       }
     }
@@ -362,7 +399,7 @@ export class UrlFetcher {
       );
       request.on('error', (error) => {
         if (signal.aborted) reject(error);
-        else reject(new UrlUnreachable(`The dataset URL could not be fetched (${describe(error)}).`));
+        else reject(new UrlUnreachable(`The ${this.subject} could not be fetched (${describe(error)}).`));
       });
       request.end();
     });
@@ -383,8 +420,8 @@ export class UrlFetcher {
       await rm(partial, { force: true });
       if (error instanceof DatasetRefusal) {
         throw error.status === 413
-          ? tooLarge(this.options.maxBytes)
-          : new DatasetRefusal(`The file at the dataset URL is not usable: ${error.message}`);
+          ? tooLarge(this.options.maxBytes, this.subject)
+          : new DatasetRefusal(`The file at the ${this.subject} is not usable: ${error.message}`);
       }
       throw error;
     }
@@ -403,21 +440,36 @@ async function listFiles(dir: string, keep: (name: string) => boolean) {
   return files;
 }
 
-const tooLarge = (max: number) =>
-  new DatasetRefusal(`The file at the dataset URL is larger than the limit of ${formatMegabytes(max)}.`, 413);
+const tooLarge = (max: number, subject: string) =>
+  new DatasetRefusal(`The file at the ${subject} is larger than the limit of ${formatMegabytes(max)}.`, 413);
 
-function parseHttpUrl(raw: string): URL {
+/** Passes bytes through until more than `max` have come, then fails with a 413 refusal. */
+class ByteLimit extends Transform {
+  bytes = 0;
+
+  constructor(private readonly max: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.max) done(new DatasetRefusal('too large', 413));
+    else done(null, chunk);
+  }
+}
+
+function parseHttpUrl(raw: string, subject: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new DatasetRefusal('The dataset URL is not a valid address.');
+    throw new DatasetRefusal(`The ${subject} is not a valid address.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new DatasetRefusal(`The dataset URL must start with http:// or https:// (not ${url.protocol}//).`);
+    throw new DatasetRefusal(`The ${subject} must start with http:// or https:// (not ${url.protocol}//).`);
   }
   if (url.username || url.password) {
-    throw new DatasetRefusal('The dataset URL may not carry a user name or password.');
+    throw new DatasetRefusal(`The ${subject} may not carry a user name or password.`);
   }
   return url;
 }
