@@ -33,8 +33,9 @@ const backendSchema = {
 const choicesSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['backend', 'noise_models', 'devices'],
+  required: ['available', 'backend', 'noise_models', 'devices'],
   properties: {
+    available: { type: 'boolean', description: 'Whether it may be re-run: Completed and quantum' },
     backend: { ...backendSchema, description: 'Where the output ran' },
     noise_models: { type: 'array', items: { type: 'string' } },
     devices: { type: 'array', items: { type: 'string' } },

@@ -29,6 +29,8 @@ export const DEVICE_NEEDS_TOKEN =
   'Running on the IBM device {device} needs an IBM Quantum token: add yours in your profile first.';
 
 export interface WhatIfChoices {
+  /** Whether this output may be re-run: Completed and quantum. */
+  available: boolean;
   /** Where the output ran. */
   backend: WhatIfBackend;
   noise_models: string[];
@@ -84,6 +86,7 @@ export class WhatIfService {
     return {
       ok: true,
       value: {
+        available: found.job.status === JobStatus.completed && found.job.result?.model_type === 'Quantum',
         backend: backendOf(found.job.params, found.job.extension ?? {}),
         noise_models: [...names.noiseModels],
         devices: [...names.devices],

@@ -74,6 +74,7 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     });
     expect(choices.statusCode, choices.body).toBe(200);
     expect(choices.json().data).toMatchObject({
+      available: true,
       backend: 'ideal',
       noise_models: expect.arrayContaining(['fake_kyiv']),
     });
