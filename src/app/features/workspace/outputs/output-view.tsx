@@ -14,6 +14,7 @@ import {
   useLiveOutput,
 } from '../../outputs/output-parts';
 import { configurationChanges, SAME_CONFIGURATION } from './outputs-rules';
+import { WhatIfControl } from './what-if-control';
 
 type SubTab = 'metrics' | 'visualization' | 'logs';
 const SUB_TABS: { id: SubTab; title: string }[] = [
@@ -89,6 +90,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                   Run again with these settings
                 </button>
               )}
+              {status === 'Completed' && <WhatIfControl outputId={outputId} />}
             </div>
           </div>
           {status === 'Failed' && <FailureReason detail={detail} live={live} />}
