@@ -51,20 +51,18 @@ export interface MatUpload {
 
 /** Spec section 8's prefixes. */
 export const UPLOAD_FAILED = 'Error uploading file.';
-export const PARSE_FAILED = 'Error parsing file:';
 
-/** The refusal of an upload as the user reads it: the server's 'Error parsing file: ...' as it is, else
- * 'Error uploading file. {detail}'. */
+/** The refusal of an upload as the user reads it: the server's `message` (already 'Error parsing file: ...',
+ * 'Invalid file format. ...' or 'Error uploading file. {detail}'), else 'Error uploading file. {detail}'. */
 function uploadRefusal(status: number, text: string): string {
-  let detail = '';
+  let detail = text;
   try {
     const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    if (typeof body.message === 'string' && body.message) return body.message;
     if (typeof body.detail === 'string') detail = body.detail;
-    else if (typeof body.message === 'string') detail = body.message;
   } catch {
-    detail = text;
+    // not JSON: the text as it came
   }
-  if (detail.startsWith(PARSE_FAILED) || detail.startsWith(UPLOAD_FAILED)) return detail;
   return `${UPLOAD_FAILED} ${detail || `HTTP error! Status: ${status}`}`;
 }
 
@@ -83,13 +81,10 @@ export async function uploadMatDataset(user: WorkspaceUser, file: File): Promise
 /** The inspection of the dataset at `url` (an upload's url or samples/<file>), slice `index` (1-based). */
 export async function fetchMatPreview(url: string, index: number, signal?: AbortSignal): Promise<MatPreview> {
   const query = new URLSearchParams({ url, index: String(index), rows: '30' });
-  const reply = await apiFetch<MatPreview | { data: MatPreview }>(
-    `/datasets/mat-preview?${query.toString()}`,
-    {
-      ...(signal ? { signal } : {}),
-    },
-  );
-  return 'data' in reply ? reply.data : reply;
+  const reply = await apiFetch<{ data: MatPreview }>(`/datasets/mat-preview?${query.toString()}`, {
+    ...(signal ? { signal } : {}),
+  });
+  return reply.data;
 }
 
 /** Where the browser reads a shipped sample file (the download route the samples use). */

@@ -59,12 +59,11 @@ function previewOf(count: number, index: number): MatPreview {
   };
 }
 
-let count = 50;
+const count = 50;
 let uploadReply: { status: number; body: unknown };
 let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
   setAccessToken('token-1');
-  count = 50;
   uploadReply = { status: 201, body: { success: true, url: UPLOADED, count: 50 } };
   fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input), 'http://localhost');
@@ -72,7 +71,9 @@ beforeEach(() => {
       return Promise.resolve(new Response(JSON.stringify(uploadReply.body), { status: uploadReply.status }));
     if (url.pathname === '/api/datasets/mat-preview') {
       const index = Number(url.searchParams.get('index'));
-      return Promise.resolve(new Response(JSON.stringify(previewOf(count, index)), { status: 200 }));
+      return Promise.resolve(
+        new Response(JSON.stringify({ success: true, data: previewOf(count, index) }), { status: 200 }),
+      );
     }
     return Promise.resolve(new Response('{}', { status: 404 }));
   });
@@ -159,7 +160,7 @@ describe('Train Brain Tumor', () => {
       status: 400,
       body: {
         success: false,
-        message: 'Error uploading file. Error parsing file: not a MATLAB file',
+        message: 'Error parsing file: not a MATLAB file',
         detail: 'Error parsing file: not a MATLAB file',
       },
     };
@@ -229,11 +230,14 @@ describe('Train Brain Tumor', () => {
     expect(screen.getByText('From Index must be less than To Index')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('From Index'), { target: { value: '5' } });
     await waitFor(() => expect(screen.queryByText('From Index must be less than To Index')).toBeNull());
+    // The split choice comes from the schema too.
+    fireEvent.change(screen.getByLabelText(/Validation Split/), { target: { value: '1' } }); // the second option
     fireEvent.click(screen.getByRole('button', { name: 'Next Step' }));
     expect(onSaved).toHaveBeenCalledTimes(1);
     expect(onSaved.mock.calls[0]![0].dataset).toMatchObject({
       file: `samples/${sample.file}`,
       training_range: { from_index: 5, to_index: 40 },
+      split: 'patient',
     });
   });
 });
