@@ -97,16 +97,22 @@ class DeviceTarget:
         return open_device(self.name, self.token, local_backend=self.local_backend)
 
 
-def local_testing_backend(device: str) -> Any | None:
-    """The fake backend of ``device`` (ibm_kyiv -> FakeKyiv) when local testing mode is switched on."""
-    if os.environ.get(LOCAL_TESTING_ENV) != "1":
-        return None
+def device_snapshot(device: str) -> Any | None:
+    """The fake backend (calibration snapshot) of ``device`` (ibm_kyiv -> FakeKyiv), None without one."""
     from qiskit_ibm_runtime import fake_provider
 
     name = "Fake" + device.removeprefix("ibm_").capitalize()
-    if not hasattr(fake_provider, name):
+    return getattr(fake_provider, name)() if hasattr(fake_provider, name) else None
+
+
+def local_testing_backend(device: str) -> Any | None:
+    """The fake backend of ``device`` when local testing mode is switched on."""
+    if os.environ.get(LOCAL_TESTING_ENV) != "1":
+        return None
+    snapshot = device_snapshot(device)
+    if snapshot is None:
         raise DeviceError(NO_DEVICE.format(device=device), "/params/quantum_device_backend")
-    return getattr(fake_provider, name)()
+    return snapshot
 
 
 def open_device(

@@ -9,6 +9,13 @@ machine (so it reflects the exact simulator the job uses, not a device). Evaluat
 iteration: COBYLA 1, SPSA 2, ADAM 2 P + 1 on a sampler (parameter shift over P parameters; our exact
 simulator takes one autograd pass instead, which the time estimate uses). ``rows`` (the dataset's row
 count, which the body does not carry) scales the per-row models; without it they are reported per row.
+
+Off the ideal simulator the circuit is transpiled for the chosen backend's target instead, as the run does
+(:mod:`.backends`, :mod:`.devices`: measured, optimization level 1, seeded with the run's default seed): a
+noise model's device snapshot, or a real device's own snapshot from the fake provider (offline, so no token
+or network is needed; the live device may be calibrated differently). Under a noise model the run time is
+timed on this machine's noisy simulation of that circuit (Aer density matrix, the run's shots); a device's
+run time depends on the provider's queue and is not estimated.
 """
 
 from __future__ import annotations
@@ -23,6 +30,17 @@ import numpy as np
 from qmlstudio_worker.quantum.statevector import Ansatz
 
 EVALUATIONS_PER_ITERATION = {"COBYLA": 1, "SPSA": 2}
+#: The seed a run transpiles with unless told otherwise (the server's default job seed).
+RUN_SEED = 42
+#: Rows of one timed noisy simulation (its time per circuit scales the estimate).
+NOISY_TIMING_ROWS = 8
+#: The models with a noisy and a device path (the others' jobs refuse a noise model or a device:
+#: ml/job_support.require_ideal_simulator in their handlers).
+NOISY_PATH_MODELS = {
+    ("fraud-detection", "Variational Quantum Classifier"),
+    ("portfolio-optimization", "VQE"),
+    ("portfolio-optimization", "QAOA"),
+}
 FRAUD_TRAIN_SHARE = 0.7  # the fraud test_ratio options are 0.3 to 0.8; the body's value is used when present
 TIMING_REPEATS = 3
 
@@ -56,6 +74,55 @@ def transpiled_summary(circuit: Any, backend_name: str | None) -> dict[str, Any]
         "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
         "transpiled_for": f"AerSimulator(method={method!r}), optimization level 1",
     }
+
+
+def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
+    """Qubits, depth and two-qubit gates of ``circuit`` measured and transpiled for a device target (ISA), as
+    :func:`.backends.prepare_noisy` and :func:`.devices.prepare_device` transpile it for a run."""
+    from qiskit.transpiler import generate_preset_pass_manager
+
+    from qmlstudio_worker.quantum.devices import OPTIMIZATION_LEVEL
+
+    measured = circuit.copy()
+    measured.measure_all()
+    manager = generate_preset_pass_manager(
+        optimization_level=OPTIMIZATION_LEVEL, backend=backend, seed_transpiler=RUN_SEED
+    )
+    compiled = manager.run(measured)
+    return {
+        "qubits": int(circuit.num_qubits),
+        "parameters": int(circuit.num_parameters),
+        "depth": int(compiled.depth()),
+        "two_qubit_gates": int(sum(1 for inst in compiled.data if inst.operation.num_qubits == 2)),
+        "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
+        "transpiled_for": f"{backend.name} ({what}), optimization level {OPTIMIZATION_LEVEL}",
+    }
+
+
+def _noisy_seconds_per_circuit(circuit: Any, noise_model: str, shots: int) -> float:
+    """Seconds per circuit of this machine's noisy simulation of ``circuit`` (what a noisy run repeats)."""
+    from qmlstudio_worker.quantum.backends import prepare_noisy
+
+    runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, RUN_SEED)
+    values = np.random.default_rng(0).uniform(0.1, 1.0, (NOISY_TIMING_ROWS, circuit.num_parameters))
+    return _timed(lambda: runner.probabilities(values)) / NOISY_TIMING_ROWS
+
+
+def _target(params: Mapping[str, Any], noise_model: str | None) -> tuple[str, str | None, Any | None]:
+    """Where the body's circuits run: ("ideal", None, None), ("noise_model", name, snapshot) or
+    ("device", name, snapshot of that device)."""
+    from qmlstudio_worker.quantum.backends import fake_backend, noise_model_name
+
+    if params.get("use_quantum_simulator") is False:
+        from qmlstudio_worker.quantum.devices import device_snapshot
+
+        device = str(params.get("quantum_device_backend") or "")
+        snapshot = device_snapshot(device) if device else None
+        if snapshot is None:
+            raise ValueError(f"the device {device or '(none)'} has no offline snapshot to transpile for")
+        return "device", device, snapshot
+    name = noise_model_name(noise_model)
+    return ("noise_model", name, fake_backend(name)) if name is not None else ("ideal", None, None)
 
 
 def _per_iteration(optimizer: str, parameters: int) -> int:
@@ -202,9 +269,12 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     }
 
 
-def estimate(kind: str, params: Mapping[str, Any], rows: int | None = None) -> dict[str, Any]:
-    """The resource estimate of a job body; see the module docstring. Raises ValueError for a body that
-    has no quantum circuit (a Classical model) or a problem without a quantum model."""
+def estimate(
+    kind: str, params: Mapping[str, Any], rows: int | None = None, noise_model: str | None = None
+) -> dict[str, Any]:
+    """The resource estimate of a job body (and the extension's ``noise_model``); see the module docstring.
+    Raises ValueError for a body that has no quantum circuit (a Classical model), a problem without a
+    quantum model, an unknown noise model or a device without a snapshot."""
     from qmlstudio_worker.ml.job_support import quantum_shots
 
     model = str(params.get("model"))
@@ -218,16 +288,39 @@ def estimate(kind: str, params: Mapping[str, Any], rows: int | None = None) -> d
         found = _optimizer_problem(kind, params, rows)
     else:
         raise ValueError(f"problem {kind!r} has no quantum model to estimate")
+    where, name, snapshot = _target(params, noise_model)
     backend = params.get("quantum_device_backend")
-    summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
-    shots = quantum_shots(params)
+    shots = quantum_shots(params, name if where == "noise_model" else None, device_ok=True)
     per_iteration = found["evaluations_per_iteration"]
     evaluations = None if per_iteration is None else per_iteration * found["iterations"]
     seconds = found["seconds"]
+    note = found.get("note")
+    if where == "ideal":
+        summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
+        simulation = "exact statevector" if shots is None else f"{shots} shots per circuit"
+    else:
+        assert name is not None
+        assert shots is not None  # a noise model or a device always samples
+        snapshot_of = (
+            "the noise model's device snapshot" if where == "noise_model" else "its offline snapshot"
+        )
+        summary = target_summary(found["circuit"], snapshot, snapshot_of)
+        simulation = f"{shots} shots per circuit on {name}"
+        seconds = None
+        if (kind, found["model"]) not in NOISY_PATH_MODELS:
+            note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
+        elif where == "device":
+            note = "On a real device the run time depends on the provider's queue: it is not estimated."
+        else:
+            per_circuit = _noisy_seconds_per_circuit(found["circuit"], name, shots)
+            seconds = None if evaluations is None else per_circuit * evaluations
+            simulation = f"{shots} shots per circuit under the {name} noise (Aer density matrix)"
     return {
         "problem": kind,
         "model": found["model"],
         "backend": backend,
+        "noise_model": name if where == "noise_model" else None,
+        "device": name if where == "device" else None,
         **{k: summary[k] for k in ("qubits", "parameters", "depth", "two_qubit_gates", "gate_counts")},
         "transpiled_for": summary["transpiled_for"],
         "evaluations_per_iteration": per_iteration,
@@ -236,8 +329,8 @@ def estimate(kind: str, params: Mapping[str, Any], rows: int | None = None) -> d
         "circuit_evaluations": evaluations,
         "shots_per_evaluation": shots,
         "total_shots": None if shots is None or evaluations is None else shots * evaluations,
-        "simulation": "exact statevector" if shots is None else f"{shots} shots per circuit",
+        "simulation": simulation,
         "estimated_seconds": None if seconds is None else round(float(seconds), 3),
         "rows": rows,
-        "note": found.get("note"),
+        "note": note,
     }

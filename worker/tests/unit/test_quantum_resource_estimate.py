@@ -98,3 +98,59 @@ def test_cli_estimate_answers_one_json_line() -> None:
     refusal = json.loads(bad.stdout)
     assert (refusal["type"], refusal["kind"]) == ("error", "validation")
     assert "row count" in refusal["message"]
+
+
+def test_noise_model_estimate_transpiles_for_its_device_and_times_the_noisy_simulation() -> None:
+    from qmlstudio_worker.quantum.backends import prepare_noisy
+    from qmlstudio_worker.quantum.resource_estimate import RUN_SEED, _fraud
+
+    body = quantum_body("portfolio-optimization", optimizer_alg_maxiter=10, circuit_repetition=1)
+    ideal = estimate("portfolio-optimization", body)
+    noisy = estimate("portfolio-optimization", body, noise_model="fake_kyiv")
+    assert (ideal["noise_model"], noisy["noise_model"]) == (None, "fake_kyiv")
+    assert ideal["transpiled_for"].startswith("AerSimulator")
+    assert noisy["transpiled_for"].startswith("fake_kyiv")
+    # The device has no all-to-all coupling: its ISA circuit is deeper, with at least as many two-qubit gates.
+    assert noisy["depth"] > ideal["depth"]
+    assert noisy["two_qubit_gates"] >= ideal["two_qubit_gates"]
+    assert set(noisy["gate_counts"]) - {"measure", "barrier"} <= {"ecr", "rz", "sx", "x"}
+    assert noisy["shots_per_evaluation"] == body["quantum_shots"]
+    assert noisy["total_shots"] == body["quantum_shots"] * noisy["circuit_evaluations"]
+    assert noisy["estimated_seconds"] > 0
+    assert "fake_kyiv noise" in noisy["simulation"]
+
+    # The same numbers as the circuit a noisy fraud VQC run transpiles (prepare_noisy, the run's seed).
+    fraud = quantum_body("fraud-detection", optimizer_alg="COBYLA")
+    reported = estimate("fraud-detection", fraud, rows=100, noise_model="fake_brisbane")
+    circuit = _fraud(fraud, 100)["circuit"]
+    ran = prepare_noisy(circuit, list(circuit.parameters), "fake_brisbane", 64, RUN_SEED).summary()
+    assert reported["depth"] == ran["transpiled_depth"]
+    assert reported["two_qubit_gates"] == ran["transpiled_two_qubit_gates"]
+
+
+def test_device_estimate_uses_the_devices_offline_snapshot() -> None:
+    body = quantum_body(
+        "portfolio-optimization",
+        use_quantum_simulator=False,
+        quantum_device_backend="ibm_torino",
+        circuit_repetition=1,
+    )
+    found = estimate("portfolio-optimization", body)
+    assert found["device"] == "ibm_torino"
+    assert found["transpiled_for"].startswith("fake_torino (its offline snapshot)")
+    assert "cz" in found["gate_counts"]  # Torino's two-qubit gate (Kyiv's is ECR)
+    assert found["estimated_seconds"] is None
+    assert "provider's queue" in found["note"]
+    with pytest.raises(ValueError, match="no offline snapshot"):
+        estimate("portfolio-optimization", {**body, "quantum_device_backend": "ibm_nowhere"})
+    with pytest.raises(ValueError, match="Unknown noise model"):
+        estimate("portfolio-optimization", quantum_body("portfolio-optimization"), noise_model="fake_nowhere")
+
+
+def test_a_model_without_a_noisy_path_says_its_job_is_refused() -> None:
+    found = estimate(
+        "stock-price-prediction", quantum_body("stock-price-prediction"), rows=200, noise_model="fake_kyiv"
+    )
+    assert found["transpiled_for"].startswith("fake_kyiv")
+    assert found["estimated_seconds"] is None
+    assert "ideal simulator only" in found["note"]
