@@ -105,15 +105,20 @@ def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
-    """The resource estimate of {"kind", "params", "rows"?} on stdin as one protocol line: a result, or a
-    validation error for a body without a circuit."""
+    """The resource estimate of {"kind", "params", "rows"?, "noise_model"?} on stdin as one protocol line: a
+    result, or a validation error for a body without a circuit."""
     from qmlstudio_worker.quantum.resource_estimate import estimate
 
     emit = Emitter(out)
     try:
         request = json.loads(sys.stdin.read())
         rows = request.get("rows")
-        found = estimate(str(request["kind"]), dict(request["params"]), int(rows) if rows else None)
+        found = estimate(
+            str(request["kind"]),
+            dict(request["params"]),
+            int(rows) if rows else None,
+            noise_model=request.get("noise_model"),
+        )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         text = str(exc)
         emit.error(text[:1].upper() + text[1:], kind="validation", field="/params")
