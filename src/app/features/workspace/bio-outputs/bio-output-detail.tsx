@@ -175,7 +175,9 @@ function describeField(
 
 function PerformanceAnalysis({ problem, detail }: { problem: Problem; detail: OutputDetail }) {
   const setup = runSetupOf(detail);
+  // The final metrics the run reported; only those that differ from the test metrics get their own table.
   const final = finalMetricsOf(detail);
+  const finalOnly = Object.entries(final).filter(([name, value]) => detail.metrics[name] !== value);
   const configuration = Object.entries(setup.configuration).filter(
     ([, value]) => value !== undefined && value !== null && value !== '',
   );
@@ -192,14 +194,16 @@ function PerformanceAnalysis({ problem, detail }: { problem: Problem; detail: Ou
         metrics={detail.metrics}
         baseline={detail.baseline}
         modelName={detail.trained_model_type}
-        caption="Test metrics"
+        caption={
+          Object.keys(final).length > 0 && finalOnly.length === 0 ? 'Test metrics (final)' : 'Test metrics'
+        }
       />
       <ClassMetricsTable metrics={detail.metrics} />
-      {Object.keys(final).length > 0 && (
+      {finalOnly.length > 0 && (
         <table className="metrics-table" data-testid="final-metrics">
           <caption>Final metrics</caption>
           <tbody>
-            {Object.entries(final).map(([name, value]) => (
+            {finalOnly.map(([name, value]) => (
               <tr key={name}>
                 <th scope="row">{name}</th>
                 <td>{formatMetric(value)}</td>
