@@ -4,7 +4,7 @@
 // request (multipart file or image_url), its result and the move to Outputs. Only fetch, the image decoder
 // and the camera are stand-ins; the MRI rule is the engine's, on generated pixels.
 
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { browserRegistry } from '../../../../renderers/browser-registry';
 import { setAccessToken } from '../../../api/client';
@@ -139,7 +139,13 @@ describe('Predict Brain Tumor', () => {
     const onPredicted = open();
     upload(png());
     expect((await screen.findByRole('note')).textContent).toBe('File is valid and ready for prediction!');
-    fireEvent.click(screen.getByRole('radio', { name: 'qmodel' }));
+    const models = screen.getByRole('radiogroup', { name: 'Model' });
+    expect(
+      within(models)
+        .getAllByRole('radio')
+        .map((r) => (r as HTMLInputElement).value),
+    ).toEqual(['densenet121', 'qmodel']);
+    fireEvent.click(within(models).getByRole('radio', { name: 'qmodel' }));
     vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.click(screen.getByRole('button', { name: 'Predict Now' }));
     const status = await screen.findByRole('status');

@@ -51,6 +51,13 @@ export function PredictPanel({
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Prediction | null>(null);
   const thumbnails = useExampleThumbnails(user);
+  // The chosen image's object URL is released when another is chosen and when the tab goes away.
+  useEffect(() => {
+    const url = chosen?.preview;
+    return () => {
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [chosen?.preview]);
   const moveTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(
     () => () => {
@@ -226,8 +233,10 @@ export function PredictPanel({
         )}
       </section>
 
-      <fieldset className="bio-models">
-        <legend>Model</legend>
+      <div className="bio-models" role="radiogroup" aria-labelledby="bio-model-label">
+        <span id="bio-model-label" className="bio-models-label">
+          Model
+        </span>
         {models.map((name) => (
           <label key={name} className="bio-radio">
             <input
@@ -241,7 +250,7 @@ export function PredictPanel({
             {name}
           </label>
         ))}
-      </fieldset>
+      </div>
 
       <div className="bio-row">
         <button
