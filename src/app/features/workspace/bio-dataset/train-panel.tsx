@@ -14,9 +14,13 @@ import { UPLOAD_MAT, useMatDataset } from './use-mat-dataset';
 
 /** The drag payload of the sample button (its id), so that the drop zone can tell it from a file. */
 const SAMPLE_TYPE = 'application/x-qmlstudio-sample';
-/** This sub-tab draws the file field itself (buttons, drop zone, tables); the form draws the rest. */
-const NO_WIDGET = () => null;
-const TAB_WIDGETS = { fileUpload: NO_WIDGET };
+/** This sub-tab draws the file field's controls itself (buttons, drop zone, tables); in the form the field
+ * only names the chosen dataset. */
+function chosenDatasetWidget(name: string | undefined) {
+  return function ChosenDataset() {
+    return <p className="bio-chosen">{name ?? 'None yet: upload a .mat file or choose the sample above.'}</p>;
+  };
+}
 
 export const SYNTHETIC_NOTICE = 'Synthetic slices — accuracy on them says nothing about medical accuracy.';
 
@@ -41,6 +45,8 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
   const messages = problem.platform.messages;
   const chosenSample = problem.dataset.samples.find((s) => s.id === appData.dataset?.sample);
   const name = appData.dataset?.name;
+  const chosenName = mat.url && typeof name === 'string' ? name : undefined;
+  const widgets = useMemo(() => ({ fileUpload: chosenDatasetWidget(chosenName) }), [chosenName]);
 
   // The splitter's limit is the chosen dataset's slice count ('To Index must not exceed N').
   const ownContext = useMemo<EngineContext>(
@@ -172,7 +178,7 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
         onChange={onChange}
         wizardStep={0}
         idPrefix="workspace-bio-dataset"
-        widgets={TAB_WIDGETS}
+        widgets={widgets}
       />
       <div className="dataset-step-actions">
         <button type="button" className="qs-button qs-button--primary" onClick={nextStep}>
