@@ -15,6 +15,9 @@
               result line {actual, predicted, rows} or an error line (``qmlstudio_worker/inference.py``).
 - ``predict``: read {image_path, bundle_path, file_name} on stdin; write one result line (the tumor class and
               its probabilities) or an error line with the spec's message (``bio/predict.py``).
+- ``mat-inspect``: read {path, index?, rows?} on stdin; write one result line describing a brain tumor .mat
+              dataset (counts, first rows, one slice's thumbnail, border and mask) or an error line
+              (``bio/mat_inspect.py``).
 
 Stdout carries protocol JSON only: before anything else runs, the real stdout is moved to a private file
 descriptor and file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a library that prints,
@@ -98,6 +101,12 @@ def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
     return run_inference(sys.stdin.read(), Emitter(out))
 
 
+def _command_mat_inspect(out: TextIO, _args: argparse.Namespace) -> int:
+    from qmlstudio_worker.bio.mat_inspect import run_mat_inspect
+
+    return run_mat_inspect(sys.stdin.read(), Emitter(out))
+
+
 def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
     from qmlstudio_worker.bio.predict import run_prediction
 
@@ -157,6 +166,7 @@ COMMANDS: dict[str, Command] = {
     "kinds": _command_kinds,
     "infer": _command_infer,
     "predict": _command_predict,
+    "mat-inspect": _command_mat_inspect,
     "serve": _command_serve,
     "estimate": _command_estimate,
     "devices": _command_devices,
@@ -182,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--socket", metavar="PATH", required=True, help="Unix socket path to listen on")
     sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
     sub.add_parser("predict", help="the tumor class of one MRI image (request JSON on stdin); one JSON line")
+    sub.add_parser("mat-inspect", help="describe a brain tumor .mat dataset ({path} on stdin); one JSON line")
     sub.add_parser(
         "estimate",
         help="resource estimate of a quantum job body ({kind, params, rows} on stdin); one JSON line",
