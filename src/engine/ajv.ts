@@ -1,6 +1,7 @@
 // The ajv instances the engine uses. App data: ajv 8 (draft 2020-12) with $data references,
 // ajv-errors for the spec's messages, and the engine's own keywords:
-//   x-field, x-default  annotations (how a field is shown, a default computed from the context)
+//   x-field, x-default  annotations (how a field is shown, a default computed from the context),
+//                       except x-field.disabled {value: reason}: choosing one fails with its reason
 //   x-minimum           {"$data": <JSON pointer>, "offset": n}: value >= referenced value + n
 // Job bodies and the schema files: plain ajv (draft 2020-12) without $data or custom keywords,
 // so what passes here also passes Python's jsonschema in the worker.
@@ -45,6 +46,17 @@ const xMinimum: DataValidateFunction = function (
   return false;
 };
 
+const xFieldDisabled: DataValidateFunction = function (
+  this: unknown,
+  schema: { disabled?: Record<string, string> },
+  data: unknown,
+): boolean {
+  const reason = (typeof data === 'string' || typeof data === 'number') && schema.disabled?.[String(data)];
+  if (!reason) return true;
+  xFieldDisabled.errors = [{ keyword: 'x-field', message: reason, params: { disabled: data } }];
+  return false;
+};
+
 /**
  * The options every form validator shares (app data and the account forms): every error at once,
  * $data references, ajv-errors messages and the standard formats.
@@ -65,7 +77,8 @@ export function createFormAjv(): AjvInstance {
 
 export function createAppDataAjv(): AjvInstance {
   const ajv = createFormAjv();
-  ajv.addVocabulary(['x-field', 'x-default']);
+  ajv.addVocabulary(['x-default']);
+  ajv.addKeyword({ keyword: 'x-field', schemaType: 'object', errors: true, validate: xFieldDisabled });
   ajv.addKeyword({
     keyword: 'x-minimum',
     type: 'number',

@@ -134,6 +134,12 @@ function checkField(
       report(`${at}/x-field/labels`, `${xField.labels.length} labels for ${schema.enum.length} enum values`);
     }
   }
+  // An override (a condition's then) narrows the enum and keeps the base field's x-field.
+  for (const value of opts.override ? [] : Object.keys(xField?.disabled ?? {})) {
+    if (!schema.enum?.some((v) => String(v) === value)) {
+      report(`${at}/x-field/disabled`, `disabled option ${JSON.stringify(value)} is not an enum value`);
+    }
+  }
   if (xField?.options === 'columns' && Array.isArray(schema.enum)) {
     report(`${at}/x-field/options`, 'a column selector takes its options from the dataset; remove "enum"');
   }

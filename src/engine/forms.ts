@@ -181,6 +181,8 @@ function renderUiSchema(schema: FieldSchema, value: unknown): UiSchema {
       if (xField[key] !== undefined) options[key] = xField[key];
     }
   }
+  // Not "disabled": RJSF reads ui:options.disabled as "the whole field is disabled".
+  if (xField?.disabled) options.disabledOptions = { ...xField.disabled };
   ui['ui:options'] = options;
   if (hasFields(schema)) {
     for (const f of resolveFields(schema, value)) {

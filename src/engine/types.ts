@@ -36,6 +36,8 @@ export interface XField {
   widget?: string;
   /** Display labels, parallel to `enum`. */
   labels?: string[];
+  /** Enum values shown but not selectable, each with the reason (shown, and the error if chosen). */
+  disabled?: Record<string, string>;
   /** `columns`: the options are the dataset's visible columns. */
   options?: 'columns';
   columnSelector?: boolean;

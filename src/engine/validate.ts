@@ -224,6 +224,7 @@ export function validateAppData(
       const label = labelAt(problem, e.path, data);
       if (e.message !== undefined) return { message: e.message, label };
       if (e.keyword === 'required') return { message: required, label };
+      if (e.keyword === 'x-field') return { message: e.ajvMessage ?? '', label }; // a disabled option's reason
       return { message: `${label ?? parsePointer(e.path).pop() ?? 'Value'} ${e.ajvMessage}`, label };
     },
     (path) => pathRank(problem, path),

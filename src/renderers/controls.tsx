@@ -9,6 +9,8 @@ import { sameValue } from './form-diff';
 export interface OptionLike {
   value: unknown;
   label: string;
+  /** Shown but not selectable, with this reason (its tooltip). */
+  disabledReason?: string;
 }
 
 export function errorId(id: string): string {
@@ -70,11 +72,14 @@ export function SelectControl({
     >
       <option value="">{placeholder ?? 'Select…'}</option>
       {unknownValue && <option value="__current">{String(value)}</option>}
-      {options.map((o, i) => (
-        <option key={i} value={String(i)}>
-          {o.label}
-        </option>
-      ))}
+      {options.map((o, i) => {
+        const reason = 'disabledReason' in o ? o.disabledReason : undefined;
+        return (
+          <option key={i} value={String(i)} disabled={!!reason} title={reason}>
+            {reason ? `${o.label} (not available)` : o.label}
+          </option>
+        );
+      })}
     </select>
   );
 }

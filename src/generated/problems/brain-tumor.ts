@@ -45,7 +45,7 @@ export interface BrainTumorAppData {
      */
     modelType: 'classical' | 'quantum';
     /**
-     * Model
+     * Model: Sized to train in minutes on a 2-core CPU: densenet121 (DenseNet-121), FCN and 3D_CNNs (3 neighbouring slices of a patient) read 64x64 pixels; QCNN (32x32, a quantum convolution over patches) and QSVM (a quantum kernel over FCN features) are simulated exactly on the CPU (statevectors, no quantum hardware, no shots).
      */
     model: 'densenet121' | 'FCN' | '3D_CNNs' | 'QCNN' | 'QSVM' | 'QGANs' | 'QVAE' | 'QBMs';
     /**
