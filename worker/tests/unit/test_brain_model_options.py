@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import REPO_ROOT
+
 from qmlstudio_worker.bio.models import NOT_BUILT_MODELS
 
 
