@@ -82,7 +82,7 @@ def _values(item: MriSlice, image_dtype: str) -> dict[str, tuple[np.ndarray[Any,
 
 def _write_array(group: Any, name: str, value: np.ndarray[Any, Any], matlab_class: str) -> Any:
     stored = value.T  # MATLAB column-major: HDF5 sees the dimensions reversed
-    big = stored.size >= 256
+    big = stored.size >= 64  # small arrays (label, PID) stay contiguous: a chunk index costs more
     dataset = group.create_dataset(
         name,
         data=stored,
