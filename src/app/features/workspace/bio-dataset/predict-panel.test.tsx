@@ -182,6 +182,18 @@ describe('Predict Brain Tumor', () => {
     expect(new Headers((init as RequestInit).headers).get('content-type')).toBe('application/json');
   });
 
+  it('sends a typed link too', async () => {
+    open();
+    fireEvent.change(screen.getByRole('textbox', { name: 'Image URL' }), {
+      target: { value: 'http://example.org/a.png' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Predict Now' }));
+    await screen.findByRole('status');
+    expect(JSON.parse((predictCalls()[0]![1] as RequestInit).body as string)).toEqual({
+      image_url: 'http://example.org/a.png',
+    });
+  });
+
   it("shows the server's refusal in the spec's HTTP error wording", async () => {
     predictReply = {
       status: 409,

@@ -127,7 +127,11 @@ export function PredictPanel({
   const predict = async () => {
     setError(null);
     setResult(null);
-    if (!chosen) {
+    // A link typed (not pasted) into the box counts as chosen once it starts with http.
+    const typed = urlText.trim();
+    const image: PredictImage | null =
+      chosen?.image ?? (typed.startsWith('http') ? { imageUrl: typed } : null);
+    if (!image) {
       setError(missingMessage);
       return;
     }
@@ -145,7 +149,7 @@ export function PredictPanel({
     }
     setBusy(true);
     try {
-      const reply = await predictBrainTumor(user.id, applicationId, model, chosen.image);
+      const reply = await predictBrainTumor(user.id, applicationId, model, image);
       setResult(reply);
       moveTimer.current = setTimeout(() => onPredicted(reply), SHOW_PREDICTION_MS);
     } catch (e) {
@@ -223,7 +227,9 @@ export function PredictPanel({
             disabled={busy}
             onChange={(e) => setUrlText(e.target.value)}
             onPaste={onPaste}
-            onBlur={() => urlText.trim() && chosen?.label !== urlText.trim() && takeUrl(urlText)}
+            onBlur={() => {
+              if (urlText.trim() && chosen?.label !== urlText.trim()) takeUrl(urlText);
+            }}
           />
         </label>
         {verdict && (
