@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { MAX_ID } from '../platform/id-schemas';
 import { BODY_ERRORS, envelope, errorReplies, sendRefusal } from '../platform/reply-schemas';
-import type { ResourceEstimateService } from './estimate-service';
+import type { EstimateBody, ResourceEstimateService } from './estimate-service';
 
 const params = {
   type: 'object',
@@ -28,6 +28,12 @@ const body = {
       description:
         "The dataset's data rows: scales the per-row models (without it they are reported per row)",
     },
+    noise_model: {
+      type: ['string', 'null'],
+      maxLength: 100,
+      description:
+        "The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot",
+    },
   },
 } as const;
 
@@ -40,9 +46,14 @@ const estimateData = {
     problem: { type: 'string' },
     model: { type: 'string' },
     backend: { type: ['string', 'null'] },
+    noise_model: { type: ['string', 'null'], description: 'The noise model the estimate is for' },
+    device: {
+      type: ['string', 'null'],
+      description: 'The IBM device the estimate is for (its offline snapshot)',
+    },
     qubits: { type: 'integer' },
     parameters: { type: 'integer' },
-    depth: { type: 'integer', description: 'Depth after transpiling for the chosen simulator' },
+    depth: { type: 'integer', description: 'Depth after transpiling for the chosen backend' },
     two_qubit_gates: { type: 'integer', description: 'Two-qubit gates after transpiling' },
     gate_counts: { type: 'object', additionalProperties: { type: 'integer' } },
     transpiled_for: { type: 'string' },
@@ -93,7 +104,7 @@ export const resourceEstimateRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           request.currentUser!,
           problem.id,
           request.params.userId,
-          request.body as { params: Record<string, unknown>; rows?: number },
+          request.body as EstimateBody,
         );
         if (!outcome.ok) return sendRefusal(reply, outcome);
         return reply.code(200).send({ success: true, data: outcome.data });

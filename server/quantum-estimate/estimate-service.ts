@@ -10,6 +10,8 @@ import type { WorkerHandle } from '../jobs/worker-process';
 export interface EstimateBody {
   params: Record<string, unknown>;
   rows?: number;
+  /** The job extension's quantum_noise_model (the body has no field for it). */
+  noise_model?: string | null;
 }
 
 /** The worker's estimate (resource_estimate.py); the always-present fields typed, the rest passed on. */
@@ -34,9 +36,10 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /**
  * Resource estimate of a quantum job before it runs (issue #12): the worker's `estimate` command builds the
- * circuit the body's model would run, transpiles it for the chosen simulator and times this machine's
- * simulation of it (worker/qmlstudio_worker/quantum/resource_estimate.py). Its own process per request,
- * as inference; a body without a circuit is a 400 naming /params, never a 500.
+ * circuit the body's model would run, transpiles it for the chosen backend (the simulator, or the snapshot
+ * of a noise model's or a device's IBM device) and times this machine's simulation of it
+ * (worker/qmlstudio_worker/quantum/resource_estimate.py). Its own process per request, as inference; a body
+ * without a circuit is a 400 naming /params, never a 500.
  */
 export class ResourceEstimateService {
   private readonly running = new Set<WorkerHandle>();
@@ -60,7 +63,12 @@ export class ResourceEstimateService {
     if (caller.id !== userId) return { ok: false, status: 404, detail: USER_NOT_FOUND };
     const call = await callWorker(this.deps.launcher, this.running, {
       command: 'estimate',
-      input: { kind: problemId, params: body.params, rows: body.rows ?? null },
+      input: {
+        kind: problemId,
+        params: body.params,
+        rows: body.rows ?? null,
+        noise_model: body.noise_model ?? null,
+      },
       timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     });
     if (call.timedOut) {

@@ -53,6 +53,33 @@ describe.skipIf(!mode.available)('resource estimate', () => {
     expect(data.total_shots).toBeNull(); // the example runs on the exact statevector simulator
   }, 120_000);
 
+  it('transpiles for the noise model or device the form chose', async () => {
+    const body = {
+      ...quantumBody('portfolio-optimization'),
+      circuit_repetition: 1,
+      optimizer_alg_maxiter: 5,
+    };
+    const ideal = (await post('portfolio-optimization', { params: body })).json().data as Json;
+    const reply = await post('portfolio-optimization', { params: body, noise_model: 'fake_kyiv' });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const noisy = (reply.json() as Json).data as Json;
+    expect(noisy).toMatchObject({ noise_model: 'fake_kyiv', device: null, qubits: ideal.qubits });
+    expect(String(noisy.transpiled_for)).toMatch(/^fake_kyiv/);
+    expect(noisy.depth).toBeGreaterThan(ideal.depth); // routed onto the device's heavy-hex coupling
+    expect(noisy.total_shots).toBe(body.quantum_shots * noisy.circuit_evaluations);
+    expect(noisy.estimated_seconds).toBeGreaterThan(0);
+    const device = (
+      await post('portfolio-optimization', {
+        params: { ...body, use_quantum_simulator: false, quantum_device_backend: 'ibm_kyiv' },
+      })
+    ).json().data as Json;
+    expect(device).toMatchObject({ device: 'ibm_kyiv', noise_model: null, estimated_seconds: null });
+    expect(device.depth).toBe(noisy.depth); // the same snapshot, the same seeded transpilation
+    const unknown = await post('portfolio-optimization', { params: body, noise_model: 'fake_nowhere' });
+    expect(unknown.statusCode).toBe(400);
+    expect((unknown.json() as Json).detail).toContain("Unknown noise model 'fake_nowhere'");
+  }, 240_000);
+
   it('refuses a body without a circuit, another user id and an anonymous caller', async () => {
     const classical = await post('fraud-detection', {
       params: { ...quantumBody('fraud-detection'), model: 'SVM' },
