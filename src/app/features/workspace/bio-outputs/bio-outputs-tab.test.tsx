@@ -15,6 +15,7 @@ import type { OutputSummary } from '../../applications/api';
 import type { OutputDetail } from '../../outputs/api';
 import { OutputsTab } from '../outputs';
 import type { OutputsTabProps } from '../workspace-types';
+import { OUTPUTS_POLL_MS } from '../outputs/outputs-rules';
 import { TOO_MANY_SELECTED, TWO_SELECTED } from './bio-outputs-rules';
 
 vi.mock('react-apexcharts', () => ({
@@ -176,6 +177,33 @@ describe('brain tumor outputs list', () => {
     await waitFor(() =>
       expect(calls.filter((c) => c.path === '/api/application-outputs/5/all').length).toBe(before + 1),
     );
+  });
+  it('reads the list again while an output is Ongoing, and stops once none is', async () => {
+    let status = 'running';
+    const calls = fakeApi({
+      'GET /api/application-outputs/5/all': () => ({ body: { success: true, data: [summary(41, status)] } }),
+    });
+    const reads = () => calls.filter((c) => c.path === '/api/application-outputs/5/all').length;
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    render(
+      <OutputsTab
+        problem={problem}
+        applicationId={5}
+        appData={appData}
+        running={false}
+        refreshKey={0}
+        onCountChange={vi.fn()}
+        onRunAgain={vi.fn()}
+      />,
+    );
+    await waitFor(() => expect(screen.getAllByTestId('output-row')).toHaveLength(1));
+    expect(reads()).toBe(1);
+    status = 'Completed';
+    await act(() => vi.advanceTimersByTimeAsync(OUTPUTS_POLL_MS));
+    await waitFor(() => expect(within(rowOf(41)).getByTestId('job-status').textContent).toBe('Completed'));
+    const settled = reads();
+    await act(() => vi.advanceTimersByTimeAsync(3 * OUTPUTS_POLL_MS));
+    expect(reads()).toBe(settled);
   });
 });
 
