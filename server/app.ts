@@ -155,7 +155,11 @@ export async function buildApp(
       await api.register(oauthRoutes, { social: services.social, limiter: services.rateLimiter });
       await api.register(adminRoutes, { admin: services.admin });
       await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
-      await api.register(uploadRoutes, { store: services.datasets.store, limiter: services.rateLimiter });
+      await api.register(uploadRoutes, {
+        store: services.datasets.store,
+        limiter: services.rateLimiter,
+        mat: { inspector: services.datasets.matInspector, resolver: services.datasets.resolver },
+      });
       await api.register(datasetFetchRoutes, {
         fetcher: services.datasets.browserFetcher,
         limiter: services.rateLimiter,

@@ -66,6 +66,17 @@ export class DatasetResolver {
     return this.fromUpload(owner, reference.file);
   }
 
+  /** As resolve(), for a shipped sample or the owner's upload only: an http(s) URL is refused, not fetched. */
+  async resolveStored(owner: DatasetOwner, url: string): Promise<ResolvedDataset> {
+    const reference = this.classify(url);
+    if (reference.source === 'url') {
+      throw new DatasetRefusal('The dataset must be a sample dataset or an uploaded file, not a link.');
+    }
+    return reference.source === 'sample'
+      ? this.fromSample(reference.file)
+      : this.fromUpload(owner, reference.file);
+  }
+
   /**
    * A dataset's rows and columns as far as they are known without fetching anything (a save checks
    * app_data with them): a sample's manifest, the owner's upload record, or what the last fetch of a

@@ -1,22 +1,23 @@
 // Uploaded datasets on disk: DATA_DIR/datasets/{ownerId}/{filename}, one `datasets` row each. An
-// upload streams into a temporary file while it is inspected (csv-inspection.ts); only a file that
-// passes every check and fits the owner's quota is renamed into place and recorded, so a refusal
-// leaves nothing half-written.
+// upload streams into a temporary file while it is inspected (csv-inspection.ts; a brain tumor .mat or
+// .zip: mat-upload.ts, then the worker reads it); only a file that passes every check and fits the
+// owner's quota is renamed into place and recorded, so a refusal leaves nothing half-written.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db/database';
 import { InspectingStream } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 import type { DatasetRecord, DatasetsRepository } from './datasets-repository';
+import { MatCheckStream, MAT_UPLOAD_MAX_BYTES, type MatUploadFacts } from './mat-upload';
 import { removeStalePartials } from './partial-files';
 
-/** A stored dataset's name: random (not guessable, never the user's name for it) and `.csv`. */
-export const DATASET_NAME_PATTERN = '^[a-f0-9]{32}\\.csv$';
+/** A stored dataset's name: random (not guessable, never the user's name for it) and `.csv`, `.mat` or `.zip`. */
+export const DATASET_NAME_PATTERN = '^[a-f0-9]{32}\\.(csv|mat|zip)$';
 const DATASET_NAME = new RegExp(DATASET_NAME_PATTERN);
 
 export const isDatasetName = (name: string): boolean => DATASET_NAME.test(name);
@@ -30,6 +31,12 @@ export interface DatasetLimits {
   maxBytes: number;
   /** DATASET_QUOTA_BYTES: all of one owner's uploads together. */
   quotaBytes: number;
+}
+
+/** What a .mat upload's reading found, for its row: slices (rows) and the fields it holds (columns). */
+export interface MatContents {
+  rows: number;
+  columns: string[];
 }
 
 /** A stored upload and what its inspection dropped (told to the uploader once, not stored). */
@@ -89,16 +96,62 @@ export class DatasetStore {
    * not a CSV with a header row, is larger than the limit, or does not fit the owner's quota.
    */
   async save(ownerId: number, originalName: string, source: Readable): Promise<SavedDataset> {
+    const inspect = new InspectingStream(this.limits.maxBytes);
+    const { record, facts } = await this.store(ownerId, originalName, 'csv', source, inspect, async () => {
+      const found = inspect.facts();
+      return { ...found, facts: found };
+    });
+    return { record, droppedRows: facts.droppedRows };
+  }
+
+  /**
+   * The same for a brain tumor dataset (.mat, or a .zip of .mat files): refused unless its first bytes
+   * are a MATLAB or zip header and it is at most MAT_UPLOAD_MAX_BYTES; then `read` (the worker's
+   * inspection of the file, under its temporary name) must succeed before it is kept.
+   */
+  async saveMat<T extends MatContents>(
+    ownerId: number,
+    originalName: string,
+    source: Readable,
+    read: (file: { path: string; sha256: string }, facts: MatUploadFacts) => Promise<T>,
+  ): Promise<{ record: DatasetRecord; contents: T }> {
+    const check = new MatCheckStream(Math.min(MAT_UPLOAD_MAX_BYTES, this.limits.quotaBytes));
+    const extension = /\.zip$/i.test(originalName.trim()) ? 'zip' : 'mat';
+    const { record, facts } = await this.store(
+      ownerId,
+      originalName,
+      extension,
+      source,
+      check,
+      async (partial) => {
+        const found = check.facts();
+        const contents = await read({ path: partial, sha256: found.sha256 }, found);
+        return { ...found, rows: contents.rows, columns: contents.columns, facts: contents };
+      },
+    );
+    return { record, contents: facts };
+  }
+
+  /** Streams `source` through `check` into a temporary file, then records it within the quota. */
+  private async store<F>(
+    ownerId: number,
+    originalName: string,
+    extension: 'csv' | 'mat' | 'zip',
+    source: Readable,
+    check: Transform,
+    describe: (
+      partial: string,
+    ) => Promise<{ sizeBytes: number; sha256: string; rows: number; columns: string[]; facts: F }>,
+  ): Promise<{ record: DatasetRecord; facts: F }> {
     const dir = path.join(this.root, String(ownerId));
     await mkdir(dir, { recursive: true });
     await removeStalePartials(dir);
-    const filename = `${randomBytes(16).toString('hex')}.csv`;
+    const filename = `${randomBytes(16).toString('hex')}.${extension}`;
     const partial = path.join(dir, `.${filename}.part`);
     const final = path.join(dir, filename);
-    const inspect = new InspectingStream(this.limits.maxBytes);
     try {
-      await pipeline(source, inspect, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
-      const facts = inspect.facts();
+      await pipeline(source, check, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      const facts = await describe(partial);
       return await this.db.transaction(async (tx) => {
         const used = await this.repository.usedBytes(tx, ownerId, true);
         if (used + facts.sizeBytes > this.limits.quotaBytes) {
@@ -110,13 +163,13 @@ export class DatasetStore {
         const record = await this.repository.create(tx, {
           owner_id: ownerId,
           filename,
-          original_name: cleanName(originalName),
+          original_name: cleanName(originalName, `dataset.${extension}`),
           size_bytes: facts.sizeBytes,
           sha256: facts.sha256,
           row_count: facts.rows,
           columns: facts.columns,
         });
-        return { record, droppedRows: facts.droppedRows };
+        return { record, facts: facts.facts };
       });
     } catch (error) {
       await rm(partial, { force: true });
@@ -136,8 +189,8 @@ export class DatasetStore {
 }
 
 /** The user's file name as shown: its last path part, without control characters, at most 200 long. */
-function cleanName(name: string): string {
+function cleanName(name: string, fallback: string): string {
   // eslint-disable-next-line no-control-regex
   const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return (base || 'dataset.csv').slice(0, 200);
+  return (base || fallback).slice(0, 200);
 }

@@ -1,6 +1,7 @@
 // The datasets area wired once per process (server/platform/services.ts): the store of uploads, the
 // URL fetcher and the resolver jobs and inference use.
 
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
 import type { Database } from '../db/database';
 import type { SampleCatalog } from '../samples/sample-catalog';
@@ -8,6 +9,8 @@ import type { UserRecord } from '../auth/users-repository';
 import { DatasetResolver } from './dataset-resolver';
 import { DatasetStore } from './dataset-store';
 import { DatasetsRepository } from './datasets-repository';
+import type { WorkerLauncher } from '../jobs/worker-launcher';
+import { MatInspector } from './mat-inspection';
 import { UrlFetcher } from './url-fetcher';
 
 export interface DatasetServices {
@@ -19,6 +22,8 @@ export interface DatasetServices {
   browserFetcher: UrlFetcher;
   /** A job's dataset URL as the file the worker reads (sample, upload or fetched URL). */
   resolver: DatasetResolver;
+  /** What a brain tumor .mat dataset holds, read by the worker (mat-inspect), cached per file and slice. */
+  matInspector: MatInspector;
 }
 
 export function createDatasetServices(
@@ -33,6 +38,7 @@ export function createDatasetServices(
   >,
   db: Database,
   samples: SampleCatalog,
+  worker: { launcher: WorkerLauncher; log?: FastifyBaseLogger },
 ): DatasetServices {
   const store = new DatasetStore(db, new DatasetsRepository(db), config.dataDir, {
     maxBytes: config.uploadMaxBytes,
@@ -57,6 +63,7 @@ export function createDatasetServices(
     fetcher,
     browserFetcher,
     resolver: new DatasetResolver(samples, store, fetcher, config.publicUrl),
+    matInspector: new MatInspector(worker),
   };
 }
 

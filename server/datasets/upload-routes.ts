@@ -8,6 +8,10 @@ import { DatasetRefusal } from './dataset-refusal';
 import { DATASET_NAME_PATTERN, type DatasetStore } from './dataset-store';
 import type { DatasetRecord } from './datasets-repository';
 import { pathNamesCaller } from './datasets';
+import type { DatasetResolver } from './dataset-resolver';
+import { MAT_MESSAGES, type MatInspector } from './mat-inspection';
+import { matPreviewRoutes } from './mat-preview-routes';
+import { isMatUploadName, MAT_UPLOAD_MAX_BYTES } from './mat-upload';
 
 /** Dataset uploads one account may make in an hour. */
 export const datasetUploadRules = (userId: number): RateRule[] => [
@@ -17,6 +21,8 @@ export const datasetUploadRules = (userId: number): RateRule[] => [
 /** The spec's prefix of every upload refusal (workspace.md section 8). */
 export const UPLOAD_ERROR_PREFIX = 'Error uploading file.';
 const FIELD_MESSAGE = 'Send one CSV file as multipart/form-data, in the field "file".';
+/** Image Data rows read with an upload: the preview the Train tab asks for next is then cached. */
+const UPLOAD_PREVIEW_ROWS = 30;
 
 const uploadParams = {
   type: 'object',
@@ -32,7 +38,7 @@ const uploadReply = {
   required: ['success', 'filename', 'url', 'rows', 'dropped_rows', 'columns', 'size_bytes'],
   properties: {
     success: { type: 'boolean' },
-    filename: { type: 'string', description: 'The stored name (random, .csv)' },
+    filename: { type: 'string', description: 'The stored name (random; .csv, .mat or .zip)' },
     url: {
       type: 'string',
       description:
@@ -48,6 +54,19 @@ const uploadReply = {
     },
     columns: { type: 'array', items: { type: 'string' } },
     size_bytes: { type: 'integer' },
+    count: { type: 'integer', description: 'A .mat dataset: its slices (also in rows)' },
+    class_counts: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'A .mat dataset: slices per class (meningioma, glioma, pituitary)',
+    },
+    patients: { type: 'integer', description: 'A .mat dataset: distinct patient ids' },
+    image_size: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'A .mat dataset: [height, width] of its slices',
+    },
+    format: { type: 'string', enum: ['mat-v7.3', 'mat-v5', 'zip'], description: 'A .mat dataset' },
   },
 } as const;
 
@@ -57,7 +76,11 @@ const uploadError = {
   required: ['success', 'message', 'detail'],
   properties: {
     success: { type: 'boolean', enum: [false] },
-    message: { type: 'string', description: "'Error uploading file. {detail}'" },
+    message: {
+      type: 'string',
+      description:
+        "'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}')",
+    },
     detail: { type: 'string', description: 'Why: not CSV, empty, too large, no header row, storage full' },
   },
 } as const;
@@ -87,21 +110,35 @@ export const downloadUrl = (filename: string, user: string, email: string): stri
   `/api/download/${encodeURIComponent(filename)}/${encodeURIComponent(user)}/${encodeURIComponent(email)}`;
 
 /**
- * POST /upload/{userName}/{userEmail} (a CSV dataset, signed-in owner only), GET /datasets (the
- * caller's uploads and storage) and DELETE /datasets/{filename}. The file is served by
+ * POST /upload/{userName}/{userEmail} (a CSV dataset, or a brain tumor .mat / .zip dataset by its name,
+ * signed-in owner only), GET /datasets (the caller's uploads and storage), DELETE /datasets/{filename}
+ * and GET /datasets/mat-preview (mat-preview-routes.ts). The file is served by
  * GET /download/{filename}/{user}/{email} (server/samples/samples-routes.ts).
  */
 export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
-  Options: { store: DatasetStore; limiter: RateLimiter };
-}> = async (app, { store, limiter }) => {
+  Options: {
+    store: DatasetStore;
+    limiter: RateLimiter;
+    mat: { inspector: MatInspector; resolver: Pick<DatasetResolver, 'resolveStored'> };
+  };
+}> = async (app, { store, limiter, mat }) => {
   // Multipart in this scope only. One byte over the limit reaches the content check, which names it.
+  const largest = Math.max(store.limits.maxBytes, MAT_UPLOAD_MAX_BYTES);
   await app.register(multipart, {
-    limits: { fileSize: store.limits.maxBytes + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
+    limits: { fileSize: largest + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
   });
+  await app.register(matPreviewRoutes, mat);
 
+  // The spec's own sentences for a .mat file's content stand alone; the rest follow the upload prefix.
+  const specWords = (detail: string) =>
+    detail === MAT_MESSAGES.notMat || detail.startsWith(MAT_MESSAGES.parse(''));
   const refuse = (status: 400 | 413, detail: string) => ({
     status,
-    body: { success: false as const, message: `${UPLOAD_ERROR_PREFIX} ${detail}`, detail },
+    body: {
+      success: false as const,
+      message: specWords(detail) ? detail : `${UPLOAD_ERROR_PREFIX} ${detail}`,
+      detail,
+    },
   });
 
   app.post(
@@ -138,6 +175,28 @@ export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         if (!part || part.fieldname !== 'file') {
           part?.file.resume();
           throw new DatasetRefusal(FIELD_MESSAGE);
+        }
+        if (isMatUploadName(part.filename)) {
+          const { record, contents } = await store.saveMat(
+            caller.id,
+            part.filename,
+            part.file,
+            async (file) => {
+              const found = await mat.inspector.inspect(file, 0, UPLOAD_PREVIEW_ROWS);
+              return { rows: found.count, columns: [], found };
+            },
+          );
+          const { count, class_counts, patients, image_size, format } = contents.found;
+          return reply.code(201).send({
+            success: true,
+            filename: record.filename,
+            url: downloadUrl(record.filename, userName, userEmail),
+            rows: record.row_count,
+            dropped_rows: 0,
+            columns: record.columns,
+            size_bytes: record.size_bytes,
+            ...{ count, class_counts, patients, image_size, format },
+          });
         }
         const { record, droppedRows } = await store.save(caller.id, part.filename, part.file);
         return reply.code(201).send({

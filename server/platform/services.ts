@@ -165,7 +165,7 @@ export function createServices(
     sendVerification: accounts.sendVerification,
     log,
   });
-  const datasets = createDatasetServices(config, db, samples);
+  const datasets = createDatasetServices(config, db, samples, { launcher, log });
   const applications = new ApplicationsService(new ApplicationsRepository(db), registry, samples, {
     dataDir: config.dataDir,
     datasets: datasets.resolver,
@@ -226,6 +226,7 @@ export function createServices(
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
       estimates.close();
+      datasets.matInspector.close();
       quantumDevices.close();
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();

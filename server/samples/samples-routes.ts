@@ -74,7 +74,13 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           "Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail)",
         params: downloadParams,
         response: {
-          200: { description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } },
+          200: {
+            description: 'The CSV file (a brain tumor .mat or .zip dataset as bytes)',
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
           ...errorReplies(400, 401, 404),
         },
       },
@@ -104,7 +110,7 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       return (
         reply
           .code(200)
-          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-type', contentTypeOf(found.path))
           .header('content-disposition', found.disposition)
           .header('cache-control', 'private, no-cache')
           // Fastify streams a ReadStream as it is; the type provider reads the reply schema as a string.
@@ -113,6 +119,11 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     },
   );
 };
+
+/** A CSV table as text; a brain tumor dataset (.mat, .zip of .mat files) as bytes. */
+function contentTypeOf(file: string): string {
+  return /\.(mat|zip)$/i.test(file) ? 'application/octet-stream' : 'text/csv; charset=utf-8';
+}
 
 /** Content-Disposition for a download under the user's name for it (ASCII fallback and RFC 5987). */
 function attachment(name: string): string {

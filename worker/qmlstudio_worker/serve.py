@@ -76,6 +76,9 @@ PRELOAD_MODULES: tuple[str, ...] = (
     "qiskit_aer",
     "qiskit_aer.primitives",
     "qiskit_machine_learning",
+    # Brain tumor datasets and images (mat-inspect, training, prediction).
+    "h5py",
+    "PIL.Image",
 )
 # The worker's own packages whose modules are preloaded too (handlers, models, quantum solvers).
 PRELOAD_PACKAGES: tuple[str, ...] = (
