@@ -153,6 +153,9 @@ describe('Train Brain Tumor', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Next Step' }));
     expect(screen.getByText('Please upload a .mat file before proceeding!')).toBeTruthy();
     expect(onSaved).not.toHaveBeenCalled();
+    // Choosing a dataset answers it.
+    fireEvent.click(screen.getByRole('button', { name: sample.label }));
+    expect(screen.queryByText('Please upload a .mat file before proceeding!')).toBeNull();
   });
 
   it("shows the server's parse refusal as it comes", async () => {

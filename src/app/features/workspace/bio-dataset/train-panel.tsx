@@ -40,7 +40,8 @@ export interface TrainPanelProps {
  */
 export function TrainPanel({ problem, appData, context, user, onChange, onSaved }: TrainPanelProps) {
   const mat = useMatDataset(problem, appData, onChange, user);
-  const [stepError, setStepError] = useState<string | null>(null);
+  // Next Step's refusal, for the dataset it was made about (choosing another one clears it).
+  const [stepRefusal, setStepRefusal] = useState<{ url: string | undefined; message: string } | null>(null);
   const rule = problem.dataset.upload;
   const messages = problem.platform.messages;
   const chosenSample = problem.dataset.samples.find((s) => s.id === appData.dataset?.sample);
@@ -71,15 +72,15 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
 
   const nextStep = () => {
     if (!mat.url) {
-      setStepError(rule?.messages?.missing ?? UPLOAD_MAT);
+      setStepRefusal({ url: undefined, message: rule?.messages?.missing ?? UPLOAD_MAT });
       return;
     }
     const datasetErrors = state.errors.filter((e) => e.path.startsWith('/dataset'));
     if (datasetErrors.length > 0) {
-      setStepError(datasetErrors[0]!.message);
+      setStepRefusal({ url: mat.url, message: datasetErrors[0]!.message });
       return;
     }
-    setStepError(null);
+    setStepRefusal(null);
     onSaved(pruneAppData(problem, appData));
   };
 
@@ -185,9 +186,9 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
           Next Step
         </button>
       </div>
-      {stepError && (
+      {stepRefusal && stepRefusal.url === mat.url && (
         <p className="form-error" role="alert">
-          {stepError}
+          {stepRefusal.message}
         </p>
       )}
     </div>
