@@ -1,0 +1,352 @@
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Problem, Registry } from '../../src/engine';
+import { USER_NOT_FOUND } from '../accounts/accounts-service';
+import { ApplicationsRepository } from '../applications/applications-repository';
+import { APPLICATION_NOT_FOUND } from '../applications/applications-service';
+import type { UserRecord } from '../auth/users-repository';
+import type { Database } from '../db/database';
+import { DatasetRefusal } from '../datasets/dataset-refusal';
+import { UrlFetcher } from '../datasets/url-fetcher';
+import { JobStatus } from '../jobs/job-states';
+import type { JobRunner } from '../jobs/job-runner';
+import type { JobsRepository } from '../jobs/jobs-repository';
+import { callWorker, workerFailureReason } from '../jobs/worker-call';
+import type { WorkerLauncher } from '../jobs/worker-launcher';
+import type { WorkerHandle } from '../jobs/worker-process';
+import type { Services } from '../platform/services';
+import type { Config } from '../config';
+
+export const PROBLEM_ID = 'brain-tumor';
+
+/**
+ * Which training outputs answer for each model choice of the Predict sub-tab: densenet121 is the
+ * application's latest Completed classical training, qmodel its latest Completed quantum one (the
+ * model_type the worker's brain tumor handler records in the result).
+ */
+export const MODEL_KINDS: Record<string, 'classical' | 'quantum'> = {
+  densenet121: 'classical',
+  qmodel: 'quantum',
+};
+const RESULT_MODEL_TYPE = { classical: 'Classical', quantum: 'Quantum' } as const;
+
+export const TOO_MANY_PREDICTIONS =
+  'Too many predictions are running at the moment; try again in a few seconds';
+const DEFAULT_TIMEOUT_SECONDS = 60;
+const DEFAULT_MAX_CONCURRENT = 4;
+const RETRY_AFTER_SECONDS = 5;
+
+export type ImageSource =
+  { kind: 'file'; path: string; name: string } | { kind: 'url'; url: string } | { kind: 'none' };
+
+export interface PredictRequest {
+  userId: number;
+  applicationId: number;
+  modelName: string;
+  image: ImageSource;
+}
+
+export interface Prediction {
+  prediction: string;
+  probabilities: Record<string, number>;
+  message: string;
+  output_id: number;
+  model: { output_id: number; model_name: string };
+}
+
+interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type PredictRefusal = {
+  ok: false;
+  status: 400 | 404 | 409 | 413 | 429 | 502;
+  detail: string;
+  errors?: FieldError[];
+  retryAfter?: number;
+};
+export type PredictOutcome = { ok: true; data: Prediction } | PredictRefusal;
+
+export interface PredictOptions {
+  /** DATA_DIR/outputs: a training output's bundle is `{outputsDir}/{id}/{trained_model_path}`. */
+  outputsDir: string;
+  /** A worker that has not answered by then is killed and the request refused (default 60 s). */
+  timeoutSeconds?: number;
+  /** Predictions running at once in this process; more are refused with 429 (default 4). */
+  maxConcurrent?: number;
+}
+
+interface TrainingOutput {
+  id: number;
+  trained_model_path: string;
+  model: string | null;
+}
+
+const refuse = (status: PredictRefusal['status'], field: string | null, message: string): PredictRefusal => ({
+  ok: false,
+  status,
+  detail: message,
+  ...(field ? { errors: [{ field, message }] } : {}),
+});
+
+/**
+ * A tumor class from one MRI image with an application's trained model (issue #13, spec workspace.md
+ * section 7): the caller's own brain tumor application, its latest Completed training output of the
+ * chosen kind, the image uploaded or fetched (image_url: the SSRF-safe fetcher), and the worker's
+ * `predict` command, which decides the type by content and checks the MRI look. A prediction that
+ * answers is kept as a Completed output (result type Prediction) with its image in the output's
+ * directory. Refusals carry the problem file's messages and name the field; bad input is never a 500.
+ */
+export class PredictService {
+  private readonly running = new Set<WorkerHandle>();
+  private closed = false;
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      applications: ApplicationsRepository;
+      jobs: JobsRepository;
+      runner: JobRunner;
+      registry: Registry;
+      launcher: WorkerLauncher;
+      /** Fetches image_url (an 'image URL' subject, 5 MB limit). */
+      fetcher: UrlFetcher;
+      log: FastifyBaseLogger;
+    },
+    private readonly options: PredictOptions,
+  ) {}
+
+  get problem(): Problem & { predict: NonNullable<Problem['predict']> } {
+    const problem = this.deps.registry.getProblem(PROBLEM_ID);
+    if (!problem.predict) throw new Error(`problems/${PROBLEM_ID}.json has no predict block`);
+    return problem as Problem & { predict: NonNullable<Problem['predict']> };
+  }
+
+  /** The image rule's messages (type, size, notMri, ...), by key. */
+  messages(): Record<string, string> {
+    return this.problem.predict.image?.messages ?? {};
+  }
+
+  /** The largest image accepted, in bytes (the problem file's predict.image.maxBytes). */
+  get maxBytes(): number {
+    return this.problem.predict.image?.maxBytes ?? 5 * 1024 * 1024;
+  }
+
+  /** A fresh private directory for one request's image; the caller removes it (the output keeps a copy). */
+  async scratchDir(): Promise<string> {
+    return mkdtemp(path.join(os.tmpdir(), 'qml-predict-'));
+  }
+
+  async predict(caller: UserRecord, request: PredictRequest, scratch: string): Promise<PredictOutcome> {
+    const problem = this.problem;
+    if (caller.id !== request.userId) return refuse(404, null, USER_NOT_FOUND);
+    const app = await this.deps.applications.find(request.applicationId);
+    if (!app || app.user_id !== caller.id || app.app_problem_id !== problem.id) {
+      return refuse(404, null, APPLICATION_NOT_FOUND);
+    }
+    const messages = this.messages();
+    const kind = MODEL_KINDS[request.modelName];
+    if (!kind || !problem.predict.models.includes(request.modelName)) {
+      const message =
+        problem.predict.messages?.modelRequired ??
+        `Please choose a model: ${problem.predict.models.join(' or ')}.`;
+      return refuse(400, '/model_name', message);
+    }
+    if (request.image.kind === 'none') {
+      return refuse(400, '/file', messages.missing ?? 'Please select an image before proceeding!');
+    }
+
+    const training = await this.latestTraining(app.id, kind);
+    if (!training) {
+      const template =
+        problem.predict.messages?.noModel ??
+        'No trained {kind} model for this application yet. Train one first.';
+      return refuse(409, '/model_name', template.replace('{kind}', kind));
+    }
+    if (this.closed || this.running.size >= (this.options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT)) {
+      return { ok: false, status: 429, detail: TOO_MANY_PREDICTIONS, retryAfter: RETRY_AFTER_SECONDS };
+    }
+
+    const image = await this.imageFile(request.image, scratch);
+    if (!image.ok) return image;
+    const bundle = path.join(this.options.outputsDir, String(training.id), training.trained_model_path);
+    const call = await callWorker(this.deps.launcher, this.running, {
+      command: 'predict',
+      input: { image_path: image.path, bundle_path: bundle, file_name: image.name },
+      timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    });
+    const field = request.image.kind === 'url' ? '/image_url' : '/file';
+    if (call.timedOut) {
+      return refuse(502, null, `The prediction took longer than ${call.timeoutSeconds} s and was stopped`);
+    }
+    if (call.failure?.kind === 'validation') {
+      if (call.failure.field === '/bundle_path') {
+        return refuse(502, null, `The model of output ${training.id}: ${call.failure.message}`);
+      }
+      return refuse(400, field, call.failure.message);
+    }
+    const result = call.result as WorkerPrediction | null;
+    if (call.exit.code !== 0 || !result || typeof result.prediction !== 'string') {
+      this.deps.log.warn({ exit: call.exit, failure: call.failure }, 'prediction failed');
+      return refuse(502, null, `The prediction failed: ${workerFailureReason(call)}`);
+    }
+    return { ok: true, data: await this.record(caller, app, request, training, image, result) };
+  }
+
+  /** Kills the predictions under way (server shutdown); later requests are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const handle of this.running) handle.kill('SIGKILL');
+    await Promise.all([...this.running].map((handle) => handle.done));
+  }
+
+  /** The application's latest Completed training output of that kind that saved a model. */
+  private async latestTraining(
+    applicationId: number,
+    kind: 'classical' | 'quantum',
+  ): Promise<TrainingOutput | null> {
+    const { rows } = await this.deps.db.query<TrainingOutput>(
+      `select id, result->>'trained_model_path' as trained_model_path, result->>'model' as model from jobs
+       where application_id = $1 and kind = $2 and status = $3 and result->>'model_type' = $4
+         and coalesce(result->>'trained_model_path', '') <> ''
+       order by id desc limit 1`,
+      [applicationId, PROBLEM_ID, JobStatus.completed, RESULT_MODEL_TYPE[kind]],
+    );
+    const row = rows[0];
+    return row ? { ...row, id: Number(row.id) } : null;
+  }
+
+  /** The uploaded file, or image_url fetched into `scratch`; a refusal naming image_url when it cannot be. */
+  private async imageFile(
+    source: Exclude<ImageSource, { kind: 'none' }>,
+    scratch: string,
+  ): Promise<{ ok: true; path: string; name: string } | PredictRefusal> {
+    if (source.kind === 'file') return { ok: true, path: source.path, name: source.name };
+    const target = path.join(scratch, `image-${randomBytes(6).toString('hex')}`);
+    try {
+      await this.deps.fetcher.download(source.url, target);
+    } catch (error) {
+      if (!(error instanceof DatasetRefusal)) throw error;
+      const message = error.status === 413 ? (this.messages().size ?? error.message) : error.message;
+      return refuse(error.status === 413 ? 413 : 400, '/image_url', message);
+    }
+    return { ok: true, path: target, name: nameOfUrl(source.url) };
+  }
+
+  /** Keeps the prediction as a Completed output of the application, its image in the output's directory. */
+  private async record(
+    caller: UserRecord,
+    app: { id: number; app_name: string; app_data: Record<string, unknown> },
+    request: PredictRequest,
+    training: TrainingOutput,
+    image: { path: string; name: string },
+    result: WorkerPrediction,
+  ): Promise<Prediction> {
+    const model = {
+      output_id: training.id,
+      model_name: training.model ?? result.model_name ?? request.modelName,
+    };
+    const params = {
+      model_name: request.modelName,
+      application_id: app.id,
+      ...(request.image.kind === 'url' ? { image_url: request.image.url } : {}),
+    };
+    const job = await this.deps.db.transaction((tx) =>
+      this.deps.jobs.create(tx, {
+        kind: PROBLEM_ID,
+        ownerId: caller.id,
+        params,
+        applicationId: app.id,
+        appData: app.app_data,
+        name: `${app.app_name} #{id}`,
+      }),
+    );
+    const extension =
+      result.image.kind === 'jpeg' ? 'jpg' : result.image.kind === 'nifti' ? 'nii' : result.image.kind;
+    const stored = `image.${extension}${image.name.toLowerCase().endsWith('.gz') ? '.gz' : ''}`;
+    const directory = path.join(this.options.outputsDir, String(job.id));
+    await mkdir(directory, { recursive: true });
+    // Copied, not moved: the scratch directory may be on another file system; the caller removes it.
+    await copyFile(image.path, path.join(directory, stored));
+    const top = result.probabilities[result.prediction] ?? 0;
+    const message = `Predicted ${result.prediction} (${(top * 100).toFixed(1)}% probability) with ${model.model_name} from output ${training.id}.`;
+    const outputData = {
+      result_type: 'Prediction',
+      prediction: result.prediction,
+      probabilities: result.probabilities,
+      image: {
+        name: image.name,
+        kind: result.image.kind,
+        width: result.image.width,
+        height: result.image.height,
+        file: stored,
+      },
+      model,
+      check: result.check,
+    };
+    const done = {
+      problem: PROBLEM_ID,
+      model: model.model_name,
+      model_type: RESULT_MODEL_TYPE[MODEL_KINDS[request.modelName]!],
+      message,
+      output_data: outputData,
+      seconds: result.seconds,
+    };
+    await this.deps.runner.transition(job.id, [JobStatus.queued], JobStatus.running);
+    await this.deps.runner.transition(job.id, [JobStatus.running], JobStatus.completed, { result: done });
+    return {
+      prediction: result.prediction,
+      probabilities: result.probabilities,
+      message,
+      output_id: job.id,
+      model,
+    };
+  }
+}
+
+/** What the worker's predict command answers (worker/qmlstudio_worker/bio/predict.py). */
+interface WorkerPrediction {
+  prediction: string;
+  probabilities: Record<string, number>;
+  model_name?: string;
+  image: { kind: string; width: number; height: number };
+  check: Record<string, number> | null;
+  seconds: Record<string, number>;
+}
+
+/** The last path segment of an image URL, for the output's record ("image" when it has none). */
+function nameOfUrl(url: string): string {
+  try {
+    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
+    return last ? decodeURIComponent(last).slice(0, 200) : 'image';
+  } catch {
+    return 'image';
+  }
+}
+
+/** The service over the process's parts (server/platform/services.ts builds it once). */
+export function createPredictService(
+  config: Pick<Config, 'dataDir' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'>,
+  parts: Pick<Services, 'db' | 'registry' | 'launcher' | 'runner'> & { jobs: JobsRepository },
+  log: FastifyBaseLogger,
+): PredictService {
+  const problem = parts.registry.getProblem(PROBLEM_ID);
+  return new PredictService(
+    {
+      ...parts,
+      applications: new ApplicationsRepository(parts.db),
+      fetcher: new UrlFetcher({
+        dataDir: config.dataDir,
+        maxBytes: Math.min(problem.predict?.image?.maxBytes ?? 5 * 1024 * 1024, config.urlFetchMaxBytes),
+        timeoutMs: config.urlFetchTimeoutMs,
+        subject: 'image URL',
+      }),
+      log,
+    },
+    { outputsDir: path.join(config.dataDir, 'outputs') },
+  );
+}
