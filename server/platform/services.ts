@@ -36,6 +36,7 @@ import { createMailer, type Mailer } from '../mail/mailer';
 import { SampleCatalog } from '../samples/sample-catalog';
 import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
+import { createPredictService, type PredictService } from '../brain-tumor/predict-service';
 import { createRateStore, RateLimiter } from './rate-limiter';
 
 export interface Services {
@@ -72,6 +73,8 @@ export interface Services {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
   inference: InferenceService;
+  /** Brain tumor predictions from one MRI image (the worker's predict command, outside the job queue). */
+  predict: PredictService;
   /** Resource estimates of quantum job bodies (the worker's estimate command, outside the job queue). */
   estimates: ResourceEstimateService;
   /** IBM devices of the stored token (the worker's devices command, outside the job queue). */
@@ -183,6 +186,7 @@ export function createServices(
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
   const estimates = new ResourceEstimateService({ registry, launcher, log });
+  const predict = createPredictService(config, { db, registry, launcher, runner, jobs: jobsRepository }, log);
   const quantumDevices = new QuantumDevicesService({ accounts, launcher, log });
   const outputs = new OutputsService({
     registry,
@@ -214,6 +218,7 @@ export function createServices(
     samples,
     datasets,
     inference,
+    predict,
     estimates,
     quantumDevices,
     outputs,
