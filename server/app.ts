@@ -30,6 +30,8 @@ import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
 import { inferenceRoutes } from './inference/inference-routes';
+import { predictRoutes } from './brain-tumor/predict-routes';
+import type { PredictService } from './brain-tumor/predict-service';
 import type { InferenceService } from './inference/inference-service';
 import { outputsRoutes } from './outputs/outputs-routes';
 import type { OutputsService } from './outputs/outputs-service';
@@ -86,6 +88,8 @@ export interface AppServices {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (POST /{problem}/inference/{userId}/{applicationId}). */
   inference: InferenceService;
+  /** Brain tumor predictions (POST /brain-tumor-classification/predict/{userId}); absent: no route. */
+  predict?: PredictService;
   /** Resource estimates of quantum job bodies (POST /{problem}/resource-estimate/{userId}). */
   estimates: ResourceEstimateService;
   /** IBM devices of the stored token (GET /quantum-devices). */
@@ -165,6 +169,9 @@ export async function buildApp(
         limiter: services.rateLimiter,
       });
       await api.register(inferenceRoutes, { inference: services.inference });
+      if (services.predict) {
+        await api.register(predictRoutes, { predict: services.predict, limiter: services.rateLimiter });
+      }
       await api.register(resourceEstimateRoutes, { estimates: services.estimates });
       if (services.quantumDevices) {
         await api.register(quantumDevicesRoutes, { devices: services.quantumDevices });
