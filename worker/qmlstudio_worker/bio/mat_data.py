@@ -126,6 +126,12 @@ def _slice(image: Any, label: int, pid: str, border: Any, mask: Any, number: int
 # ---- MATLAB v7.3 (HDF5) ----------------------------------------------------------------------------------
 
 
+def _damaged(exc: Exception, where: str) -> MatFormatError:
+    """The HDF5 library could not read the file: a damaged one makes h5py raise OSError, KeyError,
+    ValueError, ... from deep inside."""
+    return MatFormatError(f"the MATLAB v7.3 (HDF5) file is damaged{where}: {exc}")
+
+
 def _matlab_class(dataset: Any) -> str:
     raw = dataset.attrs.get("MATLAB_class", b"")
     return raw.decode("ascii", "replace") if isinstance(raw, bytes) else str(raw)
@@ -142,9 +148,11 @@ class _Hdf5Source:
             raise MatFormatError(f"the MATLAB v7.3 (HDF5) file could not be read{where}: {exc}") from exc
         try:
             self._open(h5py)
-        except Exception:
+        except Exception as exc:
             self._file.close()
-            raise
+            if isinstance(exc, MatFormatError):
+                raise
+            raise _damaged(exc, where) from exc
 
     def _open(self, h5py: Any) -> None:
         group = self._file.get("cjdata")
@@ -201,15 +209,13 @@ class _Hdf5Source:
         return self._pids
 
     def read(self, index: int, number: int) -> MriSlice:
-        return _slice(
-            self._value("image", index),
-            self._labels[index],
-            self._pids[index],
-            self._value("tumorBorder", index),
-            self._value("tumorMask", index),
-            number,
-            self._where,
-        )
+        try:
+            image, border, mask = (self._value(name, index) for name in ("image", "tumorBorder", "tumorMask"))
+        except MatFormatError:
+            raise
+        except Exception as exc:
+            raise _damaged(exc, self._where) from exc
+        return _slice(image, self._labels[index], self._pids[index], border, mask, number, self._where)
 
     def close(self) -> None:
         self._file.close()

@@ -217,3 +217,12 @@ def test_refuses_zips_without_mat_files_and_zip_bombs(
         bundle.writestr("2.mat", b"x")
     monkeypatch.setattr(mat_data, "MAX_ZIP_MEMBERS", 1)
     assert refusal(many) == "the zip holds 2 files; at most 1 are read"
+
+
+def test_refuses_a_damaged_v73_file(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.mat"
+    write_struct_array(whole, [make_slice(1), make_slice(2)])
+    cut = tmp_path / "cut.mat"
+    cut.write_bytes(whole.read_bytes()[:2000])  # the header and part of the HDF5 metadata
+    message = refusal(cut)
+    assert message.startswith("the MATLAB v7.3 (HDF5) file")
