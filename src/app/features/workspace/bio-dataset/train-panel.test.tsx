@@ -61,14 +61,19 @@ function previewOf(count: number, index: number): MatPreview {
 
 const count = 50;
 let uploadReply: { status: number; body: unknown };
+/** When set, the upload answers only once this promise resolves. */
+let uploadGate: Promise<void> | null = null;
 let fetchMock: ReturnType<typeof vi.fn>;
 beforeEach(() => {
   setAccessToken('token-1');
   uploadReply = { status: 201, body: { success: true, url: UPLOADED, count: 50 } };
+  uploadGate = null;
   fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input), 'http://localhost');
     if (url.pathname.startsWith('/api/upload/') && init?.method === 'POST')
-      return Promise.resolve(new Response(JSON.stringify(uploadReply.body), { status: uploadReply.status }));
+      return (uploadGate ?? Promise.resolve()).then(
+        () => new Response(JSON.stringify(uploadReply.body), { status: uploadReply.status }),
+      );
     if (url.pathname === '/api/datasets/mat-preview') {
       const index = Number(url.searchParams.get('index'));
       return Promise.resolve(
@@ -193,6 +198,21 @@ describe('Train Brain Tumor', () => {
     );
     // An upload is not the synthetic sample.
     expect(screen.queryByText(SYNTHETIC_NOTICE)).toBeNull();
+  });
+
+  it('keeps a range edited while the upload was under way', async () => {
+    let open!: () => void;
+    uploadGate = new Promise((resolve) => (open = resolve));
+    render(<Tab initial={fresh} />);
+    fireEvent.change(screen.getByLabelText('Upload .mat file'), { target: { files: [matFile('scan.mat')] } });
+    expect(screen.getByText('Uploading and reading the file…')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('To Index'), { target: { value: '40' } });
+    open();
+    await screen.findByRole('table', { name: 'Image Data' });
+    expect(seen.appData.dataset).toMatchObject({
+      file: UPLOADED,
+      training_range: { from_index: 1, to_index: 40 },
+    });
   });
 
   it('takes the sample dragged onto the drop zone, and shows another slice on request', async () => {

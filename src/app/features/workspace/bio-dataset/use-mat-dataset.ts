@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
   checkFile,
   fieldOptions,
@@ -85,13 +85,19 @@ export function useMatDataset(
     return () => abort.abort();
   }, [url, key, sliceIndex]);
 
+  // The latest app_data: an upload finishing after other edits (the range, the split) builds on them.
+  const latest = useRef(appData);
+  useEffect(() => {
+    latest.current = appData;
+  }, [appData]);
   const write = useCallback(
     (values: Record<string, unknown>) => {
       if (!field) return;
       const changes = Object.entries(values).map(([key, v]) => ({ path: `${field.form}/${key}`, value: v }));
-      onChange(setFieldValues(problem, appData, changes));
+      latest.current = setFieldValues(problem, latest.current, changes);
+      onChange(latest.current);
     },
-    [field, problem, appData, onChange],
+    [field, problem, onChange],
   );
 
   /** The kind of an uploaded file: its extension when the schema lists it, else the first non-sample kind. */
