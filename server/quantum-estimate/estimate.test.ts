@@ -54,7 +54,7 @@ describe.skipIf(!mode.available)('resource estimate', () => {
   }, 120_000);
 
   it('transpiles for the noise model or device the form chose', async () => {
-    const body = {
+    const body: Json = {
       ...quantumBody('portfolio-optimization'),
       circuit_repetition: 1,
       optimizer_alg_maxiter: 5,
