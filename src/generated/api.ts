@@ -4115,13 +4115,135 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description The CSV file */
+        /** @description The CSV file (a brain tumor .mat or .zip dataset as bytes) */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'text/csv': string;
+            'application/octet-stream': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/datasets/mat-preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A brain tumor .mat dataset's Image Data rows and one slice with its tumor border and mask (the caller's upload or the shipped sample) */
+    get: {
+      parameters: {
+        query: {
+          /** @description The dataset as app_data names it: samples/brain_tumor_dataset.mat or the upload's /api/download/... URL */
+          url: string;
+          /** @description The slice to show, 1-based */
+          index?: number;
+          /** @description Image Data rows from the first slice (1 to 200) */
+          rows?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              /** @description The worker's mat-inspect result: slice count, class counts, patients, image size, format, the first Image Data rows and the slice (thumbnail_png base64, tumor_border points, tumor_mask area, bbox and run-length rows) */
+              data: {
+                count: number;
+                class_counts: {
+                  [key: string]: number;
+                };
+                patients: number;
+                image_size: number[];
+                /** @enum {string} */
+                format: 'mat-v7.3' | 'mat-v5' | 'zip';
+                image_data: {
+                  [key: string]: unknown;
+                }[];
+                slice: {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              };
+            };
           };
         };
         /** @description The request is malformed; `errors` names each refused field by JSON pointer */
@@ -4223,7 +4345,7 @@ export interface paths {
           content: {
             'application/json': {
               success: boolean;
-              /** @description The stored name (random, .csv) */
+              /** @description The stored name (random; .csv, .mat or .zip) */
               filename: string;
               /** @description Where the owner downloads it and what a job names: /api/download/{filename}/{userName}/{userEmail} */
               url: string;
@@ -4233,6 +4355,21 @@ export interface paths {
               dropped_rows: number;
               columns: string[];
               size_bytes: number;
+              /** @description A .mat dataset: its slices (also in rows) */
+              count?: number;
+              /** @description A .mat dataset: slices per class (meningioma, glioma, pituitary) */
+              class_counts?: {
+                [key: string]: number;
+              };
+              /** @description A .mat dataset: distinct patient ids */
+              patients?: number;
+              /** @description A .mat dataset: [height, width] of its slices */
+              image_size?: number[];
+              /**
+               * @description A .mat dataset
+               * @enum {string}
+               */
+              format?: 'mat-v7.3' | 'mat-v5' | 'zip';
             };
           };
         };
@@ -4245,7 +4382,7 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Error uploading file. {detail}' */
+              /** @description 'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}') */
               message: string;
               /** @description Why: not CSV, empty, too large, no header row, storage full */
               detail: string;
@@ -4299,7 +4436,7 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Error uploading file. {detail}' */
+              /** @description 'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}') */
               message: string;
               /** @description Why: not CSV, empty, too large, no header row, storage full */
               detail: string;
@@ -5227,6 +5364,219 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/brain-tumor-classification/predict/{userId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Brain tumor: the class of one MRI image (multipart field `file`, or `image_url`) by the application's trained model; NIfTI, DICOM (modality MR), PNG or JPEG by content, at most 5 MB */
+    post: {
+      parameters: {
+        query: {
+          /** @description The caller's application */
+          application_id: number;
+          /** @description densenet121: the application's latest Completed classical training output; qmodel: its latest quantum one */
+          model_name: string;
+        };
+        header?: never;
+        path: {
+          /** @description The caller's user id */
+          userId: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              /** @description The most probable class: meningioma, glioma or pituitary */
+              prediction: string;
+              /** @description The model's probability of each class (meningioma, glioma, pituitary; they sum to 1) */
+              probabilities: {
+                [key: string]: number;
+              };
+              message: string;
+              /** @description The new output (result type Prediction) that keeps it */
+              output_id: number;
+              model: {
+                /** @description The training output whose model answered */
+                output_id: number;
+                /** @description That model (densenet121, FCN, QCNN, ...) */
+                model_name: string;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request conflicts with the current state (e.g. an e-mail address already taken, the last admin) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/stock-price-prediction/resource-estimate/{userId}': {
     parameters: {
       query?: never;
@@ -5254,6 +5604,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -5270,9 +5622,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -5446,6 +5802,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -5462,9 +5820,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -5638,6 +6000,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -5654,9 +6018,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -5830,6 +6198,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -5846,9 +6216,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -6022,6 +6396,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -6038,9 +6414,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -6214,6 +6594,8 @@ export interface paths {
             params: Record<string, never>;
             /** @description The dataset's data rows: scales the per-row models (without it they are reported per row) */
             rows?: number;
+            /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
+            noise_model?: string | null;
           };
         };
       };
@@ -6230,9 +6612,13 @@ export interface paths {
                 problem: string;
                 model: string;
                 backend?: string | null;
+                /** @description The noise model the estimate is for */
+                noise_model?: string | null;
+                /** @description The IBM device the estimate is for (its offline snapshot) */
+                device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen simulator */
+                /** @description Depth after transpiling for the chosen backend */
                 depth: number;
                 /** @description Two-qubit gates after transpiling */
                 two_qubit_gates: number;
@@ -8753,6 +9139,256 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/application-outputs/{outputId}/what-if': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where a quantum output ran and the backends a what-if re-run may choose */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          outputId: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description Whether it may be re-run: Completed and quantum */
+                available: boolean;
+                /** @description Where the output ran */
+                backend:
+                  | string
+                  | {
+                      noise_model: string;
+                    }
+                  | {
+                      device: string;
+                    };
+                noise_models: string[];
+                devices: string[];
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Re-run a Completed quantum output under another backend (same body, seed and split) as a new output */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          outputId: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description 'ideal' (the ideal simulator), {"noise_model": name} (a noise model of the problem's list) or {"device": name} (an IBM device of its list) */
+            backend:
+              | string
+              | {
+                  noise_model: string;
+                }
+              | {
+                  device: string;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+              data: {
+                output_id: number;
+                name: string;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
