@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +150,30 @@ def test_refuses_a_bad_index_or_row_count_naming_the_field(
     code, line = inspect({"path": str(dataset), **request_extra})
     assert code == 2
     assert (line["field"], line["message"]) == (field, message)
+
+
+@pytest.mark.integration
+def test_the_cli_command_prints_one_protocol_line(
+    dataset: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    def run(request: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "qmlstudio_worker", "mat-inspect"],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    done = run({"path": str(dataset), "rows": 1})
+    assert done.returncode == 0, done.stderr
+    (line,) = parse_protocol_lines(done.stdout)
+    assert line["data"]["count"] == 3
+    assert len(line["data"]["image_data"]) == 1
+
+    refused = run({"path": str(dataset.with_name("missing.mat"))})
+    assert refused.returncode == 2
+    (error,) = parse_protocol_lines(refused.stdout)
+    assert error["field"] == "/path"
+    assert error["message"].startswith("the file could not be opened")
