@@ -226,3 +226,23 @@ def test_refuses_a_damaged_v73_file(tmp_path: Path) -> None:
     cut.write_bytes(whole.read_bytes()[:2000])  # the header and part of the HDF5 metadata
     message = refusal(cut)
     assert message.startswith("the MATLAB v7.3 (HDF5) file")
+
+
+def test_reads_a_single_v5_struct_saved_from_a_dict(tmp_path: Path) -> None:
+    path = tmp_path / "one5.mat"
+    item = make_slice(3, "MR7")
+    scipy_io.savemat(
+        path,
+        {
+            "cjdata": {
+                "image": item.image.astype(np.int16),
+                "label": 3.0,
+                "PID": "MR7",
+                "tumorBorder": item.border.astype(np.float64).reshape(1, -1),
+                "tumorMask": item.mask,
+            }
+        },
+    )
+    with open_mat_dataset(path) as dataset:
+        assert (dataset.format, len(dataset)) == ("mat-v5", 1)
+        assert_is_the_test_slice(dataset.slice(0), label=3, pid="MR7")
