@@ -91,11 +91,12 @@ export async function fetchMatPreview(url: string, index: number, signal?: Abort
 export const samplePath = (file: string, user: WorkspaceUser): string =>
   `/api/download/${encodeURIComponent(file)}/${user.id}/${encodeURIComponent(user.email)}`;
 
-/** Reads a shipped file as a Blob (bearer token); rejects on any non-200 reply. */
-export async function fetchSampleBlob(file: string, user: WorkspaceUser): Promise<Blob> {
+/** Reads a shipped example image (a PNG) as a Blob typed image/png; rejects on any non-200 reply. */
+export async function fetchExampleImage(file: string, user: WorkspaceUser): Promise<Blob> {
   const response = await fetch(samplePath(file, user), { headers: authHeaders() });
   if (!response.ok) throw new Error(`HTTP error! Status: ${response.status}`);
-  return response.blob();
+  // The download route may label any shipped file as a download; the examples are PNGs.
+  return new Blob([await response.arrayBuffer()], { type: 'image/png' });
 }
 
 /** POST /brain-tumor-classification/predict/{userId}: the reply of a prediction. */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
 import { acceptAttribute, type Problem } from '../../../../engine';
 import type { WorkspaceUser } from '../workspace-types';
-import { fetchSampleBlob, predictBrainTumor, type Prediction, type PredictImage } from './bio-api';
+import { fetchExampleImage, predictBrainTumor, type Prediction, type PredictImage } from './bio-api';
 import { MRI_EXAMPLES } from './mri-examples';
 import {
   IMAGE_PROCESSING_FAILED,
@@ -92,7 +92,7 @@ export function PredictPanel({
       return;
     }
     try {
-      const blob = await fetchSampleBlob(file, user);
+      const blob = await fetchExampleImage(file, user);
       await chooseFile(new File([blob], file.split('/').pop() ?? file, { type: 'image/png' }));
     } catch {
       setVerdict({ ok: false, message: IMAGE_PROCESSING_FAILED });
@@ -308,7 +308,7 @@ function useExampleThumbnails(user: WorkspaceUser | null): Record<string, string
     let cancelled = false;
     const made: string[] = [];
     for (const example of MRI_EXAMPLES) {
-      fetchSampleBlob(example.file, user).then(
+      fetchExampleImage(example.file, user).then(
         (blob) => {
           if (cancelled) return;
           const url = URL.createObjectURL(blob);
