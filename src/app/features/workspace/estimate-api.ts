@@ -17,19 +17,27 @@ export type QuantumDevice = DevicesReply['data']['devices'][number];
 export type EstimateOutcome =
   { ok: true; estimate: ResourceEstimate } | { ok: false; status: number; detail: string };
 
-/** POST /{problem}/resource-estimate/{userId} with the execute-job body (and the dataset's rows, if known). */
+/**
+ * POST /{problem}/resource-estimate/{userId} with the execute-job body (and the dataset's rows, if known, and
+ * the noise model the form chose: the job extension carries it, not the body).
+ */
 export async function postResourceEstimate(
   problemId: string,
   userId: number | string,
   params: Record<string, unknown>,
   rows: number | undefined,
   signal: AbortSignal,
+  noiseModel?: string,
 ): Promise<EstimateOutcome> {
   const path = `/${encodeURIComponent(problemId)}/resource-estimate/${encodeURIComponent(String(userId))}`;
   try {
     const reply = await apiFetch<EstimateReply>(path, {
       method: 'POST',
-      body: JSON.stringify(rows !== undefined && rows > 0 ? { params, rows } : { params }),
+      body: JSON.stringify({
+        params,
+        ...(rows !== undefined && rows > 0 && { rows }),
+        ...(noiseModel && { noise_model: noiseModel }),
+      }),
       signal,
     });
     return { ok: true, estimate: reply.data };

@@ -65,6 +65,29 @@ describe('ResourceEstimatePanel', () => {
     });
   });
 
+  it("sends the noise model the form chose (the job extension's, not the body's)", async () => {
+    const calls = fakeApi({ [ROUTE]: () => ({ body: estimate(4) }) });
+    const configurations = example.appData.model_configurations as Record<string, unknown>;
+    const noisy: AppData = {
+      ...example.appData,
+      model_configurations: {
+        ...configurations,
+        quantum_device: {
+          ...(configurations.quantum_device as Record<string, unknown>),
+          quantum_noise_model: 'fake_kyiv',
+        },
+      },
+    };
+    render(panel(noisy));
+    await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
+    const posted = calls.filter((c) => c.path.includes('resource-estimate'));
+    expect(posted.at(-1)!.body).toEqual({
+      params: mapJobRequest(stock, noisy, context).body,
+      rows: context.rowCount,
+      noise_model: 'fake_kyiv',
+    });
+  });
+
   it('shows the numbers of the latest answer even when an older one arrives later', async () => {
     let releaseFirst: () => void = () => undefined;
     let n = 0;

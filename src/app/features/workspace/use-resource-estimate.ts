@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import {
+  mapJobExtension,
   mapJobRequest,
   validateJobBody,
   type AppData,
@@ -42,8 +43,13 @@ export function useResourceEstimate(
     const request = mapJobRequest(problem, appData, context);
     return validateJobBody(problem, request.body).valid ? request.body : null;
   }, [problem, appData, context, userId]);
+  // The noise model travels in the job extension ('None': no noise); the estimate transpiles for it.
+  const noise = useMemo(() => {
+    const chosen = mapJobExtension(problem, appData, context).quantum_noise_model;
+    return typeof chosen === 'string' && chosen !== 'None' ? chosen : undefined;
+  }, [problem, appData, context]);
   // The request depends on the body's content, not on its identity (every edit maps a new object).
-  const key = body ? JSON.stringify([body, rowCount ?? null]) : null;
+  const key = body ? JSON.stringify([body, rowCount ?? null, noise ?? null]) : null;
   // The answer is kept with the key it belongs to: a newer key shows 'loading' until its own answer.
   const [answer, setAnswer] = useState<{ key: string; state: EstimateState } | null>(null);
 
@@ -54,7 +60,7 @@ export function useResourceEstimate(
       if (!controller.signal.aborted) setAnswer({ key, state });
     };
     const timer = setTimeout(() => {
-      postResourceEstimate(problem.id, userId, body, rowCount, controller.signal)
+      postResourceEstimate(problem.id, userId, body, rowCount, controller.signal, noise)
         .then((outcome) => {
           if (outcome.ok) settle({ phase: 'ready', estimate: outcome.estimate });
           else if (outcome.status === 404) settle({ phase: 'unavailable' });
@@ -69,7 +75,7 @@ export function useResourceEstimate(
       clearTimeout(timer);
       controller.abort();
     };
-    // `body` and `rowCount` are captured through `key`.
+    // `body`, `rowCount` and `noise` are captured through `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, problem.id, userId]);
 
