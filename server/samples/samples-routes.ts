@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { isAdmin } from '../auth/auth-plugin';
@@ -32,7 +33,8 @@ const downloadParams = {
       type: 'string',
       minLength: 1,
       maxLength: 100,
-      description: 'A sample (e.g. apple_google_stock.csv) or the stored name of an upload',
+      description:
+        'A sample (e.g. apple_google_stock.csv, brain_tumor_dataset.mat, mri-examples/glioma-1.png URL-encoded) or the stored name of an upload',
     },
     user: {
       type: 'string',
@@ -75,9 +77,10 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         params: downloadParams,
         response: {
           200: {
-            description: 'The CSV file (a brain tumor .mat or .zip dataset as bytes)',
+            description: 'The CSV file (a brain tumor .mat or .zip dataset as bytes; an example MRI image as PNG)',
             content: {
               'text/csv': { schema: { type: 'string' } },
+              'image/png': { schema: { type: 'string', format: 'binary' } },
               'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
             },
           },
@@ -90,11 +93,10 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       const caller = request.currentUser!;
       const { file, user, email } = request.params;
       const own = pathNamesCaller(caller, user, email);
-      const sample = samples.find(file);
       let found: { path: string; disposition: string } | null = null;
-      if (sample) {
+      if (samples.serves(file)) {
         if (own || isAdmin(caller)) {
-          found = { path: samples.pathOf(sample.file), disposition: `attachment; filename="${sample.file}"` };
+          found = { path: samples.pathOf(file), disposition: `attachment; filename="${path.basename(file)}"` };
         }
       } else if (datasets) {
         const upload = isAdmin(caller)
@@ -122,6 +124,7 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
 
 /** A CSV table as text; a brain tumor dataset (.mat, .zip of .mat files) as bytes. */
 function contentTypeOf(file: string): string {
+  if (/\.png$/i.test(file)) return 'image/png';
   return /\.(mat|zip)$/i.test(file) ? 'application/octet-stream' : 'text/csv; charset=utf-8';
 }
 
