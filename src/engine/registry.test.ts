@@ -71,7 +71,7 @@ describe('registry', () => {
       'Five Companies Stock Price',
       'Product Demand',
       'Credit Card Fraud Detection (synthetic)',
-      'Sample Dataset 1 (2020-2024)',
+      'Sample Dataset 1 (2020-2024) (synthetic)',
     ]) {
       expect(samples).toContain(label);
     }
