@@ -228,6 +228,18 @@ export const workerLineSchema = {
             'Optional phase of a quantum run the progress belongs to, for the status timeline: preparing (transpiling), executing (circuits on the simulator or device), post-processing (metrics and charts).',
           enum: ['preparing', 'executing', 'post-processing'],
         },
+        provider: {
+          description:
+            "Optional, on a real device: the provider job, its state as the provider reports it (QUEUED, RUNNING...) and its place in the provider's queue (null when not queued or not reported), for the status timeline.",
+          type: 'object',
+          required: ['job_id', 'state', 'queue_position'],
+          additionalProperties: false,
+          properties: {
+            job_id: { $ref: '#/definitions/nonEmptyString' },
+            state: { $ref: '#/definitions/nonEmptyString' },
+            queue_position: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }] },
+          },
+        },
       },
     },
     log: {
@@ -378,6 +390,14 @@ export interface ProgressLine {
    * Optional phase of a quantum run the progress belongs to, for the status timeline: preparing (transpiling), executing (circuits on the simulator or device), post-processing (metrics and charts).
    */
   phase?: 'preparing' | 'executing' | 'post-processing';
+  /**
+   * Optional, on a real device: the provider job, its state as the provider reports it (QUEUED, RUNNING...) and its place in the provider's queue (null when not queued or not reported), for the status timeline.
+   */
+  provider?: {
+    job_id: NonEmptyString;
+    state: NonEmptyString;
+    queue_position: number | null;
+  };
 }
 export interface LogLine {
   type: 'log';

@@ -83,6 +83,7 @@ class Emitter:
         self._stream = stream
         self._lock = threading.Lock()
         self.finished = False  # set once a result or error line was written
+        self.percent: float = 0  # the last progress line's, for lines that only report a state
 
     def emit(self, line: Mapping[str, Any]) -> None:
         text = encode_line(line)
@@ -90,8 +91,15 @@ class Emitter:
             self._stream.write(text)
             self._stream.flush()
 
-    def progress(self, percent: float, stage: str, phase: Phase | None = None) -> None:
-        """``phase`` (quantum runs): preparing, executing or post-processing, for the status timeline."""
+    def progress(
+        self,
+        percent: float,
+        stage: str,
+        phase: Phase | None = None,
+        provider: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``phase`` (quantum runs): preparing, executing or post-processing, for the status timeline;
+        ``provider`` (device runs): {"job_id", "state", "queue_position"} as the provider reports them."""
         percent = _require_finite("percent", percent)
         if not 0 <= percent <= 100:
             raise ValueError(f"percent must be between 0 and 100, got {percent}")
@@ -100,6 +108,16 @@ class Emitter:
             if phase not in PHASES:
                 raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
             line["phase"] = phase
+        if provider is not None:
+            position = provider.get("queue_position")
+            if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
+                raise TypeError(f"queue_position must be an integer or None, got {position!r}")
+            line["provider"] = {
+                "job_id": str(provider["job_id"]),
+                "state": str(provider["state"]),
+                "queue_position": position,
+            }
+        self.percent = percent
         self.emit(line)
 
     def log(self, message: str, level: LogLevel = "info") -> None:
