@@ -8,8 +8,9 @@ no token, a rejected token and an unreachable IBM Quantum each end the job with 
 gates, coupling map and layout, seeded) and returns a :class:`DeviceCircuit`, which has the interface of
 :class:`.backends.NoisyCircuit` (``probabilities``, ``summary``, ``describe``) so a model runs either.
 Each ``probabilities`` call is one provider job (one PUB: the ISA circuit with one parameter row per
-sample); its id is logged and kept in the summary, its status changes are logged, and while it is pending
-a SIGTERM (the server's Stop) cancels it at the provider before the worker exits.
+sample); its id is logged and kept in the summary, its state and queue position are polled into the
+status timeline (:func:`wait_for_job`), and while it is pending a SIGTERM (the server's Stop) cancels it at
+the provider before the worker exits.
 
 SamplerV2 is deprecated as of qiskit-ibm-runtime 0.50 (removal no sooner than 3 months later) in favour of
 the client-side ``qiskit_ibm_runtime.executor_sampler.Sampler``; it still runs on 0.51.0 (pinned), and
@@ -175,6 +176,51 @@ def _status(job: Any) -> str:
     return str(getattr(status, "name", status))
 
 
+def _finished(job: Any) -> bool:
+    """Done, failed or cancelled (``done()`` alone is only DONE: a failed job would be polled forever)."""
+    final = getattr(job, "in_final_state", None)
+    return bool(final()) if callable(final) else bool(job.done())
+
+
+def queue_position(job: Any) -> int | None:
+    """The job's place in the provider's queue as IBM Quantum reports it in the job's metrics
+    (``position_in_queue``); None when the job (a local one) or the reply does not say."""
+    metrics = getattr(job, "metrics", None)
+    if not callable(metrics):
+        return None
+    try:
+        value = metrics().get("position_in_queue")
+    except Exception:  # a report is optional: the poll goes on with the state alone
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def provider_stage(state: str, position: int | None, device: str) -> str:
+    """The provider's state in words for the status timeline."""
+    if state == "QUEUED":
+        return "Queued at the provider" + (f" (position {position})" if position is not None else "")
+    if state == "RUNNING":
+        return f"Running on {device} at the provider"
+    return f"{state.capitalize()} at the provider"
+
+
+def wait_for_job(job: Any, device: str, emit: Emitter | None, poll_seconds: float) -> None:
+    """Polls a provider job until it ends; each change of its state or queue position is logged and sent
+    as a progress line (phase executing, with the provider's report) so the status timeline shows it."""
+    job_id = str(job.job_id())
+    seen: tuple[str, int | None] | None = None
+    while not _finished(job):
+        state = _status(job)
+        position = queue_position(job) if state == "QUEUED" else None
+        if (state, position) != seen and emit is not None:
+            stage = provider_stage(state, position, device)
+            emit.log(f"IBM job {job_id}: {stage}")
+            report = {"job_id": job_id, "state": state, "queue_position": position}
+            emit.progress(emit.percent, stage, "executing", provider=report)
+        seen = (state, position)
+        time.sleep(poll_seconds)
+
+
 @dataclass
 class DeviceCircuit:
     """A circuit transpiled for an IBM device (or a fake one in local testing mode), run job by job."""
@@ -218,13 +264,7 @@ class DeviceCircuit:
         if self.emit is not None:
             self.emit.log(f"IBM job {job_id} submitted to {self.device} ({rows.shape[0]} circuits)")
         with cancel_on_stop(job, self.emit):
-            seen = ""
-            while not job.done():
-                state = _status(job)
-                if state != seen and self.emit is not None:
-                    self.emit.log(f"IBM job {job_id}: {state}")
-                seen = state
-                time.sleep(LOCAL_POLL_SECONDS if self.local else POLL_SECONDS)
+            wait_for_job(job, self.device, self.emit, LOCAL_POLL_SECONDS if self.local else POLL_SECONDS)
             data = job.result()[0].data.meas
         out = np.zeros((rows.shape[0], 2**self.qubits), dtype=np.float64)
         for r in range(rows.shape[0]):

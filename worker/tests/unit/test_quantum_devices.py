@@ -224,3 +224,69 @@ def test_the_stored_token_from_the_extension_opens_the_device_and_stays_out_of_t
         Emitter(io.StringIO()),
     )
     assert seen == ["custom-1"]
+
+
+class _QueuedJob:
+    """A provider job as IBM Quantum reports it, one report per poll: queued (position 3, 3, then 1),
+    running, then done."""
+
+    reports: tuple[tuple[str, int | None], ...] = (
+        ("QUEUED", 3),
+        ("QUEUED", 3),
+        ("QUEUED", 1),
+        ("RUNNING", None),
+        ("DONE", None),
+    )
+
+    def __init__(self) -> None:
+        self.poll = -1
+
+    def job_id(self) -> str:
+        return "d5queue"
+
+    def in_final_state(self) -> bool:  # the first call of each poll: the next report
+        self.poll += 1
+        return self.status() in ("DONE", "ERROR", "CANCELLED")
+
+    def status(self) -> str:
+        return self.reports[self.poll][0]
+
+    def metrics(self) -> dict[str, object]:
+        position = self.reports[self.poll][1]
+        return {"position_in_queue": position} if position is not None else {}
+
+
+def test_the_providers_state_and_queue_position_become_progress_lines() -> None:
+    from qmlstudio_worker.quantum.devices import wait_for_job
+
+    stream = io.StringIO()
+    emit = Emitter(stream)
+    emit.progress(40, "training")
+    wait_for_job(_QueuedJob(), "ibm_kyiv", emit, 0)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    reports = [line for line in lines if line["type"] == "progress" and "provider" in line]
+    # One line per change (the repeated position 3 is not sent twice), at the job's last percent.
+    assert [(r["stage"], r["provider"]["queue_position"]) for r in reports] == [
+        ("Queued at the provider (position 3)", 3),
+        ("Queued at the provider (position 1)", 1),
+        ("Running on ibm_kyiv at the provider", None),
+    ]
+    assert {(r["phase"], r["percent"], r["provider"]["job_id"]) for r in reports} == {
+        ("executing", 40, "d5queue")
+    }
+    assert "IBM job d5queue: Queued at the provider (position 3)" in stream.getvalue()
+
+
+def test_a_failed_provider_job_ends_the_poll() -> None:
+    from qmlstudio_worker.quantum.devices import provider_stage, queue_position, wait_for_job
+
+    class Failed(_QueuedJob):
+        reports = (("QUEUED", 2), ("ERROR", None))
+
+        def done(self) -> bool:  # only DONE counts as done: polling done() would never end
+            return False
+
+    wait_for_job(Failed(), "ibm_kyiv", None, 0)  # returns: in_final_state() says so
+    assert queue_position(object()) is None  # a local job reports no queue
+    assert provider_stage("QUEUED", None, "ibm_kyiv") == "Queued at the provider"
+    assert provider_stage("VALIDATING", None, "ibm_kyiv") == "Validating at the provider"
