@@ -160,6 +160,33 @@ describe('outputDetail', () => {
     ]);
   });
 
+  it("shows a device run's provider state and queue position in the timeline, once per change", () => {
+    const report = (state: string, position: number | null) => ({
+      percent: 20,
+      stage: position === null ? `${state} at the provider` : `Queued at the provider (position ${position})`,
+      phase: 'executing',
+      provider: { job_id: 'd5q', state, queue_position: position },
+    });
+    const events = [
+      event('status', { status: 'running' }),
+      event('progress', { percent: 17, stage: 'transpiling for ibm_kyiv', phase: 'preparing' }),
+      event('progress', report('QUEUED', 3)),
+      event('progress', report('QUEUED', 3)),
+      event('progress', report('QUEUED', 1)),
+      event('progress', report('RUNNING', null)),
+      event('progress', { percent: 30, stage: 'iteration 1/5', phase: 'executing' }),
+      event('status', { status: 'Completed' }),
+    ];
+    expect(timelineOf(events).map((entry) => [entry.phase, entry.reason])).toEqual([
+      [null, null],
+      ['preparing', 'transpiling for ibm_kyiv'],
+      ['executing', 'Queued at the provider (position 3)'],
+      ['executing', 'Queued at the provider (position 1)'],
+      ['executing', 'RUNNING at the provider'],
+      [null, null],
+    ]);
+  });
+
   it('names the model from the body before there is a result', () => {
     expect(modelTypeOf({ params: { training_model_type: 'Quantum' }, result: null })).toBe('Quantum');
     expect(modelTypeOf({ params: { model: 'SVM' }, result: null })).toBe('SVM');

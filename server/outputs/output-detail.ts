@@ -103,19 +103,37 @@ export function simplifiedAppData(appData: Record<string, unknown> | null): Reco
   return { output_layer_name: null, 'Model Configurations': structuredClone(configurations) };
 }
 
+/** A device run's provider report on a progress line: its state and queue position, as one key. */
+const providerKey = (payload: Record<string, unknown>): string | null =>
+  isObject(payload.provider)
+    ? `${String(payload.provider.state)}|${String(payload.provider.queue_position)}`
+    : null;
+
 /**
  * The status changes (queued, running, the final one with its reason) and, between them, each change of a
  * quantum run's phase from its progress lines (preparing, executing, post-processing; the stage that
- * opened it as the reason).
+ * opened it as the reason) and, on a device, each change of the provider's state or queue position
+ * ('Queued at the provider (position 3)').
  */
 export function timelineOf(events: readonly JobEventRecord[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   let phase: RunPhase | null = null;
+  let provider: string | null = null;
   for (const e of events) {
+    const reported = e.type === 'progress' ? providerKey(e.payload) : null;
     if (e.type === 'status') {
       const status = String(e.payload.status);
       const reason = typeof e.payload.reason === 'string' ? e.payload.reason : null;
       entries.push({ status, at: iso(e.created_at)!, reason, phase: null });
+    } else if (reported !== null && reported !== provider && isRunPhase(e.payload.phase)) {
+      provider = reported;
+      phase = e.payload.phase;
+      entries.push({
+        status: JobStatus.running,
+        at: iso(e.created_at)!,
+        reason: String(e.payload.stage),
+        phase,
+      });
     } else if (e.type === 'progress' && isRunPhase(e.payload.phase) && e.payload.phase !== phase) {
       phase = e.payload.phase;
       entries.push({
