@@ -77,12 +77,13 @@ def _range(extension: Mapping[str, Any], emit: Any) -> tuple[int, int]:
     return DEFAULT_RANGE
 
 
-def _quantum_config(params: Mapping[str, Any]) -> dict[str, Any]:
+def _quantum_config(params: Mapping[str, Any], extension: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "n_qubits": params.get("n_qubits"),
         "circuit_depth": params.get("circuit_depth"),
         "patch_size": params.get("patch_size"),
-        "step_size": params.get("step_size"),
+        # The spec's body has no step size: the form's Step Size travels in the extension when sent.
+        "step_size": params.get("step_size") or extension.get("step_size"),
         "n_layers": params.get("n_layers"),
         "units_per_layer": params.get("units_per_layer"),
         "activation": params.get("activations"),
@@ -125,7 +126,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if model_name == "QCNN":
         from qmlstudio_worker.bio.qcnn import check_qubit_budget, qcnn_config
 
-        config = qcnn_config(_quantum_config(params))
+        config = qcnn_config(_quantum_config(params, extension))
         _validated("/params/n_qubits", check_qubit_budget, config, batch_size)
     elif model_name == "QSVM":
         from qmlstudio_worker.bio.qsvm import MAX_KERNEL_ROWS, check_qsvm_budget
@@ -194,7 +195,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
     def on_epoch(epoch: int, history: training.History) -> None:
         emit.metric("loss", history.loss[-1], step=epoch)
-        emit.metric("accuracy", history.accuracy[-1], step=epoch)
+        emit.metric("train_accuracy", history.accuracy[-1], step=epoch)  # "accuracy" is the final one
         emit.metric("val_loss", history.val_loss[-1], step=epoch)
         emit.metric("val_accuracy", history.val_accuracy[-1], step=epoch)
         emit.log(
