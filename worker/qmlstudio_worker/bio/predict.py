@@ -246,9 +246,14 @@ def parse_request(text: str) -> tuple[Path, Path, str]:
 
 
 def predict(image_path: Path, bundle_path: Path, file_name: str = "") -> dict[str, Any]:
+    import torch
+
     from qmlstudio_worker.bio.image_input import to_model_input
     from qmlstudio_worker.bio.model_store import load_bundle
 
+    # One image needs no thread pool: starting one in each fresh (forked) worker costs seconds on a busy
+    # CPU, the forward pass of one image on one thread tens of milliseconds.
+    torch.set_num_threads(1)
     started = time.perf_counter()
     image = read_image(image_path, predict_section())
     read_at = time.perf_counter()
