@@ -131,7 +131,9 @@ def load_bundle(path: str | Path) -> LoadedModel:
 
         module = build_model(name, config)
         state = torch.load(directory / card["files"]["weights"], map_location="cpu", weights_only=True)
-        module.load_state_dict(state)
+        # assign: the loaded tensors become the parameters (no copy; copying into a fresh module costs
+        # over a second in a new worker process, the whole latency budget of a prediction).
+        module.load_state_dict(state, assign=True)
         proba = module_probabilities(module)
     elif card["framework"] == "qsvm":
         from qmlstudio_worker.bio.qsvm import load_qsvm
