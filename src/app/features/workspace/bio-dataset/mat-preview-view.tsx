@@ -38,7 +38,7 @@ export function MatPreviewView({
       </p>
 
       <div className="bio-table-wrap">
-        <table className="qs-table">
+        <table className="bio-table">
           <caption>Image Data</caption>
           <thead>
             <tr>
@@ -72,51 +72,50 @@ export function MatPreviewView({
         {preview.count > preview.image_data.length && <p className="qs-hint">{truncatedText}</p>}
       </div>
 
-      <div className="bio-slice">
-        <figure>
-          <img
-            src={`data:image/png;base64,${slice.thumbnail_png}`}
-            alt={`Slice ${slice.index} with its tumor mask`}
-            width={256}
-            height={256}
-          />
-          <figcaption>
-            Slice {slice.index}: {slice.label_name}. Mask in red, border in yellow.
-          </figcaption>
-        </figure>
-        <form
-          className="bio-row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (pickValid) onShowSlice(pickNumber);
-          }}
-        >
-          <label>
-            Slice{' '}
-            <input
-              type="number"
-              className="qs-input bio-slice-input"
-              min={1}
-              max={preview.count}
-              step={1}
-              value={pick}
-              onChange={(e) => setPick(e.target.value)}
-            />
-          </label>
-          <button type="submit" className="qs-button" disabled={!pickValid || loading}>
-            Show slice
-          </button>
-        </form>
-        {!pickValid && pick !== '' && (
-          <p className="form-error" role="alert">
-            Slice must be a whole number from 1 to {preview.count}
-          </p>
-        )}
-      </div>
-
       <div className="bio-tables">
+        <div className="bio-slice">
+          <figure>
+            <img
+              src={`data:image/png;base64,${slice.thumbnail_png}`}
+              alt={`Slice ${slice.index} with its tumor mask`}
+              width={256}
+              height={256}
+            />
+            <figcaption>
+              Slice {slice.index}: {slice.label_name}. Mask in red, border in yellow.
+            </figcaption>
+          </figure>
+          <form
+            className="bio-row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (pickValid) onShowSlice(pickNumber);
+            }}
+          >
+            <label>
+              Slice{' '}
+              <input
+                type="number"
+                className="qs-input bio-slice-input"
+                min={1}
+                max={preview.count}
+                step={1}
+                value={pick}
+                onChange={(e) => setPick(e.target.value)}
+              />
+            </label>
+            <button type="submit" className="qs-button" disabled={!pickValid || loading}>
+              Show slice
+            </button>
+          </form>
+          {!pickValid && pick !== '' && (
+            <p className="form-error" role="alert">
+              Slice must be a whole number from 1 to {preview.count}
+            </p>
+          )}
+        </div>
         <div className="bio-table-wrap">
-          <table className="qs-table">
+          <table className="bio-table">
             <caption>Tumor Border</caption>
             <thead>
               <tr>
@@ -142,7 +141,7 @@ export function MatPreviewView({
             Area {mask.area} pixels; bounding box x {mask.bbox[0]} to {mask.bbox[2]}, y {mask.bbox[1]} to{' '}
             {mask.bbox[3]}.
           </p>
-          <table className="qs-table">
+          <table className="bio-table">
             <caption>Tumor Mask</caption>
             <thead>
               <tr>
