@@ -101,6 +101,7 @@ export const outputSummarySchema = {
     'completed_at',
     'application_id',
     'trained_model_type',
+    'result_type',
     'execution_time',
   ],
   properties: {
@@ -110,7 +111,16 @@ export const outputSummarySchema = {
     created_at: { type: 'string', format: 'date-time' },
     completed_at: { type: ['string', 'null'], format: 'date-time' },
     application_id: { type: 'integer' },
-    trained_model_type: { type: ['string', 'null'], description: 'LSTM, GRU, RNN, Quantum, SVM, VQE, ...' },
+    trained_model_type: {
+      type: ['string', 'null'],
+      description:
+        'LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...)',
+    },
+    result_type: {
+      type: ['string', 'null'],
+      enum: ['Training', 'Prediction', null],
+      description: "Brain tumor: 'Training' or 'Prediction'; null for the other problems' outputs",
+    },
     execution_time: { type: ['number', 'null'], description: 'Seconds from running to the final status' },
   },
 } as const;

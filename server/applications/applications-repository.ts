@@ -1,8 +1,8 @@
 import type { Database } from '../db/database';
 import type { JobRecord } from '../jobs/jobs-repository';
-import { modelTypeOf } from '../outputs/output-detail';
+import { modelTypeOf, resultTypeOf, type ResultType } from '../outputs/output-detail';
 
-type JobShape = Pick<JobRecord, 'params' | 'result'>;
+type JobShape = Pick<JobRecord, 'kind' | 'params' | 'result'>;
 
 /** An application row; the timestamps are ISO strings (the server's clock, never the client's). */
 export interface ApplicationRecord {
@@ -29,6 +29,8 @@ export interface OutputRecord {
   application_id: number;
   /** The model the run trains (LSTM, Quantum, VQE, ...), null when unknown. */
   trained_model_type: string | null;
+  /** Brain tumor: Training or Prediction; null for other problems. */
+  result_type: ResultType | null;
   /** Seconds from running to the final status; null until then. */
   execution_time: number | null;
 }
@@ -119,14 +121,16 @@ export class ApplicationsRepository {
    */
   async listOutputs(applicationId: number): Promise<OutputRecord[]> {
     const { rows } = await this.db.query<
-      Row<Omit<OutputRecord, 'trained_model_type'>> & {
+      Row<Omit<OutputRecord, 'trained_model_type' | 'result_type'>> & {
+        kind: JobShape['kind'];
         params: JobShape['params'];
         result: JobShape['result'];
       }
     >(
       `select id, coalesce(name, params->>'name', kind) as name, status, created_at,
-              finished_at as completed_at, application_id, execution_time, params,
-              jsonb_build_object('model', result->'model', 'model_type', result->'model_type') as result
+              finished_at as completed_at, application_id, execution_time, kind, params,
+              jsonb_build_object('model', result->'model', 'model_type', result->'model_type',
+                                 'output_data', jsonb_build_object('result_type', result->'output_data'->'result_type')) as result
        from jobs where application_id = $1 order by id desc`,
       [applicationId],
     );
@@ -138,6 +142,7 @@ export class ApplicationsRepository {
       completed_at: iso(row.completed_at),
       application_id: Number(row.application_id),
       trained_model_type: modelTypeOf({ params: row.params ?? {}, result: row.result }),
+      result_type: resultTypeOf({ kind: row.kind, params: row.params ?? {}, result: row.result }),
       execution_time: row.execution_time === null ? null : Number(row.execution_time),
     }));
   }

@@ -33,6 +33,20 @@ export function datasetForWorker(dataset: ResolvedDataset) {
   };
 }
 
+/**
+ * The dataset app_data names: dataset.url (the CSV problems), else dataset.file (brain tumor's training
+ * .mat: the sample's samples/... path or the upload's download URL); null when none is set.
+ */
+export function datasetReferenceOf(appData: unknown): { field: 'url' | 'file'; value: string } | null {
+  const dataset = (appData as { dataset?: unknown } | null)?.dataset;
+  if (typeof dataset !== 'object' || dataset === null) return null;
+  for (const field of ['url', 'file'] as const) {
+    const value = (dataset as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.trim()) return { field, value };
+  }
+  return null;
+}
+
 /** What a save may check app_data against: a dataset's rows and columns and where they come from. */
 export interface KnownDatasetFacts {
   rowCount: number;

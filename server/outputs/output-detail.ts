@@ -40,9 +40,15 @@ export interface OutputDetail {
     rows_used: number | null;
   } | null;
   run_record: Record<string, unknown> | null;
+  /**
+   * The result type and the per-epoch history (train_loss/test_loss; brain tumor adds loss, accuracy,
+   * val_accuracy, val_loss); a brain tumor prediction's output_data as its route stored it
+   * (prediction, probabilities, image, model) with training_history null.
+   */
   output_data: {
-    result_type: 'Training';
-    training_history: { train_loss: number[]; test_loss: number[] } | null;
+    result_type: ResultType;
+    training_history: Record<string, number[]> | null;
+    [key: string]: unknown;
   };
 }
 
@@ -84,13 +90,29 @@ export function modelPathOf(job: Pick<JobRecord, 'id' | 'result'>): string | nul
  * The model the output trains: the result's model ('LSTM', 'VQE', 'Variational Quantum
  * Classifier'...), else the method the body names (training_model_type Quantum, the model, the method).
  */
+export type ResultType = 'Training' | 'Prediction';
+
+/**
+ * What an output is, for the outputs list and detail: the result's own output_data.result_type (brain
+ * tumor's training and prediction outputs), else a brain tumor output by its params (a training body
+ * has training_model_type; a prediction's has not), else null (other problems' outputs are trainings
+ * but their results do not say so).
+ */
+export function resultTypeOf(job: Pick<JobRecord, 'kind' | 'params' | 'result'>): ResultType | null {
+  const declared = isObject(job.result?.output_data) ? job.result.output_data.result_type : undefined;
+  if (declared === 'Training' || declared === 'Prediction') return declared;
+  if (job.kind === 'brain-tumor') return 'training_model_type' in job.params ? 'Training' : 'Prediction';
+  return null;
+}
+
 export function modelTypeOf(job: Pick<JobRecord, 'params' | 'result'>): string | null {
   const result = job.result ?? {};
   if (result.model_type === 'Quantum' && typeof result.model !== 'string') return 'Quantum';
   if (typeof result.model === 'string' && result.model) return result.model;
   const params = job.params;
   if (params.training_model_type === 'Quantum') return 'Quantum';
-  for (const key of ['model', 'method', 'training_model_type']) {
+  // Brain tumor's body names the model in model_name (densenet121, QCNN...).
+  for (const key of ['model', 'method', 'model_name', 'training_model_type']) {
     if (typeof params[key] === 'string' && params[key]) return params[key];
   }
   return null;
@@ -210,6 +232,28 @@ function historyOf(result: Record<string, unknown> | null, events: readonly JobE
   return train.length || test.length ? { train_loss: train, test_loss: test } : null;
 }
 
+function outputDataOf(
+  job: JobRecord,
+  result: Record<string, unknown> | null,
+  events: readonly JobEventRecord[],
+): OutputDetail['output_data'] {
+  const stored = isObject(result?.output_data) ? result.output_data : {};
+  const resultType = resultTypeOf(job) ?? 'Training';
+  if (resultType === 'Prediction') return { ...stored, result_type: resultType, training_history: null };
+  const losses = historyOf(result, events);
+  const perEpoch = isObject(stored.training_history)
+    ? Object.fromEntries(
+        Object.entries(stored.training_history).map(([name, values]) => [name, numbers(values)]),
+      )
+    : {};
+  const history = { ...perEpoch, ...(losses ?? {}) };
+  return {
+    ...stored,
+    result_type: resultType,
+    training_history: Object.keys(history).length > 0 ? history : null,
+  };
+}
+
 function datasetOf(job: JobRecord): OutputDetail['dataset'] {
   const given = isObject(job.extension?.dataset) ? job.extension.dataset : {};
   const fromResult = isObject(job.result?.dataset) ? job.result.dataset : {};
@@ -254,6 +298,6 @@ export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]):
     error: job.error,
     dataset: datasetOf(job),
     run_record: isObject(result?.run_record) ? result.run_record : null,
-    output_data: { result_type: 'Training', training_history: historyOf(result, events) },
+    output_data: outputDataOf(job, result, events),
   };
 }

@@ -17,6 +17,8 @@ import {
   APPLICATION_RUNNING,
   apiNameOf,
   OUTPUT_DELETED,
+  pathParamsOf,
+  queryKeysOf,
   STOP_REQUESTED,
   type OutputsService,
 } from './outputs-service';
@@ -137,18 +139,17 @@ const outputDetailSchema = {
     run_record: nullableObject,
     output_data: {
       type: 'object',
-      additionalProperties: false,
+      additionalProperties: true,
       required: ['result_type', 'training_history'],
+      description:
+        'A brain tumor prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name}',
       properties: {
-        result_type: { type: 'string', enum: ['Training'] },
+        result_type: { type: 'string', enum: ['Training', 'Prediction'] },
         training_history: {
           type: ['object', 'null'],
-          additionalProperties: false,
-          required: ['train_loss', 'test_loss'],
-          properties: {
-            train_loss: { type: 'array', items: { type: 'number' } },
-            test_loss: { type: 'array', items: { type: 'number' } },
-          },
+          description:
+            'Per-epoch series: train_loss and test_loss; brain tumor also loss, accuracy, val_accuracy, val_loss. Null for a prediction',
+          additionalProperties: { type: 'array', items: { type: 'number' } },
         },
       },
     },
@@ -222,19 +223,51 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { outputs: OutputsService; jobs: JobsService; registry: Registry };
 }> = async (app, { outputs, jobs, registry }) => {
   for (const problem of outputs.executableProblems()) {
+    // The route from the problem file's job.request: /{api name}/execute-job/{placeholder}, its query keys.
+    const params = pathParamsOf(problem);
+    const queryKeys = queryKeysOf(problem);
     app.post(
-      `/${apiNameOf(problem)}/execute-job/:userId`,
+      `/${apiNameOf(problem)}/execute-job/${params.map((name) => `:${name}`).join('/')}`,
       {
         onRequest: app.requireUser,
         schema: {
           tags: ['outputs'],
-          summary: `Run a ${problem.name} application: the body must be what the engine derives from its saved app_data`,
+          summary: `Run a ${problem.name} application: the body${queryKeys.length ? ', path and query' : ''} must be what the engine derives from its saved app_data`,
           params: {
             type: 'object',
             additionalProperties: false,
-            required: ['userId'],
-            properties: { userId: userIdSchema },
+            required: params,
+            properties: Object.fromEntries(
+              params.map((name) => [
+                name,
+                name === 'userId'
+                  ? userIdSchema
+                  : {
+                      type: 'string',
+                      minLength: 1,
+                      maxLength: 100,
+                      description: `job.request.params ${name}`,
+                    },
+              ]),
+            ),
           },
+          ...(queryKeys.length > 0 && {
+            querystring: {
+              type: 'object',
+              required: queryKeys,
+              properties: Object.fromEntries(
+                queryKeys.map((key) => [
+                  key,
+                  {
+                    type: 'string',
+                    minLength: 1,
+                    maxLength: 20,
+                    description: `job.request.query ${key} of problems/${problem.id}.json`,
+                  },
+                ]),
+              ),
+            },
+          }),
           body: {
             type: 'object',
             additionalProperties: true,
@@ -253,12 +286,11 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         },
       },
       async (request, reply) => {
-        const outcome = await outputs.execute(
-          request.currentUser!,
-          problem,
-          request.params.userId,
-          request.body as Record<string, unknown>,
-        );
+        const outcome = await outputs.execute(request.currentUser!, problem, {
+          params: request.params as Record<string, string | number>,
+          query: (request.query ?? {}) as Record<string, string | undefined>,
+          body: request.body as Record<string, unknown>,
+        });
         if (outcome.ok) {
           return reply
             .code(201)

@@ -20,7 +20,12 @@ import {
 import type { ApplicationsRepository } from '../applications/applications-repository';
 import { isAdmin } from '../auth/auth-plugin';
 import type { UserRecord } from '../auth/users-repository';
-import { datasetForWorker, type DatasetResolver, type ResolvedDataset } from '../datasets/dataset-resolver';
+import {
+  datasetForWorker,
+  datasetReferenceOf,
+  type DatasetResolver,
+  type ResolvedDataset,
+} from '../datasets/dataset-resolver';
 import { DatasetRefusal } from '../datasets/dataset-refusal';
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobRecord, JobsRepository } from '../jobs/jobs-repository';
@@ -57,12 +62,47 @@ export function apiNameOf(problem: Problem): string {
   return problem.job.request.path.split('/').filter(Boolean)[0] ?? problem.id;
 }
 
-/** Whether a problem runs through POST /{problem}/execute-job/{userId} (derived from its file). */
+/**
+ * Whether a problem runs through POST /{api name}/execute-job/{...} (derived from its file): the four
+ * financial problems' /{problem}/execute-job/{userId}, brain tumor's
+ * /brain-tumor-classification/execute-job/{modelType}?user_id&start_idx&end_idx.
+ */
 export function runsThroughExecuteJob(problem: Problem): boolean {
-  return (
-    problem.job.request.method === 'POST' &&
-    problem.job.request.path === `/${problem.id}/execute-job/{userId}`
-  );
+  const { method, path: template } = problem.job.request;
+  return method === 'POST' && /^\/[a-z0-9-]+\/execute-job\/\{[A-Za-z0-9_]+\}$/.test(template);
+}
+
+/** The names of the {placeholders} of a problem's execute-job path, in order. */
+export function pathParamsOf(problem: Problem): string[] {
+  return [...problem.job.request.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
+}
+
+/** The query keys of a problem's execute-job request (from its file's job.request.query). */
+export function queryKeysOf(problem: Problem): string[] {
+  return [...new Set((problem.job.request.query ?? []).map((entry) => lastSegment(entry.to)))];
+}
+
+/** The path and query keys that name the caller (mapped from the userId context). */
+function userIdKeys(problem: Problem): { params: string[]; query: string[] } {
+  const request = problem.job.request;
+  const fromContext = (entries: typeof request.query) =>
+    (entries ?? []).filter((e) => e.context === 'userId').map((e) => lastSegment(e.to));
+  const mappedParams = new Set((request.params ?? []).map((e) => lastSegment(e.to)));
+  return {
+    // A placeholder no entry maps is filled from the context of the same name (userId).
+    params: [
+      ...fromContext(request.params),
+      ...pathParamsOf(problem).filter((n) => n === 'userId' && !mappedParams.has(n)),
+    ],
+    query: fromContext(request.query),
+  };
+}
+
+/** What the client sent to execute-job: path parameters and query values as strings, and the body. */
+export interface ExecuteRequest {
+  params: Record<string, string | number>;
+  query: Record<string, string | number | undefined>;
+  body: Record<string, unknown>;
 }
 
 /** The JSON pointer of the first place two JSON values differ ('' for the whole value), or null. */
@@ -88,6 +128,9 @@ export function firstDifference(expected: unknown, actual: unknown, at = ''): st
 
 const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
 
+const stringValues = (values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
+
 export class OutputsService {
   constructor(
     private readonly deps: {
@@ -109,19 +152,23 @@ export class OutputsService {
    * Runs the application `body.id` of the caller: the body must be what the engine derives from the
    * stored app_data (with the resolved dataset's rows and columns), valid against the job-body schema.
    */
-  async execute(
-    caller: UserRecord,
-    problem: Problem,
-    userId: number,
-    body: Record<string, unknown>,
-  ): Promise<ExecuteOutcome> {
+  async execute(caller: UserRecord, problem: Problem, request: ExecuteRequest): Promise<ExecuteOutcome> {
+    const { body } = request;
     const refuse = (message: string, errors?: ExecuteError[]): ExecuteOutcome => ({
       ok: false,
       status: 400,
       message: `${EXECUTE_FAILED} ${message}`,
       ...(errors && { errors }),
     });
-    if (caller.id !== userId) return { ok: false, status: 404, message: 'User not found' };
+    // Someone else's user id (in the path, or brain tumor's user_id query) is not found.
+    const named = userIdKeys(problem);
+    const claims = [
+      ...named.params.map((key) => request.params[key]),
+      ...named.query.map((key) => request.query[key]),
+    ];
+    if (claims.some((claim) => String(claim) !== String(caller.id))) {
+      return { ok: false, status: 404, message: 'User not found' };
+    }
     const appId = Number(body.id);
     if (!Number.isInteger(appId) || appId < 1) {
       return refuse('The body names no application (id).', [
@@ -135,13 +182,15 @@ export class OutputsService {
     const appData = app.app_data as AppData;
 
     let dataset: ResolvedDataset | null = null;
-    const url = isPlainObject(appData.dataset) ? appData.dataset.url : undefined;
-    if (typeof url === 'string' && url.trim()) {
+    const reference = datasetReferenceOf(appData);
+    if (reference) {
       try {
-        dataset = await this.deps.datasets.resolve(caller, url);
+        dataset = await this.deps.datasets.resolve(caller, reference.value);
       } catch (error) {
         if (!(error instanceof DatasetRefusal)) throw error;
-        return refuse(error.message, [{ path: '/dataset/url', field: 'url', message: error.message }]);
+        return refuse(error.message, [
+          { path: `/dataset/${reference.field}`, field: reference.field, message: error.message },
+        ]);
       }
     }
     const context: EngineContext = {
@@ -160,7 +209,26 @@ export class OutputsService {
       const first = errors[0]!;
       return refuse(`${first.label ?? first.field}: ${first.message}`, errors);
     }
-    const expected = mapJobRequest(problem, appData, context).body;
+    const expectedRequest = mapJobRequest(problem, appData, context);
+    // The path and the query must be the saved application's too (brain tumor: model type, range).
+    const sentRequest = this.sentPathAndQuery(problem, request);
+    const requestDifference = firstDifference(
+      { path: expectedRequest.path, query: stringValues(expectedRequest.query) },
+      sentRequest,
+    );
+    if (requestDifference !== null) {
+      const field = lastSegment(requestDifference) || 'path';
+      const sent = show(getPointer(sentRequest, requestDifference));
+      const saved = show(
+        getPointer(
+          { path: expectedRequest.path, query: stringValues(expectedRequest.query) },
+          requestDifference,
+        ),
+      );
+      const message = `The request ${requestDifference.startsWith('/query') ? `query ${field}` : 'path'} does not match the saved application (sent ${sent}, the saved application gives ${saved}); save the application and run it again.`;
+      return refuse(message, [{ path: requestDifference, field, message }]);
+    }
+    const expected = expectedRequest.body;
     const difference = firstDifference(expected, body);
     if (difference !== null) {
       const field = lastSegment(difference) || 'body';
@@ -188,6 +256,19 @@ export class OutputsService {
       name: `${app.app_name} #{id}`,
     });
     return { ok: true, outputId: job.id };
+  }
+
+  /** The request's path (from the problem's template and the sent parameters) and its query keys. */
+  private sentPathAndQuery(problem: Problem, request: ExecuteRequest) {
+    const path = problem.job.request.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_whole, name: string) =>
+      encodeURIComponent(String(request.params[name] ?? '')),
+    );
+    const query: Record<string, string> = {};
+    for (const key of queryKeysOf(problem)) {
+      const value = request.query[key];
+      if (value !== undefined) query[key] = String(value);
+    }
+    return { path, query };
   }
 
   /** The output when the caller may read it (owner or admin). */
