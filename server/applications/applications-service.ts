@@ -266,7 +266,8 @@ export class ApplicationsService {
       return { ok: true, context: {} };
     }
     const { kind, sample, url, file } = dataset as Record<string, unknown>;
-    if (kind !== 'sample') return this.ownDatasetContext(kind, url, ownerId);
+    // Brain tumor's training dataset is named by `file` (an upload's download URL).
+    if (kind !== 'sample') return this.ownDatasetContext(kind, url ?? file, ownerId);
     const unknown = {
       ok: false as const,
       error: { field: '/app_data/dataset/sample', message: UNKNOWN_SAMPLE },
