@@ -26,6 +26,9 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
   let stranger: string;
 
   beforeAll(async () => {
+    // Device runs use qiskit-ibm-runtime's local testing mode (the device's fake backend; no token is sent,
+    // no network): the worker processes inherit this.
+    process.env.QMLSTUDIO_IBM_LOCAL_TESTING = '1';
     stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '600' });
     const email = 'what-if@example.com';
     const token = await stack.userToken(email);
@@ -33,15 +36,18 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     owner = { id: Number(user!.id), token };
     stranger = await stack.userToken('what-if-stranger@example.com');
   });
-  afterAll(() => stack?.close());
+  afterAll(() => {
+    delete process.env.QMLSTUDIO_IBM_LOCAL_TESTING;
+    return stack?.close();
+  });
 
-  /** The portfolio example, small (VQE, 15 COBYLA steps, one repetition), on the chosen model. */
-  function run(model: 'VQE' | 'Classical') {
+  /** The portfolio example, small (VQE, `steps` COBYLA steps, one repetition), on the chosen model. */
+  function run(model: 'VQE' | 'Classical', steps = 15) {
     const problem = stack.services.registry.getProblem(PROBLEM);
     const { appName, appData } = createExampleAppData(problem);
     const configurations = (appData as Json).model_configurations as Json;
     if (model === 'VQE') {
-      configurations.optimizer_step = 15;
+      configurations.optimizer_step = steps;
       configurations.circuit_repetition = 1;
     } else {
       configurations.model_type = 'Classical';
@@ -146,5 +152,39 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     expect(reply.statusCode).toBe(400);
     expect((reply.json() as Json).detail).toBe(NOT_QUANTUM);
     expect((await whatIf(2147483000, 'ideal')).statusCode).toBe(404);
+  }, 320_000);
+
+  it('re-runs it on an IBM device once a token is stored, and the timeline shows the provider state', async () => {
+    // Each device evaluation is a provider job (local Aer under the device's full noise): 3 COBYLA steps.
+    const { outputId, final: ran } = await run('VQE', 3);
+    expect(ran.job.status).toBe('Completed');
+    const source = (await stack.services.repositories.jobs.find(outputId))!;
+    const saved = await stack.app.inject({
+      method: 'PUT',
+      url: `/api/users/${owner.id}`,
+      headers: bearer(owner.token),
+      payload: { provided_timezone: 'UTC', custom_ibmq_token: 'local_testing_token' },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const reply = await whatIf(source.id, { device: 'ibm_kyiv' });
+    expect(reply.statusCode, reply.body).toBe(201);
+    const { output_id: id } = reply.json().data as { output_id: number };
+    const final = await waitForFinal(stack, id, 300_000);
+    expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
+    const stored = (await stack.services.repositories.jobs.find(id))!;
+    expect(stored.params).toMatchObject({ use_quantum_simulator: false, quantum_device_backend: 'ibm_kyiv' });
+    expect(stored.extension.seed).toBe(source.extension.seed);
+    const backendRun = (stored.result as Json).selection.solver_details.backend_run as Json;
+    expect(backendRun).toMatchObject({ device: 'fake_kyiv', local_testing_mode: true });
+    expect(backendRun.provider_job_ids.length).toBeGreaterThan(0);
+    const timeline = (
+      await stack.app.inject({
+        url: `/api/application-outputs/${id}/status-timeline`,
+        headers: bearer(owner.token),
+      })
+    ).json().data as Json[];
+    const reported = timeline.filter((t) => String(t.reason).endsWith('at the provider'));
+    expect(reported.length, JSON.stringify(timeline)).toBeGreaterThan(0);
+    expect(reported.every((t) => t.phase === 'executing')).toBe(true);
   }, 320_000);
 });
