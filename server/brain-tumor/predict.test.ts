@@ -8,7 +8,7 @@ import { ApplicationsRepository } from '../applications/applications-repository'
 import type { UserRecord } from '../auth/users-repository';
 import { JobStatus } from '../jobs/job-states';
 import { WORKER_DIR } from '../jobs/worker-process';
-import { bearer, startStack, type TestStack } from '../test-support/harness';
+import { bearer, outputDetail, startStack, type TestStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
 
 // Brain tumor prediction end to end: POST /api/brain-tumor-classification/predict/{userId} through the
@@ -194,8 +194,23 @@ describe('brain tumor prediction', () => {
       url: `/api/application-outputs/${appId}/all`,
       headers: bearer(owner.token),
     });
-    const ids = (list.json() as { data: { id: number }[] }).data.map((o) => Number(o.id));
-    expect(ids).toContain(body.output_id);
+    const items = (list.json() as { data: { id: number; result_type: string; trained_model_type: string }[] })
+      .data;
+    expect(items.find((o) => Number(o.id) === body.output_id)).toMatchObject({
+      result_type: 'Prediction',
+      trained_model_type: 'FCN',
+    });
+    const detail = await outputDetail<{ status: string; output_data: Record<string, unknown> }>(
+      stack,
+      owner.token,
+      body.output_id,
+    );
+    expect(detail.status).toBe('Completed');
+    expect(detail.output_data).toMatchObject({
+      result_type: 'Prediction',
+      prediction: body.prediction,
+      model: { output_id: trainingId, model_name: 'FCN' },
+    });
   }, 120_000);
 
   it('refuses a file that is not an image by its content, whatever its name', async () => {
