@@ -2,10 +2,10 @@
 
 1. Training throughput: images per second of one training step (forward, backward, optimizer step;
    batch 16, Adam) for each model at its default input size (``bio.models.DEFAULT_INPUT_SIZE``) on
-   random inputs, the median of ``STEPS`` timed steps after a warm-up step, torch on 2 threads. The QCNN is
-   measured at the form's default (4 qubits, depth 3, 2x2 patches, stride 1) and at 10 qubits; the QSVM is
-   its embedding network's (the FCN) training step plus the time to fit the quantum-kernel SVM on
-   ``QSVM_ROWS`` slices (the kernel rows the handler uses at most).
+   random inputs, the median of ``STEPS`` timed steps after a warm-up step, torch on 1 thread as in the
+   job. The QCNN is measured at the form's default (4 qubits, depth 3, 2x2 patches, stride 1) and at 10
+   qubits; the QSVM is its embedding network's (the FCN) training step plus the time to fit the
+   quantum-kernel SVM on ``QSVM_ROWS`` slices (the kernel rows the handler uses at most).
 2. Memory: the peak resident set (ru_maxrss) of a whole training job, ``python -m qmlstudio_worker run``
    in a child process, on slices 1 to 1000 of the shipped synthetic sample (samples/brain_tumor_dataset.mat)
    for 1 epoch (target: under 4 GB), with its wall time.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -58,7 +59,7 @@ def throughput() -> list[tuple[str, str, str]]:
     from qmlstudio_worker.bio.models import DEFAULT_INPUT_SIZE, build_model
     from qmlstudio_worker.bio.qsvm import fit_qsvm
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)  # as the training job (handlers/brain_tumor.py TORCH_THREADS)
     rows = []
     cases = [
         ("densenet121", {}),
@@ -159,8 +160,10 @@ def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def main(argv: list[str]) -> None:
     sections = argv or ["throughput", "memory"]
+    # Other processes share the CPU: the load average says how far the figures are from an idle machine.
+    print(f"CPU: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     if "throughput" in sections:
-        print("Training throughput (batch 16, one step = forward + backward + Adam; median of 5, 2 threads)")
+        print("Training throughput (batch 16; a step = forward + backward + Adam; median of 5; 1 thread)")
         print(table(("Model", "Images/s", "Input"), throughput()))
         print()
     if "memory" in sections:
