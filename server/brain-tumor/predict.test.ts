@@ -1,15 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationsRepository } from '../applications/applications-repository';
 import type { UserRecord } from '../auth/users-repository';
+import { UrlFetcher } from '../datasets/url-fetcher';
 import { JobStatus } from '../jobs/job-states';
 import { WORKER_DIR } from '../jobs/worker-process';
 import { bearer, outputDetail, startStack, type TestStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
+import { PredictService } from './predict-service';
 
 // Brain tumor prediction end to end: POST /api/brain-tumor-classification/predict/{userId} through the
 // real worker's predict command, with a real (tiny, untrained) FCN bundle saved by the worker's own
@@ -246,6 +250,55 @@ describe('brain tumor prediction', () => {
     expect(reply.statusCode).toBe(400);
     expect((reply.json() as PredictReply).detail).toBe('Please select an image before proceeding!');
   });
+
+  it('fetches an image_url (a test server let through the address policy) and refuses one over 5 MB', async () => {
+    const slice = readFileSync(path.join(images, 'slice.png'));
+    const server = http.createServer((req, res) => {
+      res.end(req.url === '/big.png' ? Buffer.alloc(5 * 1024 * 1024 + 1, 7) : slice);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { services, config } = stack;
+    const service = new PredictService(
+      {
+        db: services.db,
+        applications: new ApplicationsRepository(services.db),
+        jobs: services.repositories.jobs,
+        runner: services.runner,
+        registry: services.registry,
+        launcher: services.launcher,
+        fetcher: new UrlFetcher({
+          dataDir: config.dataDir,
+          maxBytes: 5 * 1024 * 1024,
+          timeoutMs: 10_000,
+          subject: 'image URL',
+          allowAddress: (address) => address === '127.0.0.1',
+        }),
+        log: pino({ level: 'silent' }),
+      },
+      { outputsDir: path.join(config.dataDir, 'outputs') },
+    );
+    const scratch = await service.scratchDir();
+    try {
+      const request = { userId: owner.user.id, applicationId: appId, modelName: 'densenet121' };
+      const fetched = await service.predict(
+        owner.user,
+        { ...request, image: { kind: 'url', url: `${base}/scans/slice.png` } },
+        scratch,
+      );
+      expect(fetched.ok && fetched.data.prediction).toMatch(/^(meningioma|glioma|pituitary)$/);
+      const big = await service.predict(
+        owner.user,
+        { ...request, image: { kind: 'url', url: `${base}/big.png` } },
+        scratch,
+      );
+      expect(big).toMatchObject({ ok: false, status: 413, detail: messages.size });
+      expect(!big.ok && big.errors?.[0]?.field).toBe('/image_url');
+    } finally {
+      server.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('never fetches an image_url on a loopback address', async () => {
     let hits = 0;
