@@ -4,6 +4,7 @@ and the QSVM."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +20,17 @@ from qmlstudio_worker.bio.models import (
     load_pretrained_densenet,
 )
 from qmlstudio_worker.bio.qsvm import fit_qsvm
+from qmlstudio_worker.ml.recurrent import torch_settings
 from qmlstudio_worker.quantum import hybrid
 
 CLASSES = ("meningioma", "glioma", "pituitary")
+
+
+@pytest.fixture(autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as the job runs (many times faster on a shared 2-core machine)."""
+    with torch_settings(1, deterministic=False):
+        yield
 
 
 def one_step(model: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, float]:

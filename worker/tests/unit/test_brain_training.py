@@ -3,14 +3,24 @@ stacks of the 3-D model, losses and optimizers, the seeded loop's determinism, m
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 import torch
 
 from qmlstudio_worker.bio import training
 from qmlstudio_worker.bio.models import build_model
+from qmlstudio_worker.ml.recurrent import torch_settings
 
 CLASSES = ["meningioma", "glioma", "pituitary"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as the job runs (many times faster on a shared 2-core machine)."""
+    with torch_settings(1, deterministic=False):
+        yield
 
 
 def test_the_range_is_one_based_and_inclusive_and_checked() -> None:
