@@ -26,6 +26,7 @@ from qmlstudio_worker.ml.job_support import (
     base_result,
     data_errors,
     open_job_inputs,
+    quantum_shots,
     require_fields,
     require_ideal_simulator,
     run_record,
@@ -119,11 +120,18 @@ def run_forecast_job(
             qubits = params.get("qubits")
             if qubits is None:
                 raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
-            # No noisy or device path for the hybrid QNN yet: it is simulated exactly, and a noise model or
-            # a device is refused rather than ignored.
-            require_ideal_simulator(params, inputs, "hybrid quantum forecaster")
+            # No device path for the hybrid QNN: refused rather than ignored. A noise model is honoured for
+            # its test predictions (trained exactly: quantum/hybrid.py).
+            if params.get("use_quantum_simulator") is False:
+                require_ideal_simulator(params, inputs, "hybrid quantum forecaster")
+            noise = inputs.quantum_noise_model
             trained, fitted = _quantum_forecaster(
-                frame=frame, qubits=int(qubits), hidden_layers=int(params["hidden_layers"]), **common
+                frame=frame,
+                qubits=int(qubits),
+                hidden_layers=int(params["hidden_layers"]),
+                noise_model=noise,
+                shots=quantum_shots(params, noise) if noise is not None else None,
+                **common,
             )
         elif method in RECURRENT_MODELS:
             trained, fitted = train_recurrent_forecaster(
@@ -180,6 +188,10 @@ def run_forecast_job(
         "from_index": params["from_index"],
         "to_index": params["to_index"],
     }
+    if quantum:  # where the circuits ran: exactly, or the test predictions under a noise model
+        result["quantum_run"] = {
+            key: trained.get(key) for key in ("simulation", "noise_model", "backend_run", "circuit")
+        }
     emit.progress(96, "saving the model")
     artifacts, model_path = save_model(ctx, fitted, problem)
     result["artifacts"] = artifacts

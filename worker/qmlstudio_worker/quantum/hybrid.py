@@ -14,11 +14,17 @@ The network, all in float64:
    out as the expectation values <Z_q> of every qubit;
 3. linear head: Linear(qubits, 1).
 
-The quantum layer is simulated exactly: a batched statevector simulation written in torch
+The quantum layer is trained exactly: a batched statevector simulation written in torch
 (:mod:`.statevector`), differentiated with autograd (exact gradients, no shots). The tests check its
 expectation values against ``qiskit.quantum_info.Statevector`` of the Qiskit circuit
 (:func:`qiskit_circuit`) to 1e-10. Trained with Adam at ``learning_rate`` for ``epochs`` epochs, mini-batches
 shuffled within the training windows with a seeded generator: the same data and seed give the same metrics.
+
+With a noise model (a fake IBM device, :mod:`.backends`) the network is still trained exactly (gradients
+under shot noise would need 2 (qubits + parameters) + 1 noisy circuits per window and step), and then its
+test predictions run the layer's Qiskit circuit transpiled for that device under its noise: <Z_q> from
+``shots`` measured shots per window (Aer density matrix). The metrics are those noisy predictions'; the loss
+history stays the exact training's; the saved model predicts exactly. A real device is refused.
 """
 
 from __future__ import annotations
@@ -73,6 +79,12 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 def quantum_layer(angles: Any, weights: Any, ansatz: Ansatz) -> Any:
     """<Z_q> (batch, qubits) after RY(angles[:, q]) on each qubit and the ansatz with ``weights``."""
     return z_expectations(ansatz.apply(ry_product_state(angles), weights), ansatz.qubits)
+
+
+def z_from_probabilities(probabilities: FloatArray, qubits: int) -> FloatArray:
+    """<Z_q> (rows, qubits) from measured distributions (rows, 2**qubits) with index bit q = qubit q."""
+    bits = (np.arange(2**qubits)[:, None] >> np.arange(qubits)) & 1
+    return np.asarray(probabilities @ (1 - 2 * bits), dtype=np.float64)
 
 
 def qiskit_circuit(qubits: int, reps: int = DEFAULT_REPS) -> Any:
@@ -222,6 +234,8 @@ def train_quantum_forecaster(
     torch_threads: int | None = None,
     emit: Emitter | None = None,
     model: str = MODEL,
+    noise_model: str | None = None,
+    shots: int | None = None,
 ) -> tuple[dict[str, Any], FittedQuantumForecaster]:
     """Train the hybrid QNN and score it on the test part next to the persistence baseline (and the
     seasonal-naive one when ``season_length`` is given).
@@ -230,6 +244,7 @@ def train_quantum_forecaster(
     (``qubits`` and ``reps`` for the quantum layer; ``hidden_layers`` sizes the classical encoder), the same
     emitted lines, and the same ``(result, fitted)`` return, the result adding ``model_name``,
     ``simulation`` and ``circuit`` (qubits, depth, parameters, gate counts of the Qiskit circuit).
+    ``noise_model``: the test predictions run under that device's noise with ``shots`` (module docstring).
     """
     import torch
 
@@ -299,8 +314,14 @@ def train_quantum_forecaster(
             emit=emit,
             epoch_label="epoch",
         )
+        noisy = None
         with torch.no_grad():
-            predicted_scaled = network(xt_test).numpy()
+            if noise_model is None:
+                predicted_scaled = network(xt_test).numpy()
+            else:
+                noisy, predicted_scaled = _noisy_predictions(
+                    network, xt_test, qubits, reps, noise_model, shots, seed, emit
+                )
 
     predicted = target_normalizer.inverse_transform(predicted_scaled)
     results = evaluate_forecast(y_raw, predicted, test_start, season_length)
@@ -345,7 +366,9 @@ def train_quantum_forecaster(
         "baselines": {name: value for name, value in results.items() if name != "model"},
         "loss": {"train": train_loss, "test": test_loss},
         "charts": charts,
-        "simulation": SIMULATION,
+        "simulation": SIMULATION if noisy is None else f"trained on the {SIMULATION}; {noisy.describe()}",
+        "noise_model": noise_model,
+        "backend_run": noisy.summary() if noisy is not None else None,
         "architecture": fitted.architecture(),
         "circuit": circuit,
         "data": {
@@ -362,6 +385,39 @@ def train_quantum_forecaster(
         "duration_seconds": round(time.monotonic() - started, 3),
     }
     return result, fitted
+
+
+def _noisy_predictions(
+    network: Any,
+    x: Any,
+    qubits: int,
+    reps: int,
+    noise_model: str,
+    shots: int | None,
+    seed: int,
+    emit: Emitter | None,
+) -> tuple[Any, FloatArray]:
+    """The trained network's outputs on ``x`` with the quantum layer run under ``noise_model``: the
+    encoder's angles and the trained weights bound into the device-transpiled circuit, <Z_q> from its
+    measured shots, then the linear head."""
+    import torch
+
+    from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_noisy
+
+    circuit = qiskit_circuit(qubits, reps)
+    if emit is not None:
+        emit.progress(90, f"transpiling for {noise_model}", "preparing")
+    runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots or DEFAULT_NOISY_SHOTS, seed)
+    if emit is not None:
+        emit.progress(91, f"test predictions under the {noise_model} noise", "executing")
+    angles = network.encoder(x.reshape(x.shape[0], -1)).numpy()
+    weights = np.tile(network.weights.detach().numpy(), (angles.shape[0], 1))
+    # The circuit's parameters are x[0..qubits-1] then the ansatz's, the order of this row.
+    expectations = z_from_probabilities(runner.probabilities(np.hstack([angles, weights])), qubits)
+    out = network.head(torch.as_tensor(expectations, dtype=torch.float64)).squeeze(-1).numpy()
+    if emit is not None:
+        emit.progress(94, "metrics and charts", "post-processing")
+    return runner, np.asarray(out, dtype=np.float64)
 
 
 # ----------------------------------------------------------------------------------------------------

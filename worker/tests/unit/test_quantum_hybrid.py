@@ -170,3 +170,84 @@ def test_without_hidden_layers_the_encoder_is_one_linear_map(stock: pd.DataFrame
     assert result["data"]["test_windows"] == 30
     with pytest.raises(ValueError, match="qubits"):
         hybrid.build_network(5, 0)
+
+
+def test_z_from_probabilities_matches_the_statevector() -> None:
+    rng = np.random.default_rng(3)
+    ansatz = Ansatz("RealAmplitudes", 3, hybrid.DEFAULT_REPS)
+    angles = rng.uniform(-2, 2, (2, 3))
+    weights = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
+    circuit = hybrid.qiskit_circuit(3, hybrid.DEFAULT_REPS)
+    for row in range(2):
+        state = Statevector(circuit.assign_parameters([*angles[row], *weights]))
+        ours = hybrid.z_from_probabilities(state.probabilities()[None, :], 3)[0]
+        assert np.abs(ours - _z_expectations(state, 3)).max() < 1e-12
+
+
+def test_under_a_noise_model_the_test_predictions_run_the_noisy_circuit(stock: pd.DataFrame) -> None:
+    def train(noise: str | None, shots: int | None = None) -> tuple:
+        return hybrid.train_quantum_forecaster(
+            stock,
+            training_features=FEATURES,
+            prediction_feature="Close",
+            train_share=0.6,
+            epochs=3,
+            learning_rate=0.01,
+            qubits=3,
+            seed=42,
+            noise_model=noise,
+            shots=shots,
+        )
+
+    exact, _ = train(None)
+    noisy, fitted = train("fake_kyiv", 2048)
+    again, _ = train("fake_kyiv", 2048)
+    # The same exact training; only the test predictions differ (device noise and shots), repeatably.
+    assert noisy["loss"] == exact["loss"]
+    assert noisy["data"]["predicted"] != exact["data"]["predicted"]
+    assert noisy["metrics"] == again["metrics"]
+    assert noisy["noise_model"] == "fake_kyiv"
+    run = noisy["backend_run"]
+    assert (run["device"], run["shots"]) == ("fake_kyiv", 2048)
+    assert run["circuits_run"] == noisy["data"]["test_windows"]
+    assert "fake_kyiv" in noisy["simulation"]
+    assert exact["backend_run"] is None
+    # Noise shrinks the expectation values but keeps the model close to its exact predictions.
+    gap = np.abs(np.array(noisy["data"]["predicted"]) - np.array(exact["data"]["predicted"]))
+    spread = np.ptp(stock["Close"].to_numpy(dtype=float))
+    assert 0 < gap.max() < spread
+    assert fitted.predict(stock).shape == (len(stock) - fitted.window,)  # the saved model predicts exactly
+
+
+def _stock_job(extension: dict[str, object], **changes: object) -> tuple[int, list[dict[str, object]]]:
+    from conftest import REPO_ROOT, dataset_entry
+
+    from qmlstudio_worker.runner import run_job
+
+    path = REPO_ROOT / "src" / "generated" / "fixtures" / "stock-price-prediction.job-requests.json"
+    requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
+    (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
+    body = {**request["body"], "epochs": 5, "qubits": 4, **changes}
+    dataset = dataset_entry(REPO_ROOT / "samples" / "apple_google_stock.csv")
+    envelope = {
+        "kind": "stock-price-prediction",
+        "job_id": "5",
+        "params": body,
+        "extension": {"dataset": dataset, "seed": 42, **extension},
+    }
+    stream = io.StringIO()
+    code = run_job(json.dumps(envelope), Emitter(stream))
+    return code, [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_the_stock_job_honours_a_noise_model_and_refuses_a_device() -> None:
+    code, lines = _stock_job({"quantum_noise_model": "fake_kyiv"})
+    assert code == 0, lines[-1]
+    result = lines[-1]["data"]
+    assert result["quantum_run"]["noise_model"] == "fake_kyiv"
+    assert result["quantum_run"]["backend_run"]["shots"] == 1024  # the body's 0 shots: the noisy default
+    phases = [line.get("phase") for line in lines if line["type"] == "progress" and line.get("phase")]
+    assert phases == ["preparing", "executing", "post-processing"]
+    code, lines = _stock_job({}, use_quantum_simulator=False, quantum_device_backend="ibm_kyiv")
+    assert code == 2
+    assert lines[-1]["field"] == "/params/use_quantum_simulator"
