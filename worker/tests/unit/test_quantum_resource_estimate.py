@@ -147,10 +147,16 @@ def test_device_estimate_uses_the_devices_offline_snapshot() -> None:
         estimate("portfolio-optimization", quantum_body("portfolio-optimization"), noise_model="fake_nowhere")
 
 
-def test_a_model_without_a_noisy_path_says_its_job_is_refused() -> None:
-    found = estimate(
-        "stock-price-prediction", quantum_body("stock-price-prediction"), rows=200, noise_model="fake_kyiv"
-    )
-    assert found["transpiled_for"].startswith("fake_kyiv")
-    assert found["estimated_seconds"] is None
-    assert "ideal simulator only" in found["note"]
+def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
+    refused = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=4, noise_model="fake_kyiv")
+    assert refused["transpiled_for"].startswith("fake_kyiv")
+    assert refused["estimated_seconds"] is None
+    assert "ideal simulator only" in refused["note"]
+    stock = quantum_body("stock-price-prediction")
+    exact = estimate("stock-price-prediction", stock, rows=200)
+    tested = estimate("stock-price-prediction", stock, rows=200, noise_model="fake_kyiv")
+    assert "test predictions run under the fake_kyiv noise" in tested["note"]
+    assert tested["estimated_seconds"] > 0
+    on_device = {**stock, "use_quantum_simulator": False, "quantum_device_backend": "ibm_kyiv"}
+    assert "ideal simulator only" in estimate("stock-price-prediction", on_device, rows=200)["note"]
+    assert exact["note"] is None
