@@ -1,0 +1,306 @@
+// Brain tumor training on the server (issue #13): a .mat upload read by the real worker (mat-inspect),
+// its refusals, the Train tab's preview, execute-job with the chosen range reaching the worker, the
+// request checks and ownership, and one real FCN training to Completed with its metrics, history and
+// result type in the outputs list. The tiny .mat (24 synthetic slices, 8 patients) is written by the
+// worker's own generator and writer, so the server reads what the product writes.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
+import {
+  bearer,
+  MODES,
+  outputDetail,
+  startStack,
+  waitForFinal,
+  type TestStack,
+} from '../test-support/harness';
+import { fileUploadBody } from '../test-support/multipart-body';
+
+const WORKER_PYTHON = path.resolve('worker/.venv/bin/python');
+
+/** 8 patients (labels 1,2,3,1,2,3,1,2) x 3 slices at 48x48: 9 meningioma, 9 glioma, 6 pituitary. */
+const TINY_MAT_SCRIPT = `
+import sys
+import numpy as np
+from qmlstudio_worker.bio.mat_data import MriSlice
+from qmlstudio_worker.bio.mat_write import write_struct_array
+from qmlstudio_worker.bio.synthetic_mri import make_patient, render_slice
+rng = np.random.default_rng(7)
+items = []
+for p in range(8):
+    label = p % 3 + 1
+    patient = make_patient(rng, label, f"SYN-T{p}")
+    for level in (-0.3, 0.0, 0.3):
+        drawn = render_slice(patient, rng, 48, level)
+        items.append(MriSlice(drawn.image, label, patient.pid, drawn.border, drawn.mask))
+write_struct_array(sys.argv[1], items)
+`;
+
+interface Account {
+  id: number;
+  email: string;
+  token: string;
+}
+
+interface Reply<T = Record<string, unknown>> {
+  status: number;
+  body: T & {
+    success: boolean;
+    message?: string;
+    detail?: string;
+    errors?: { field: string; message: string }[];
+  };
+}
+
+// The training run is the costly part: PGlite with the in-process queue, and BullMQ when Redis answers.
+const QUEUES = MODES.filter((m) => m.database === 'pglite');
+
+for (const { database, queue, available } of QUEUES)
+  describe.skipIf(!available)(`brain tumor training (${database}, ${queue})`, () => {
+    let stack: TestStack;
+    let alice: Account;
+    let bob: Account;
+    let scratch: string;
+    let tinyMat: Buffer;
+    let uploadUrl: string;
+
+    const account = async (email: string): Promise<Account> => {
+      const token = await stack.userToken(email);
+      const user = await stack.services.repositories.users.findByEmail(email);
+      return { id: user!.id, email, token };
+    };
+
+    const upload = async (who: Account, content: Buffer, filename: string): Promise<Reply> => {
+      const body = fileUploadBody(content, { filename, type: 'application/octet-stream' });
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: `/api/upload/${who.id}/${encodeURIComponent(who.email)}`,
+        headers: { ...bearer(who.token), ...body.headers },
+        payload: body.payload,
+      });
+      return { status: reply.statusCode, body: reply.json() };
+    };
+
+    const get = async (who: Account, url: string): Promise<Reply> => {
+      const reply = await stack.app.inject({ url, headers: bearer(who.token) });
+      return { status: reply.statusCode, body: reply.json() };
+    };
+
+    const storedFiles = (who: Account) =>
+      readdirSync(path.join(stack.config.dataDir, 'datasets', String(who.id))).filter(
+        (f) => !f.startsWith('.'),
+      );
+
+    /** A brain tumor application of `owner` on `file` with an FCN (the smallest model), stored as is. */
+    const application = async (owner: Account, file: string, range: [number, number]) => {
+      const brain = stack.services.registry.getProblem('brain-tumor');
+      const appData = structuredClone(createExampleAppData(brain).appData) as AppData & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      appData.dataset = {
+        kind: 'mat',
+        file,
+        name: 'tiny_synthetic.mat',
+        training_range: { from_index: range[0], to_index: range[1] },
+        split: 'patient',
+      };
+      appData.model_configurations = { ...appData.model_configurations, model: 'FCN', learningRate: 0.01 };
+      const { rows } = await stack.services.db.query<{ id: number }>(
+        `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, $2, $3, $4)
+         returning id`,
+        [owner.id, 'Brain tumor test', 'brain-tumor', JSON.stringify(appData)],
+      );
+      const id = Number(rows[0]!.id);
+      const request = mapJobRequest(brain, appData, { applicationId: id, userId: owner.id, rowCount: 24 });
+      return { id, appData, request };
+    };
+
+    const execute = async (
+      who: Account,
+      request: { path: string; query: Record<string, unknown>; body: Record<string, unknown> },
+      change: { path?: string; query?: Record<string, unknown> } = {},
+    ): Promise<Reply<{ data?: { output_id: number } }>> => {
+      const query = new URLSearchParams(
+        Object.entries({ ...request.query, ...change.query }).map(([k, v]) => [k, String(v)]),
+      );
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: `/api${change.path ?? request.path}?${query.toString()}`,
+        headers: bearer(who.token),
+        payload: request.body,
+      });
+      return { status: reply.statusCode, body: reply.json() };
+    };
+
+    beforeAll(async () => {
+      scratch = mkdtempSync(path.join(tmpdir(), 'qml-brain-'));
+      const file = path.join(scratch, 'tiny_synthetic.mat');
+      execFileSync(WORKER_PYTHON, ['-c', TINY_MAT_SCRIPT, file], { cwd: path.resolve('worker') });
+      tinyMat = readFileSync(file);
+      stack = await startStack({ database, queue });
+      alice = await account('alice@example.com');
+      bob = await account('bob@example.com');
+    }, 120_000);
+    afterAll(async () => {
+      await stack?.close();
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('stores a .mat upload read by the worker: slices, classes, patients, size and format', async () => {
+      const reply = await upload(alice, tinyMat, 'tiny_synthetic.mat');
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      expect(reply.body).toMatchObject({
+        success: true,
+        rows: 24,
+        count: 24,
+        class_counts: { meningioma: 9, glioma: 9, pituitary: 6 },
+        patients: 8,
+        image_size: [48, 48],
+        format: 'mat-v7.3',
+        size_bytes: tinyMat.length,
+      });
+      expect(reply.body.filename).toMatch(/^[a-f0-9]{32}\.mat$/);
+      uploadUrl = reply.body.url as string;
+      // The owner downloads the same bytes.
+      const download = await stack.app.inject({ url: uploadUrl, headers: bearer(alice.token) });
+      expect(download.statusCode).toBe(200);
+      expect(download.rawPayload.equals(tinyMat)).toBe(true);
+    }, 120_000);
+
+    it("refuses what is not a MAT file and a damaged one in the spec's words, keeping nothing", async () => {
+      const before = storedFiles(alice);
+      const text = await upload(alice, Buffer.from('Day,Sales\n1,2\n'), 'scans.mat');
+      expect(text.status).toBe(400);
+      expect(text.body.message).toBe('Invalid file format. Please select a .mat file.');
+      // A MATLAB 7.3 header with no HDF5 behind it: the worker's reader says why.
+      const header = Buffer.alloc(512, 0x20);
+      header.write(
+        'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Thu Jan  1 00:00:00 2026 HDF5 schema 1.00 .',
+      );
+      const damaged = await upload(
+        alice,
+        Buffer.concat([header, Buffer.from('not hdf5 at all')]),
+        'broken.mat',
+      );
+      expect(damaged.status).toBe(400);
+      expect(damaged.body.message).toMatch(/^Error parsing file: \S/);
+      expect(storedFiles(alice)).toEqual(before);
+    }, 120_000);
+
+    it("previews a slice of the owner's upload; a bad index names the field; someone else's is not found", async () => {
+      const preview = await get(
+        alice,
+        `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=3&rows=5`,
+      );
+      expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+      const data = preview.body.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(data).toMatchObject({ count: 24, patients: 8, image_size: [48, 48] });
+      expect(data.image_data).toHaveLength(5);
+      expect(data.image_data[0]).toMatchObject({
+        index: 1,
+        label: 1,
+        label_name: 'meningioma',
+        pid: 'SYN-T0',
+      });
+      expect(data.slice.index).toBe(3);
+      expect(Buffer.from(data.slice.thumbnail_png, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      expect(data.slice.tumor_mask.area).toBeGreaterThan(0);
+
+      const beyond = await get(
+        alice,
+        `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=25`,
+      );
+      expect(beyond.status).toBe(400);
+      expect(beyond.body.errors).toEqual([{ field: '/index', message: 'index must be between 1 and 24' }]);
+      const other = await get(bob, `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}`);
+      expect(other.status).toBe(404);
+    }, 120_000);
+
+    it.skipIf(!existsSample())(
+      'previews the shipped synthetic sample (3064 slices)',
+      async () => {
+        const preview = await get(
+          alice,
+          '/api/datasets/mat-preview?url=samples/brain_tumor_dataset.mat&index=1',
+        );
+        expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+        expect(preview.body.data).toMatchObject({
+          count: 3064,
+          class_counts: { meningioma: 708, glioma: 1426, pituitary: 930 },
+          patients: 233,
+        });
+      },
+      180_000,
+    );
+
+    it('refuses a run whose query, path or range is not the saved application, and hides others', async () => {
+      const { request } = await application(alice, uploadUrl, [1, 24]);
+      const wrongRange = await execute(alice, request, { query: { end_idx: 10 } });
+      expect(wrongRange.status).toBe(400);
+      expect(wrongRange.body.errors?.[0]).toMatchObject({ path: '/query/end_idx', field: 'end_idx' });
+      expect(wrongRange.body.message).toMatch(
+        /^Failed to execute the application! The request query end_idx/,
+      );
+      const wrongType = await execute(alice, request, {
+        path: '/brain-tumor-classification/execute-job/quantum',
+      });
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.body.errors?.[0]).toMatchObject({ path: '/path' });
+
+      // Someone else's user id in the query, and someone else's application.
+      expect((await execute(alice, request, { query: { user_id: bob.id } })).status).toBe(404);
+      expect((await execute(bob, request, { query: { user_id: bob.id } })).status).toBe(404);
+
+      // A range past the file's 24 slices: the schema's own message with the server's count.
+      const past = await application(alice, uploadUrl, [1, 30]);
+      const refused = await execute(alice, past.request);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors?.map((e) => e.message)).toContain('To Index must not exceed 24');
+    }, 60_000);
+
+    it('trains the chosen range to Completed: the range and split reach the worker; metrics, history, list', async () => {
+      const { id, request } = await application(alice, uploadUrl, [1, 24]);
+      expect(request.query).toEqual({ user_id: alice.id, start_idx: 1, end_idx: 24 });
+      const reply = await execute(alice, request);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      expect(reply.body.message).toBe('Application is running.');
+      const outputId = reply.body.data!.output_id;
+
+      const job = await stack.services.repositories.jobs.find(outputId);
+      expect(job!.kind).toBe('brain-tumor');
+      expect(job!.extension).toMatchObject({
+        range: { start: 1, end: 24 },
+        split: 'patient',
+        seed: 42,
+        dataset: { label: 'tiny_synthetic.mat', synthetic: false, row_count: 24 },
+      });
+      expect(String((job!.extension.dataset as { path: string }).path)).toMatch(/\.mat$/);
+
+      const final = await waitForFinal(stack, outputId, 600_000);
+      const detail = await outputDetail<Record<string, any>>(stack, alice.token, outputId); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(final.job.status, JSON.stringify(detail.output_logs?.slice(-3))).toBe('Completed');
+      expect(detail.trained_model_type).toBe('FCN');
+      expect(detail.metrics.accuracy).toBeGreaterThanOrEqual(0);
+      expect(detail.metrics.accuracy).toBeLessThanOrEqual(1);
+      expect(Object.keys(detail.metrics)).toEqual(expect.arrayContaining(['macro_f1', 'recall_glioma']));
+      expect(detail.baseline.name).toBe('Majority class');
+      expect(detail.output_data.result_type).toBe('Training');
+      expect(detail.output_data.training_history.loss).toHaveLength(20);
+      expect(detail.output_data.training_history.val_accuracy).toHaveLength(20);
+      expect(detail.charts.map((c: { title: string }) => c.title)).toContain('Confusion Matrix');
+      expect(detail.trained_model_path).toMatch(new RegExp(`^outputs/${outputId}/`));
+
+      const list = await get(alice, `/api/application-outputs/${id}/all`);
+      expect(list.status).toBe(200);
+      expect(list.body.data).toEqual([
+        expect.objectContaining({ id: outputId, result_type: 'Training', trained_model_type: 'FCN' }),
+      ]);
+    }, 660_000);
+  });
+
+/** The sample .mat is written by make install (not committed). */
+function existsSample(): boolean {
+  return existsSync(path.resolve('samples/brain_tumor_dataset.mat'));
+}
