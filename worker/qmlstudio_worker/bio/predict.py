@@ -227,6 +227,37 @@ def read_image(path: Path, section: dict[str, Any]) -> MriImage:
     return MriImage(kind, read_nifti(data, messages), None)
 
 
+#: Models the warm parent loaded before forking this worker (serve.py), by model card path and mtime.
+_PRELOADED: dict[tuple[str, int], Any] = {}
+MAX_PRELOADED = 4
+
+
+def _card_key(bundle_path: Path) -> tuple[str, int]:
+    card = bundle_path / "model.json" if bundle_path.is_dir() else bundle_path
+    return str(card.resolve()), card.stat().st_mtime_ns
+
+
+def preload_bundle(request_text: str) -> None:
+    """For the warm parent (serve.py), before it forks the worker of a predict request: load the request's
+    torch model without computing anything, so the worker inherits it instead of spending most of its
+    time loading it (each worker is a fresh fork). The parent must run no torch operation (a thread pool
+    started before a fork breaks the children): the modules are built on the meta device and the saved
+    tensors assigned to them, which runs none. Failures are left to the worker, which loads it itself."""
+    import torch
+
+    from qmlstudio_worker.bio.model_store import load_bundle, read_card
+
+    bundle_path = Path(json.loads(request_text)["bundle_path"])
+    key = _card_key(bundle_path)
+    if key in _PRELOADED or read_card(bundle_path).get("framework") != "torch":
+        return
+    with torch.device("meta"):
+        bundle = load_bundle(bundle_path)
+    while len(_PRELOADED) >= MAX_PRELOADED:
+        _PRELOADED.pop(next(iter(_PRELOADED)))
+    _PRELOADED[key] = bundle
+
+
 def parse_request(text: str) -> tuple[Path, Path, str]:
     try:
         request = json.loads(text)
@@ -258,11 +289,19 @@ def predict(image_path: Path, bundle_path: Path, file_name: str = "") -> dict[st
     image = read_image(image_path, predict_section())
     read_at = time.perf_counter()
     try:
-        bundle = load_bundle(bundle_path)
+        preloaded = _PRELOADED.get(_card_key(bundle_path))
+        bundle = preloaded or load_bundle(bundle_path)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise JobValidationError(f"The trained model could not be loaded: {exc}", "/bundle_path") from None
     loaded_at = time.perf_counter()
-    probabilities = bundle.predict_proba(to_model_input([image.slice], bundle.input_size))[0]
+    x = to_model_input([image.slice], bundle.input_size)
+    try:
+        probabilities = bundle.predict_proba(x)[0]
+    except (RuntimeError, NotImplementedError):
+        if preloaded is None:
+            raise
+        bundle = load_bundle(bundle_path)  # a tensor the meta build left behind: load it the plain way
+        probabilities = bundle.predict_proba(x)[0]
     done_at = time.perf_counter()
     best = int(np.argmax(probabilities))
     height, width = image.slice.shape

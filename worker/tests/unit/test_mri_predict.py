@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,14 @@ from qmlstudio_worker.bio.predict import ImageRefusal, predict, read_image
 CLASSES = ("meningioma", "glioma", "pituitary")
 SECTION = predict_section()
 MESSAGES = SECTION["image"]["messages"]
+
+
+@pytest.fixture(autouse=True)
+def _keep_torch_threads() -> Iterator[None]:
+    """predict() sets one torch thread (right for its own worker process); the other tests keep theirs."""
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
