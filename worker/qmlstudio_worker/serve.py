@@ -31,7 +31,8 @@ A refused request gets ``{"qmlstudio_serve": {"error": "..."}}`` and the connect
 
 The parent stays single-threaded (a selector loop; SIGCHLD arrives through the signal wakeup fd), so a
 fork never copies a lock held by another thread. Importing torch does not start its thread pools; only
-running an operation would, and the parent runs none.
+running an operation would, and the parent runs none: a predict request's model is built on the meta
+device and given its saved tensors (no computation) before the fork, for its child to inherit.
 """
 
 from __future__ import annotations
@@ -184,6 +185,17 @@ def _read_request(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def _preload_prediction_model(stdin_text: str) -> None:
+    """A predict request's model, loaded here without any torch computation (bio/predict.py), so its child
+    and the next ones inherit it instead of loading it again."""
+    try:
+        from qmlstudio_worker.bio.predict import preload_bundle
+
+        preload_bundle(stdin_text)
+    except Exception:  # the child loads the bundle itself and reports what is wrong with it
+        return
+
+
 def _noop_handler(_signum: int, _frame: object) -> None:
     """SIGCHLD needs a Python-level handler for the wakeup fd to be written; the loop does the work."""
 
@@ -240,6 +252,8 @@ class WarmParent:
                 conn.sendall(_serve_line({"error": str(exc)}))
             conn.close()
             return
+        if argv[0] == "predict":
+            _preload_prediction_model(stdin_text)
         self.fork(conn, argv, stdin_text, stderr_path)
 
     def fork(self, conn: socket.socket, argv: list[str], stdin_text: str, stderr_path: str | None) -> None:
