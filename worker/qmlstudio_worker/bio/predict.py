@@ -297,10 +297,10 @@ def predict(image_path: Path, bundle_path: Path, file_name: str = "") -> dict[st
     x = to_model_input([image.slice], bundle.input_size)
     try:
         probabilities = bundle.predict_proba(x)[0]
-    except (RuntimeError, NotImplementedError):
+    except Exception:  # a meta tensor left in the inherited model fails its forward pass: load it plainly
         if preloaded is None:
             raise
-        bundle = load_bundle(bundle_path)  # a tensor the meta build left behind: load it the plain way
+        bundle = load_bundle(bundle_path)
         probabilities = bundle.predict_proba(x)[0]
     done_at = time.perf_counter()
     best = int(np.argmax(probabilities))
