@@ -4104,7 +4104,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
-          /** @description A sample (e.g. apple_google_stock.csv) or the stored name of an upload */
+          /** @description A sample (e.g. apple_google_stock.csv, brain_tumor_dataset.mat, mri-examples/glioma-1.png URL-encoded) or the stored name of an upload */
           file: string;
           /** @description The caller's user id (1 to 2147483647) or name */
           user: string;
@@ -4115,13 +4115,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description The CSV file (a brain tumor .mat or .zip dataset as bytes) */
+        /** @description The CSV file (a brain tumor .mat or .zip dataset as bytes; an example MRI image as PNG) */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'text/csv': string;
+            'image/png': string;
             'application/octet-stream': string;
           };
         };
@@ -7487,6 +7488,163 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/brain-tumor-classification/execute-job/{modelType}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a Brain Tumor application: the body, path and query must be what the engine derives from its saved app_data */
+    post: {
+      parameters: {
+        query: {
+          /** @description job.request.query user_id of problems/brain-tumor.json */
+          user_id: string;
+          /** @description job.request.query start_idx of problems/brain-tumor.json */
+          start_idx: string;
+          /** @description job.request.query end_idx of problems/brain-tumor.json */
+          end_idx: string;
+        };
+        header?: never;
+        path: {
+          /** @description job.request.params modelType */
+          modelType: string;
+        };
+        cookie?: never;
+      };
+      /** @description The job body of workspace.md section 7 (job.bodySchema of problems/brain-tumor.json); id = the application id */
+      requestBody: {
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              message: string;
+              data: {
+                output_id: number;
+              };
+            };
+          };
+        };
+        /** @description Refused; `errors` names each field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description 'Failed to execute the application! {detail}' */
+              message: string;
+              detail: string;
+              errors?: {
+                /** @description JSON pointer into app_data or the body */
+                path: string;
+                field: string;
+                label?: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/vehicle-routing/execute-job/{userId}': {
     parameters: {
       query?: never;
@@ -8495,7 +8653,7 @@ export interface paths {
                 problem_id: string;
                 /** @description Seconds from running to the final status */
                 execution_time: number | null;
-                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ... */
+                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...) */
                 trained_model_type: string | null;
                 /** @description The saved model, relative to DATA_DIR (outputs/{id}/...); null when none */
                 trained_model_path: string | null;
@@ -8548,13 +8706,16 @@ export interface paths {
                 run_record: {
                   [key: string]: unknown;
                 } | null;
+                /** @description A brain tumor prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name} */
                 output_data: {
                   /** @enum {string} */
-                  result_type: 'Training';
+                  result_type: 'Training' | 'Prediction';
+                  /** @description Per-epoch series: train_loss and test_loss; brain tumor also loss, accuracy, val_accuracy, val_loss. Null for a prediction */
                   training_history: {
-                    train_loss: number[];
-                    test_loss: number[];
+                    [key: string]: number[];
                   } | null;
+                } & {
+                  [key: string]: unknown;
                 };
               };
             };
@@ -10549,8 +10710,13 @@ export interface paths {
                 /** Format: date-time */
                 completed_at: string | null;
                 application_id: number;
-                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ... */
+                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...) */
                 trained_model_type: string | null;
+                /**
+                 * @description Brain tumor: 'Training' or 'Prediction'; null for the other problems' outputs
+                 * @enum {string|null}
+                 */
+                result_type: 'Training' | 'Prediction' | null;
                 /** @description Seconds from running to the final status */
                 execution_time: number | null;
               }[];
