@@ -137,10 +137,6 @@ export function MatPreviewView({
           {border.length > SHOWN && <p className="qs-hint">{truncatedText}</p>}
         </div>
         <div className="bio-table-wrap">
-          <p className="bio-facts">
-            Area {mask.area} pixels; bounding box x {mask.bbox[0]} to {mask.bbox[2]}, y {mask.bbox[1]} to{' '}
-            {mask.bbox[3]}.
-          </p>
           <table className="bio-table">
             <caption>Tumor Mask</caption>
             <thead>
@@ -160,6 +156,10 @@ export function MatPreviewView({
               ))}
             </tbody>
           </table>
+          <p className="qs-hint">
+            Area {mask.area} pixels; bounding box x {mask.bbox[0]} to {mask.bbox[2]}, y {mask.bbox[1]} to{' '}
+            {mask.bbox[3]}.
+          </p>
           {mask.rows.length > SHOWN && <p className="qs-hint">{truncatedText}</p>}
         </div>
       </div>
