@@ -256,14 +256,16 @@ class _QueuedJob:
         return {"position_in_queue": position} if position is not None else {}
 
 
-def test_the_providers_state_and_queue_position_become_progress_lines() -> None:
+def test_the_providers_state_and_queue_position_become_progress_lines(
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
     from qmlstudio_worker.quantum.devices import wait_for_job
 
     stream = io.StringIO()
     emit = Emitter(stream)
     emit.progress(40, "training")
     wait_for_job(_QueuedJob(), "ibm_kyiv", emit, 0)
-    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    lines = parse_protocol_lines(stream.getvalue())  # each line valid against the protocol schema
     reports = [line for line in lines if line["type"] == "progress" and "provider" in line]
     # One line per change (the repeated position 3 is not sent twice), at the job's last percent.
     assert [(r["stage"], r["provider"]["queue_position"]) for r in reports] == [
