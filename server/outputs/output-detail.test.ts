@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
-import { logsOf, modelTypeOf, outputDetail, timelineOf } from './output-detail';
+import { logsOf, modelTypeOf, outputDetail, resultTypeOf, timelineOf } from './output-detail';
 import { firstDifference } from './outputs-service';
 
 // OutputDetail derived from a jobs row and its events, without a database: what the page shows while
@@ -202,5 +202,68 @@ describe('firstDifference', () => {
     expect(firstDifference({ a: 1 }, { a: 1, extra: true })).toBe('/extra');
     expect(firstDifference({ a: { 'x/y': 1 } }, { a: {} })).toBe('/a/x~1y');
     expect(firstDifference({ n: 1 }, { n: '1' })).toBe('/n');
+  });
+});
+
+describe('brain tumor outputs: result type and model name', () => {
+  const training = { training_model_type: 'classical', model_name: 'FCN', epochs: 20 };
+  const prediction = { model_name: 'densenet121', application_id: 3 };
+
+  it("a training is 'Training' and names its model from the start; other problems' outputs have no result type", () => {
+    const queued = job({ kind: 'brain-tumor', params: training, status: 'queued' });
+    expect(resultTypeOf(queued)).toBe('Training');
+    expect(modelTypeOf(queued)).toBe('FCN');
+    expect(resultTypeOf(job())).toBeNull();
+    expect(outputDetail(job(), []).output_data.result_type).toBe('Training');
+  });
+
+  it("a training's detail keeps the handler's per-epoch history beside the losses", () => {
+    const result = {
+      model: 'FCN',
+      losses: { train: [0.9, 0.5], test: [1.0, 0.8] },
+      output_data: {
+        result_type: 'Training',
+        training_history: {
+          loss: [0.9, 0.5],
+          accuracy: [0.4, 0.7],
+          val_accuracy: [0.3, 0.6],
+          val_loss: [1.0, 0.8],
+        },
+      },
+    };
+    const detail = outputDetail(
+      job({ kind: 'brain-tumor', params: training, status: 'Completed', result }),
+      [],
+    );
+    expect(detail.output_data).toEqual({
+      result_type: 'Training',
+      training_history: {
+        loss: [0.9, 0.5],
+        accuracy: [0.4, 0.7],
+        val_accuracy: [0.3, 0.6],
+        val_loss: [1.0, 0.8],
+        train_loss: [0.9, 0.5],
+        test_loss: [1.0, 0.8],
+      },
+    });
+  });
+
+  it("a prediction is 'Prediction' with its class, probabilities, image and model, and no history", () => {
+    const output = {
+      result_type: 'Prediction',
+      prediction: 'glioma',
+      probabilities: { meningioma: 0.1, glioma: 0.8, pituitary: 0.1 },
+      image: { name: 'scan.png', kind: 'png' },
+      model: { output_id: 5, model_name: 'densenet121' },
+    };
+    const done = job({
+      kind: 'brain-tumor',
+      params: prediction,
+      status: 'Completed',
+      result: { model: 'densenet121', output_data: output },
+    });
+    expect(resultTypeOf(done)).toBe('Prediction');
+    expect(resultTypeOf({ ...done, result: null })).toBe('Prediction');
+    expect(outputDetail(done, []).output_data).toEqual({ ...output, training_history: null });
   });
 });
