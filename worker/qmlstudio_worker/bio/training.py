@@ -220,6 +220,11 @@ def fit(
         history.accuracy.append(correct / max(seen, 1))
         val_logits = predict_logits(network, x_val)
         history.val_loss.append(float(loss_fn(val_logits, y_val)))
+        if not (np.isfinite(history.loss[-1]) and np.isfinite(history.val_loss[-1])):
+            raise ValueError(
+                f"training diverged at epoch {epoch} (the loss is not a finite number): choose a smaller "
+                "learning rate"
+            )
         history.val_accuracy.append(float((val_logits.argmax(dim=1) == y_val).double().mean()))
         history.epoch_seconds.append(time.monotonic() - started)
         if on_epoch is not None:

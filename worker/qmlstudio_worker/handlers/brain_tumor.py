@@ -215,7 +215,9 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         )
         emit.progress(5 + (fit_end - 5) * epoch / epochs, f"{stage}: epoch {epoch}/{epochs}")
 
-    history = training.fit(
+    history = _validated(
+        "/params/learning_rate",
+        training.fit,
         network,
         (x_train, y_train),
         (x_held, y_held),

@@ -149,3 +149,22 @@ def test_metrics_per_class_and_the_majority_baseline() -> None:
         "Confusion Matrix",
     ]
     assert [s["data"] for s in charts[2]["series"]] == [[1, 1, 0], [0, 2, 1], [0, 0, 1]]
+
+
+def test_a_diverging_run_stops_with_a_plain_reason() -> None:
+    network = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(16, 3))
+    with torch.no_grad():
+        network[1].weight.fill_(float("nan"))
+    x, y = torch.rand(4, 1, 4, 4), torch.tensor([0, 1, 2, 0])
+    with pytest.raises(ValueError, match=r"diverged at epoch 1 .*smaller learning rate"):
+        training.fit(
+            network,
+            (x, y),
+            (x, y),
+            epochs=3,
+            batch_size=2,
+            optimizer="sgd",
+            learning_rate=0.1,
+            loss="sparse_categorical_crossentropy",
+            seed=0,
+        )
