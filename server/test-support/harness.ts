@@ -255,14 +255,17 @@ export async function executeApplication(
     [owner.id, run.appName, run.problemId, JSON.stringify(run.appData)],
   );
   const dataset = run.dataset ?? sampleShape(stack, run.appData);
-  const { body } = mapJobRequest(problem, run.appData, {
+  // The request the engine maps (path and query too: brain tumor's model type and training range).
+  const request = mapJobRequest(problem, run.appData, {
     ...dataset,
     applicationId: Number(rows[0]!.id),
     userId: owner.id,
   });
+  const query = new URLSearchParams(Object.entries(request.query).map(([k, v]) => [k, String(v)])).toString();
+  const body = request.body;
   const reply = await stack.app.inject({
     method: 'POST',
-    url: `/api/${run.problemId}/execute-job/${owner.id}`,
+    url: `/api${request.path}${query ? `?${query}` : ''}`,
     headers: bearer(owner.token),
     payload: body,
   });
@@ -273,7 +276,8 @@ export async function executeApplication(
 
 /** The rows and columns of the shipped sample `appData`'s dataset URL names (an example's own dataset). */
 function sampleShape(stack: TestStack, appData: AppData): { rowCount: number; columns: string[] } {
-  const url = String((appData.dataset as { url?: unknown } | undefined)?.url);
+  const dataset = appData.dataset as { url?: unknown; file?: unknown } | undefined;
+  const url = String(dataset?.url ?? dataset?.file);
   const sample = stack.services.samples.find(path.basename(url));
   if (!sample) throw new Error(`no shipped sample for ${url}`);
   return { rowCount: sample.rows, columns: [...sample.columns] };
