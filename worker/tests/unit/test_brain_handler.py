@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from qmlstudio_worker.bio.image_input import to_model_input
 from qmlstudio_worker.bio.mat_data import MriSlice, open_mat_dataset
@@ -211,3 +212,32 @@ def test_a_file_that_is_not_a_mat_file_is_refused_with_the_parse_message(tmp_pat
     error = error_of(*run(body("FCN"), bad, None))
     assert error["field"] == "/extension/dataset"
     assert error["message"].startswith("Error parsing file: ")
+
+
+@pytest.mark.parametrize("name", ["densenet121", "3D_CNNs"])
+def test_densenet_and_the_3d_cnn_train_and_their_bundles_read_single_slices(
+    name: str, mat_file: Path, tmp_path: Path
+) -> None:
+    data = result_of(*run(body(name, epochs=1), mat_file, tmp_path))
+    assert data["trained_model_type"] == name
+    assert data["training_data"]["input_size"] == 64
+    if name == "densenet121":  # no weights file configured here: said so
+        assert data["training_data"]["weights"].startswith("random initialization")
+    model = load_bundle(tmp_path / "model.json")
+    assert model.predict_proba(to_model_input([np.ones((48, 48))], 64)).shape == (1, 3)
+
+
+def test_the_3d_cnn_stacks_each_slice_with_its_own_patient_s_neighbours(mat_file: Path) -> None:
+    from qmlstudio_worker.bio.training import model_inputs
+
+    with open_mat_dataset(mat_file) as ds:
+        pids = ds.pids()
+        stacks = model_inputs(ds, [0, 1, 2, 3], 64, stacks=True, pids=pids)
+        flat = model_inputs(ds, [0, 1, 2, 3], 64, stacks=False, pids=pids)
+    assert stacks.shape == (4, 1, 3, 64, 64)
+    # slice 1 (index 0) is its patient's first: before it, itself again; slice 3 is the last of patient 0
+    assert torch.equal(stacks[0, 0, 0], flat[0, 0])
+    assert torch.equal(stacks[0, 0, 2], flat[1, 0])
+    assert torch.equal(stacks[2, 0, 0], flat[1, 0])
+    assert torch.equal(stacks[2, 0, 2], flat[2, 0])  # slice 4 belongs to the next patient
+    assert torch.equal(stacks[3, 0, 1], flat[3, 0])
