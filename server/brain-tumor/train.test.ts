@@ -38,6 +38,16 @@ for p in range(8):
         drawn = render_slice(patient, rng, 48, level)
         items.append(MriSlice(drawn.image, label, patient.pid, drawn.border, drawn.mask))
 write_struct_array(sys.argv[1], items)
+# The same slices as a zip of .mat files (two members), as Figshare's download comes.
+import zipfile
+from pathlib import Path
+half = Path(sys.argv[1]).with_name("part2.mat")
+write_struct_array(half, items[12:])
+first = Path(sys.argv[1]).with_name("part1.mat")
+write_struct_array(first, items[:12])
+with zipfile.ZipFile(Path(sys.argv[1]).with_suffix(".zip"), "w") as archive:
+    archive.write(first, "slices/part1.mat")
+    archive.write(half, "slices/part2.mat")
 `;
 
 interface Account {
@@ -66,6 +76,7 @@ for (const { database, queue, available } of QUEUES)
     let bob: Account;
     let scratch: string;
     let tinyMat: Buffer;
+    let tinyZip: Buffer;
     let uploadUrl: string;
 
     const account = async (email: string): Promise<Account> => {
@@ -139,6 +150,7 @@ for (const { database, queue, available } of QUEUES)
       const file = path.join(scratch, 'tiny_synthetic.mat');
       execFileSync(WORKER_PYTHON, ['-c', TINY_MAT_SCRIPT, file], { cwd: path.resolve('worker') });
       tinyMat = readFileSync(file);
+      tinyZip = readFileSync(file.replace(/\.mat$/, '.zip'));
       stack = await startStack({ database, queue });
       alice = await account('alice@example.com');
       bob = await account('bob@example.com');
@@ -167,6 +179,13 @@ for (const { database, queue, available } of QUEUES)
       const download = await stack.app.inject({ url: uploadUrl, headers: bearer(alice.token) });
       expect(download.statusCode).toBe(200);
       expect(download.rawPayload.equals(tinyMat)).toBe(true);
+    }, 120_000);
+
+    it('reads a .zip of .mat files as one dataset', async () => {
+      const reply = await upload(alice, tinyZip, 'slices.zip');
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      expect(reply.body).toMatchObject({ count: 24, patients: 8, format: 'zip' });
+      expect(reply.body.filename).toMatch(/^[a-f0-9]{32}\.zip$/);
     }, 120_000);
 
     it("refuses what is not a MAT file and a damaged one in the spec's words, keeping nothing", async () => {
