@@ -267,7 +267,11 @@ export class ApplicationsService {
     }
     const { kind, sample, url, file } = dataset as Record<string, unknown>;
     // Brain tumor's training dataset is named by `file` (an upload's download URL).
-    if (kind !== 'sample') return this.ownDatasetContext(kind, url ?? file, ownerId);
+    if (kind !== 'sample') {
+      return url === undefined && file !== undefined
+        ? this.ownDatasetContext(kind, file, ownerId, 'file')
+        : this.ownDatasetContext(kind, url, ownerId);
+    }
     const unknown = {
       ok: false as const,
       error: { field: '/app_data/dataset/sample', message: UNKNOWN_SAMPLE },
@@ -294,6 +298,7 @@ export class ApplicationsService {
     kind: unknown,
     url: unknown,
     ownerId: number,
+    field: 'url' | 'file' = 'url',
   ): Promise<{ ok: true; context: EngineContext } | { ok: false; error: FieldError }> {
     const datasets = this.options.datasets;
     if (!datasets || typeof url !== 'string' || !url.trim()) return { ok: true, context: {} };
@@ -303,7 +308,7 @@ export class ApplicationsService {
       return { ok: true, context: facts ? { rowCount: facts.rowCount, columns: facts.columns } : {} };
     } catch (error) {
       if (!(error instanceof DatasetRefusal)) throw error;
-      return { ok: false, error: { field: '/app_data/dataset/url', message: error.message } };
+      return { ok: false, error: { field: `/app_data/dataset/${field}`, message: error.message } };
     }
   }
 

@@ -254,6 +254,38 @@ for (const { database, queue, available } of QUEUES)
       180_000,
     );
 
+    it("saving checks the range against the upload's slices; someone else's upload is refused naming file", async () => {
+      const { id, appData } = await application(alice, uploadUrl, [1, 24]);
+      const save = (who: Account, data: object) =>
+        stack.app.inject({
+          method: 'PUT',
+          url: '/api/applications/update-app-data',
+          headers: bearer(who.token),
+          payload: { application_id: id, user_id: who.id, app_data: data },
+        });
+      expect((await save(alice, appData)).statusCode).toBe(200);
+      const past = structuredClone(appData) as AppData & { dataset: Record<string, unknown> };
+      past.dataset.training_range = { from_index: 1, to_index: 25 };
+      const over = await save(alice, past);
+      expect(over.statusCode).toBe(400);
+      expect(over.json().errors).toEqual([
+        { field: '/app_data/dataset/training_range/to_index', message: 'To Index must not exceed 24' },
+      ]);
+      const bobs = await stack.services.db.query<{ id: number }>(
+        `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, 'Bob', 'brain-tumor', '{}')
+         returning id`,
+        [bob.id],
+      );
+      const foreign = await stack.app.inject({
+        method: 'PUT',
+        url: '/api/applications/update-app-data',
+        headers: bearer(bob.token),
+        payload: { application_id: Number(bobs.rows[0]!.id), user_id: bob.id, app_data: appData },
+      });
+      expect(foreign.statusCode).toBe(400);
+      expect(foreign.json().errors[0].field).toBe('/app_data/dataset/file');
+    }, 60_000);
+
     it('refuses a run whose query, path or range is not the saved application, and hides others', async () => {
       const { request } = await application(alice, uploadUrl, [1, 24]);
       const wrongRange = await execute(alice, request, { query: { end_idx: 10 } });
