@@ -68,6 +68,8 @@ const isInspection = (data: Record<string, unknown>): data is MatInspection =>
 const CACHE_ENTRIES = 64;
 /** A 3064-slice v7.3 file on a loaded 2-core machine: reading labels and one slice takes seconds. */
 const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Inspections running at once (each is a Python process); a slice picker clicked quickly waits its turn. */
+const MAX_RUNNING = 2;
 
 /**
  * Runs `mat-inspect` for a file and a slice, and keeps the answers per file contents (sha256), slice and
@@ -77,6 +79,8 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
 export class MatInspector {
   private readonly running = new Set<WorkerHandle>();
   private readonly cache = new Map<string, Promise<MatInspection>>();
+  private slotsInUse = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     private readonly deps: { launcher: WorkerLauncher; log?: FastifyBaseLogger },
@@ -102,11 +106,21 @@ export class MatInspector {
   }
 
   private async callWorker(path: string, index: number, rows: number): Promise<MatInspection> {
-    const call = await callWorker(this.deps.launcher, this.running, {
-      command: 'mat-inspect',
-      input: { path, index, rows },
-      timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    });
+    // A finished call hands its slot to the next waiting one directly.
+    if (this.slotsInUse < MAX_RUNNING) this.slotsInUse += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let call;
+    try {
+      call = await callWorker(this.deps.launcher, this.running, {
+        command: 'mat-inspect',
+        input: { path, index, rows },
+        timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      });
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.slotsInUse -= 1;
+    }
     if (call.exit.code === 0 && call.result && isInspection(call.result)) return call.result;
     if (call.timedOut) {
       throw new DatasetRefusal(
