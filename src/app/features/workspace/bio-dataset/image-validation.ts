@@ -35,13 +35,14 @@ export async function validateImageFile(
   if (!check.ok) return { ok: false, message: check.message ?? IMAGE_PROCESSING_FAILED };
   const valid = messages.valid ?? '';
   if (!DECODABLE.test(file.name)) return { ok: true, message: valid };
-  let pixels: Pixels;
+  let looksRight: boolean;
   try {
-    pixels = await readPixels(file);
+    looksRight = looksLikeMri(await readPixels(file));
   } catch {
-    return { ok: false, message: messages.notMri ?? IMAGE_PROCESSING_FAILED };
+    // Not decodable as the image its name says, or pixels the rule cannot read.
+    return { ok: false, message: IMAGE_PROCESSING_FAILED };
   }
-  return looksLikeMri(pixels) ? { ok: true, message: valid } : { ok: false, message: messages.notMri ?? '' };
+  return looksRight ? { ok: true, message: valid } : { ok: false, message: messages.notMri ?? '' };
 }
 
 /** The browser's decoder: the image drawn on a canvas, its ImageData read back. */

@@ -8,5 +8,6 @@ export function mriLookOf(problem: Problem): LooksLikeMri {
   const rule = problem.predict?.mriCheck;
   // Without a rule in the problem file there is nothing to check in the browser; the server still checks.
   if (!rule) return () => true;
-  return (pixels) => checkMriPixels({ ...pixels, channels: 4 }, rule).ok;
+  // Named one by one: ImageData's width, height and data are prototype getters, which a spread drops.
+  return ({ width, height, data }) => checkMriPixels({ width, height, data, channels: 4 }, rule).ok;
 }

@@ -10,7 +10,7 @@ import { browserRegistry } from '../../../../renderers/browser-registry';
 import { setAccessToken } from '../../../api/client';
 import { cleanBrowserAfterEach } from '../../../test-support/page-test';
 import type { WorkspaceUser } from '../workspace-types';
-import type { Pixels } from './image-validation';
+import { IMAGE_PROCESSING_FAILED, type Pixels } from './image-validation';
 import { mriLookOf } from './mri-look';
 import { NOT_A_URL, PredictPanel, SHOW_PREDICTION_MS } from './predict-panel';
 import { WEBCAM_FAILED } from './webcam-capture';
@@ -19,6 +19,27 @@ cleanBrowserAfterEach();
 const brain = browserRegistry().getProblem('brain-tumor');
 const messages = brain.predict!.image!.messages!;
 const user: WorkspaceUser = { id: 7, name: 'ada', email: 'ada@example.com' };
+
+/** Pixels shaped like the browser's ImageData: width, height and data are prototype getters, not own fields. */
+class ImageDataLike implements Pixels {
+  readonly #width: number;
+  readonly #height: number;
+  readonly #data: Uint8ClampedArray;
+  constructor(data: Uint8ClampedArray, width: number, height: number) {
+    this.#data = data;
+    this.#width = width;
+    this.#height = height;
+  }
+  get width() {
+    return this.#width;
+  }
+  get height() {
+    return this.#height;
+  }
+  get data() {
+    return this.#data;
+  }
+}
 
 /** 64x64 RGBA: a gray bright disc on black (MRI-like), or the same in saturated colours (a photo). */
 function pixels(kind: 'mri' | 'colour'): Pixels {
@@ -31,10 +52,10 @@ function pixels(kind: 'mri' | 'colour'): Pixels {
       const v = inside ? 170 : 5;
       data.set(kind === 'mri' ? [v, v, v, 255] : [inside ? 250 : 10, inside ? 40 : 200, 30, 255], at);
     }
-  return { width: size, height: size, data };
+  return new ImageDataLike(data, size, size);
 }
 
-let nextPixels: Pixels;
+let nextPixels: Pixels | null;
 let predictReply: { status: number; body: unknown };
 let fetchMock: ReturnType<typeof vi.fn>;
 const PNG_BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47]);
@@ -79,7 +100,7 @@ function open(onPredicted = vi.fn(), who: WorkspaceUser | null = user) {
       user={who}
       applicationId={5}
       onPredicted={onPredicted}
-      readPixels={() => Promise.resolve(nextPixels)}
+      readPixels={() => (nextPixels ? Promise.resolve(nextPixels) : Promise.reject(new Error('not a PNG')))}
       looksLikeMri={mriLookOf(brain)}
     />,
   );
@@ -126,6 +147,13 @@ describe('Predict Brain Tumor', () => {
     // A refused image is not sent.
     fireEvent.click(screen.getByRole('button', { name: 'Predict Now' }));
     expect(predictCalls()).toHaveLength(0);
+  });
+
+  it('says so when a .png cannot be decoded', async () => {
+    open();
+    nextPixels = null;
+    upload(png('renamed-text.png'));
+    expect((await screen.findByRole('alert')).textContent).toBe(IMAGE_PROCESSING_FAILED);
   });
 
   it('asks for an image before predicting', () => {
