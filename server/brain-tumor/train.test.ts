@@ -107,7 +107,12 @@ for (const { database, queue, available } of QUEUES)
       );
 
     /** A brain tumor application of `owner` on `file` with an FCN (the smallest model), stored as is. */
-    const application = async (owner: Account, file: string, range: [number, number]) => {
+    const application = async (
+      owner: Account,
+      file: string,
+      range: [number, number],
+      model: Record<string, unknown> = { model: 'FCN', learningRate: 0.01 },
+    ) => {
       const brain = stack.services.registry.getProblem('brain-tumor');
       const appData = structuredClone(createExampleAppData(brain).appData) as AppData & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       appData.dataset = {
@@ -117,7 +122,7 @@ for (const { database, queue, available } of QUEUES)
         training_range: { from_index: range[0], to_index: range[1] },
         split: 'patient',
       };
-      appData.model_configurations = { ...appData.model_configurations, model: 'FCN', learningRate: 0.01 };
+      appData.model_configurations = { ...appData.model_configurations, ...model };
       const { rows } = await stack.services.db.query<{ id: number }>(
         `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, $2, $3, $4)
          returning id`,
@@ -349,6 +354,35 @@ for (const { database, queue, available } of QUEUES)
         expect.objectContaining({ id: outputId, result_type: 'Training', trained_model_type: 'FCN' }),
       ]);
     }, 660_000);
+
+    it('runs a quantum model through /execute-job/quantum with its quantum body, and stops it', async () => {
+      const brain = stack.services.registry.getProblem('brain-tumor');
+      const quantum = structuredClone(createExampleAppData(brain).appData.model_configurations) as Record<
+        string,
+        unknown
+      >;
+      const defaults = { numQubits: 4, circuitDepth: 3, patchSize: 2, stepSize: 1, numLayers: 1 };
+      const extra = { unitsPerLayer: 64, dropoutRate: 0.2, activation: 'relu', batchSize: 8, model: 'QCNN' };
+      const { request } = await application(alice, uploadUrl, [1, 24], {
+        ...quantum,
+        ...defaults,
+        ...extra,
+        modelType: 'quantum',
+      });
+      expect(request.path).toBe('/brain-tumor-classification/execute-job/quantum');
+      expect(request.body).toMatchObject({ training_model_type: 'quantum', model_name: 'QCNN', n_qubits: 4 });
+      const reply = await execute(alice, request);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      const outputId = reply.body.data!.output_id;
+      const stop = await stack.app.inject({
+        method: 'POST',
+        url: `/api/brain-tumor-classification/stop-job/${outputId}`,
+        headers: bearer(alice.token),
+      });
+      expect(stop.statusCode).toBe(202);
+      const final = await waitForFinal(stack, outputId, 120_000);
+      expect(final.job.status).toBe('Manual Stop');
+    }, 180_000);
   });
 
 /** The sample .mat is written by make install (not committed). */
