@@ -292,6 +292,32 @@ for (const { database, queue, available } of QUEUES)
       expect(foreign.json().errors[0].field).toBe('/app_data/dataset/file');
     }, 60_000);
 
+    it('serves the example MRI images and the sample .mat to a signed-in user, bytes as shipped', async () => {
+      const image = await stack.app.inject({
+        url: `/api/download/${encodeURIComponent('mri-examples/glioma-1.png')}/${alice.id}/${encodeURIComponent(alice.email)}`,
+        headers: bearer(alice.token),
+      });
+      expect(image.statusCode).toBe(200);
+      expect(image.headers['content-type']).toBe('image/png');
+      expect(image.rawPayload.equals(readFileSync(path.resolve('samples/mri-examples/glioma-1.png')))).toBe(
+        true,
+      );
+      const unknown = await stack.app.inject({
+        url: `/api/download/${encodeURIComponent('mri-examples/../manifest.json')}/${alice.id}/${encodeURIComponent(alice.email)}`,
+        headers: bearer(alice.token),
+      });
+      expect(unknown.statusCode).toBe(404);
+      if (existsSample()) {
+        const sample = await stack.app.inject({
+          url: `/api/download/brain_tumor_dataset.mat/${alice.id}/${encodeURIComponent(alice.email)}`,
+          headers: bearer(alice.token),
+        });
+        expect(sample.statusCode).toBe(200);
+        expect(sample.headers['content-type']).toBe('application/octet-stream');
+        expect(sample.rawPayload.subarray(0, 19).toString()).toBe('MATLAB 7.3 MAT-file');
+      }
+    });
+
     it('refuses a run whose query, path or range is not the saved application, and hides others', async () => {
       const { request } = await application(alice, uploadUrl, [1, 24]);
       const wrongRange = await execute(alice, request, { query: { end_idx: 10 } });
