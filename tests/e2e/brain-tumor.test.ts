@@ -2,8 +2,9 @@
 // application taken through the whole bioinformatics flow with only the browser. Train sub-tab: the
 // synthetic sample dragged onto the drop zone, its Image Data / Tumor Border / Tumor Mask tables and the
 // slice thumbnail, the training range 1..30, Next Step. Model Configurations: the fastest classical model
-// (FCN), 20 epochs, saved, run to Completed. Predict sub-tab: an example image with densenet121 (the latest
-// classical training) -> 'Prediction: {class}' and a Prediction row in Outputs. A second, quantum training
+// (FCN), 20 epochs, saved, run to Completed. Predict sub-tab: an example image; qmodel refused while no
+// quantum training exists; densenet121 (the latest classical training) -> 'Prediction: {class}' and a
+// Prediction row in Outputs. A second, quantum training
 // (QCNN, 4 qubits, depth 1), then both trainings selected and compared side by side. Screenshots:
 // tests/artifacts/brain-{train,predict,outputs,detail,compare}.png (1280 x 1100 px).
 
@@ -234,6 +235,13 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
     expect(await page.getByRole('button', { name: 'Use webcam' }).isVisible()).toBe(true);
     expect(await page.getByLabel('Image URL').isVisible()).toBe(true);
     await page.getByRole('button', { name: EXAMPLE }).click();
+    // No quantum training yet: qmodel is refused in plain words.
+    await page.getByRole('radio', { name: 'qmodel' }).check();
+    await page.getByRole('button', { name: 'Predict Now' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'No trained quantum model for this application yet. Train one first.' })
+      .waitFor({ timeout: 60_000 });
     await page.getByRole('radio', { name: 'densenet121' }).check();
     const before = (await outputs()).map((o) => o.id);
     await page.getByRole('button', { name: 'Predict Now' }).click();
