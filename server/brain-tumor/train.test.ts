@@ -66,10 +66,9 @@ interface Reply<T = Record<string, unknown>> {
   };
 }
 
-// The training run is the costly part: PGlite with the in-process queue, and BullMQ when Redis answers.
-const QUEUES = MODES.filter((m) => m.database === 'pglite');
-
-for (const { database, queue, available } of QUEUES)
+// Every database and queue (a training of 24 small slices takes seconds): PGlite and PostgreSQL, each
+// with the in-process queue and with BullMQ, as far as the local services answer.
+for (const { database, queue, available } of MODES)
   describe.skipIf(!available)(`brain tumor training (${database}, ${queue})`, () => {
     let stack: TestStack;
     let alice: Account;
