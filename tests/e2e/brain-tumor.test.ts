@@ -2,20 +2,22 @@
 // application taken through the whole bioinformatics flow with only the browser. Train sub-tab: the
 // synthetic sample dragged onto the drop zone, its Image Data / Tumor Border / Tumor Mask tables and the
 // slice thumbnail, the training range 1..30, Next Step. Model Configurations: the fastest classical model
-// (FCN), 20 epochs, saved, run to Completed. Predict sub-tab: an example image; qmodel refused while no
-// quantum training exists; densenet121 (the latest classical training) -> 'Prediction: {class}' and a
-// Prediction row in Outputs. A second, quantum training
-// (QCNN, 4 qubits, depth 1), then both trainings selected and compared side by side. Screenshots:
+// (FCN), 20 epochs, saved, run to Completed. Predict sub-tab: a frame of Chromium's fake camera (a colour
+// pattern) refused as not an MRI; an example image; qmodel refused while no quantum training exists;
+// densenet121 (the latest classical training) -> 'Prediction: {class}' and a Prediction row in Outputs.
+// A second, quantum training (QCNN, 4 qubits, depth 1), then both trainings selected and compared side by
+// side. The example application opens on Predict. Screenshots:
 // tests/artifacts/brain-{train,predict,outputs,detail,compare}.png (1280 x 1100 px).
 
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
 import {
+  CHROMIUM_ARGS,
   adminSession,
   callApi,
+  copyExample,
   createBlankApplication,
-  launchBrowser,
   signIn,
   startProduct,
   workspaceUrl,
@@ -74,7 +76,11 @@ let session: { token: string; id: number };
 beforeAll(async () => {
   makeShotDirs();
   product = await startProduct();
-  browser = await launchBrowser();
+  // Chromium's fake camera (a moving colour test pattern, allowed without a prompt) for 'Use webcam'.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
+  });
   session = await adminSession(product);
 });
 afterAll(async () => {
@@ -91,7 +97,7 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
 
   beforeAll(async () => {
     appId = await createBlankApplication(product, session, PROBLEM, APP_NAME);
-    context = await browser.newContext({ viewport: VIEWPORT });
+    context = await browser.newContext({ viewport: VIEWPORT, permissions: ['camera'] });
     page = await context.newPage();
     errors = collectPageErrors(page);
     await signIn(page, product);
@@ -221,10 +227,34 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
     expect(row).toEqual(expect.arrayContaining(['FCN', 'Training']));
   });
 
-  it('predicts an example image with densenet121: the prediction, then Outputs with a Prediction row', async () => {
-    onFailure('predict');
+  it("a webcam frame that is not an MRI (the fake camera's colour pattern) is refused in the spec's words", async () => {
+    onFailure('webcam');
     await tab(page, 'Dataset').click();
     await page.getByRole('tab', { name: 'Predict Brain Tumor' }).click();
+    await page.getByRole('button', { name: 'Use webcam' }).click();
+    const preview = page.getByLabel('Webcam preview');
+    await preview.waitFor();
+    await expect
+      .poll(() => preview.evaluate((video: HTMLVideoElement) => video.videoWidth), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await page.getByRole('alert').filter({ hasText: "This doesn't look like a valid MRI image." }).waitFor();
+    await page.getByRole('button', { name: 'Predict Now' }).click();
+    await expect
+      .poll(() =>
+        page.getByRole('alert').filter({ hasText: "This doesn't look like a valid MRI image." }).count(),
+      )
+      .toBeGreaterThan(0);
+    expect(
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Prediction: / })
+        .count(),
+    ).toBe(0);
+  });
+
+  it('predicts an example image with densenet121: the prediction, then Outputs with a Prediction row', async () => {
+    onFailure('predict');
     for (let n = 1; n <= 6; n++)
       expect(
         await page
@@ -338,5 +368,24 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
     await overlay.getByRole('button', { name: 'Back to outputs' }).click();
     await overlay.waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
+  });
+});
+
+describe('the brain tumor example', () => {
+  it('opens on Predict (it has a dataset); Train reloads its saved sample', async () => {
+    const { id, example } = await copyExample(product, session, PROBLEM);
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    const page = await context.newPage();
+    try {
+      await signIn(page, product);
+      await openWorkspace(page, workspaceUrl(product, PROBLEM, id, example.app_name));
+      const predict = page.getByRole('tab', { name: 'Predict Brain Tumor' });
+      await expect.poll(() => predict.getAttribute('aria-selected')).toBe('true');
+      await page.getByRole('tab', { name: 'Train Brain Tumor' }).click();
+      await page.locator('caption', { hasText: 'Image Data' }).waitFor({ timeout: 60_000 });
+      expect(await page.getByTestId('mat-facts').textContent()).toContain(`${SAMPLE_SLICES} slices`);
+    } finally {
+      await context.close();
+    }
   });
 });
