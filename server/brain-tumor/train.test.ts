@@ -111,6 +111,7 @@ for (const { database, queue, available } of MODES)
       file: string,
       range: [number, number],
       model: Record<string, unknown> = { model: 'FCN', learningRate: 0.01 },
+      dataset: Record<string, unknown> = {},
     ) => {
       const brain = stack.services.registry.getProblem('brain-tumor');
       const appData = structuredClone(createExampleAppData(brain).appData) as AppData & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -120,6 +121,7 @@ for (const { database, queue, available } of MODES)
         name: 'tiny_synthetic.mat',
         training_range: { from_index: range[0], to_index: range[1] },
         split: 'patient',
+        ...dataset,
       };
       appData.model_configurations = { ...appData.model_configurations, ...model };
       const { rows } = await stack.services.db.query<{ id: number }>(
@@ -380,6 +382,29 @@ for (const { database, queue, available } of MODES)
         expect.objectContaining({ id: outputId, result_type: 'Training', trained_model_type: 'FCN' }),
       ]);
     }, 660_000);
+
+    it.runIf(existsSample() && database === 'pglite' && queue === 'in-process')(
+      'trains on slices 1..24 of the shipped synthetic sample, labelled synthetic in the output',
+      async () => {
+        const { request } = await application(alice, 'samples/brain_tumor_dataset.mat', [1, 24], undefined, {
+          kind: 'sample',
+          sample: 'brain-tumor-2020-2024',
+          name: 'Sample Dataset 1 (2020-2024) (synthetic)',
+        });
+        const reply = await execute(alice, request);
+        expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+        const outputId = reply.body.data!.output_id;
+        const final = await waitForFinal(stack, outputId, 600_000);
+        const detail = await outputDetail<Record<string, any>>(stack, alice.token, outputId); // eslint-disable-line @typescript-eslint/no-explicit-any
+        expect(final.job.status, JSON.stringify(detail.output_logs?.slice(-3))).toBe('Completed');
+        expect(detail.dataset).toMatchObject({
+          label: 'Sample Dataset 1 (2020-2024) (synthetic)',
+          synthetic: true,
+          rows: 3064,
+        });
+      },
+      660_000,
+    );
 
     it('runs a quantum model through /execute-job/quantum with its quantum body, and stops it', async () => {
       const brain = stack.services.registry.getProblem('brain-tumor');
