@@ -143,14 +143,15 @@ export class OutputsService {
     },
   ) {}
 
-  /** The problems that run through execute-job (the four financial ones today). */
+  /** The problems that run through execute-job (the four financial ones and brain tumor). */
   executableProblems(): Problem[] {
     return this.deps.registry.problems.filter(runsThroughExecuteJob);
   }
 
   /**
-   * Runs the application `body.id` of the caller: the body must be what the engine derives from the
-   * stored app_data (with the resolved dataset's rows and columns), valid against the job-body schema.
+   * Runs the application `body.id` of the caller: the path, query and body must be what the engine
+   * derives from the stored app_data (with the resolved dataset's rows and columns), the body valid
+   * against the job-body schema.
    */
   async execute(caller: UserRecord, problem: Problem, request: ExecuteRequest): Promise<ExecuteOutcome> {
     const { body } = request;
