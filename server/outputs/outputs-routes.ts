@@ -215,8 +215,9 @@ const executeRefusal = {
 } as const;
 
 /**
- * Outputs (spec workspace.md section 7, issue #10): execute-job for every problem whose file runs
- * through POST /{problem}/execute-job/{userId}, stop-job for every problem, and an output's detail,
+ * Outputs (spec workspace.md section 7, issues #10 and #13): execute-job for every problem whose file
+ * runs through POST /{api}/execute-job/{param} (the financial problems' {userId}; brain tumor's
+ * {modelType} with user_id, start_idx and end_idx in the query), stop-job for every problem, and an output's detail,
  * record, status timeline, count, deletion and live stream. Owner only; an admin may read.
  */
 export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
