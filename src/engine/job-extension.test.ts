@@ -49,6 +49,7 @@ describe('mapJobExtension', () => {
       quantum_noise_model: 'None',
       range: null,
       split: null,
+      step_size: null,
     });
     const edited = structuredClone(appData) as Json;
     edited.preprocess.column = 'is_fraud\r';
@@ -95,6 +96,15 @@ describe('mapJobExtension', () => {
     const unset = structuredClone(appData) as Json;
     delete unset.dataset.split;
     expect(mapJobExtension(problem, unset).split).toBe('stratified');
+  });
+
+  it("carries the brain tumor QCNN's Step Size (the spec's body has no key for it), and null for a classical model", () => {
+    const { problem, appData } = example('brain-tumor');
+    expect(mapJobExtension(problem, appData).step_size).toBeNull();
+    let quantum = setFieldValue(problem, appData, '/model_configurations/modelType', 'quantum');
+    quantum = setFieldValue(problem, quantum, '/model_configurations/model', 'QCNN');
+    quantum = setFieldValue(problem, quantum, '/model_configurations/stepSize', 2);
+    expect(mapJobExtension(problem, quantum).step_size).toBe(2);
   });
 
   it('leaves a value out when its field is absent (null, not undefined)', () => {

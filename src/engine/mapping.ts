@@ -139,6 +139,8 @@ export const JOB_EXTENSION_KEYS = [
   /** Brain tumor: the training range {start, end} (1-based, inclusive) and the validation split. */
   'range',
   'split',
+  /** Brain tumor QCNN: the quantum convolution's stride (the form's Step Size; not in the spec's body). */
+  'step_size',
 ] as const;
 
 export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];

@@ -95,6 +95,11 @@ export const jobEnvelopeSchema = {
             'Brain tumor: how the range is split into training and validation (stratified by class, or by patient so that no patient is on both sides); null for other problems.',
           enum: ['stratified', 'patient', null],
         },
+        step_size: {
+          description:
+            "Brain tumor QCNN: the stride of the quantum convolution's patches (the form's Step Size, which the spec's body leaves out); null for other problems and models.",
+          enum: [1, 2, null],
+        },
         seed: {
           description:
             'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
@@ -191,6 +196,10 @@ export interface JobEnvelope {
      * Brain tumor: how the range is split into training and validation (stratified by class, or by patient so that no patient is on both sides); null for other problems.
      */
     split?: 'stratified' | 'patient' | null;
+    /**
+     * Brain tumor QCNN: the stride of the quantum convolution's patches (the form's Step Size, which the spec's body leaves out); null for other problems and models.
+     */
+    step_size?: 1 | 2 | null;
     /**
      * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
      */
