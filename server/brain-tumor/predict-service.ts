@@ -14,7 +14,7 @@ import { UrlFetcher } from '../datasets/url-fetcher';
 import { JobStatus } from '../jobs/job-states';
 import type { JobRunner } from '../jobs/job-runner';
 import type { JobsRepository } from '../jobs/jobs-repository';
-import { callWorker, workerFailureReason } from '../jobs/worker-call';
+import { callWorker, endWorkerCalls, workerFailureReason } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
 import type { Services } from '../platform/services';
@@ -200,8 +200,7 @@ export class PredictService {
   /** Kills the predictions under way (server shutdown); later requests are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const handle of this.running) handle.kill('SIGKILL');
-    await Promise.all([...this.running].map((handle) => handle.done));
+    await endWorkerCalls(this.running);
   }
 
   /** The application's latest Completed training output of that kind that saved a model. */

@@ -7,7 +7,7 @@ import { APPLICATION_NOT_FOUND } from '../applications/applications-service';
 import type { UserRecord } from '../auth/users-repository';
 import type { Database } from '../db/database';
 import { JobStatus } from '../jobs/job-states';
-import { callWorker, workerFailureReason, type WorkerCall } from '../jobs/worker-call';
+import { callWorker, endWorkerCalls, workerFailureReason, type WorkerCall } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
 
@@ -185,8 +185,7 @@ export class InferenceService {
   /** Kills the inferences under way (server shutdown); later requests are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const handle of this.running) handle.kill('SIGKILL');
-    await Promise.all([...this.running].map((handle) => handle.done));
+    await endWorkerCalls(this.running);
   }
 
   /** The given output of the application, or its latest Completed one with a trained model. */

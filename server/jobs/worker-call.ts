@@ -53,6 +53,12 @@ export async function callWorker(
   return { exit, ...seen, timedOut, timeoutSeconds: request.timeoutSeconds };
 }
 
+/** Kills every call still in `running` and waits for their processes to end (a service's shutdown). */
+export async function endWorkerCalls(running: Set<WorkerHandle>): Promise<void> {
+  for (const handle of running) handle.kill('SIGKILL');
+  await Promise.all([...running].map((handle) => handle.done));
+}
+
 /** Why a call failed, for a 502 detail: the worker's own error message, else how its process ended. */
 export function workerFailureReason(call: Pick<WorkerCall, 'exit' | 'failure'>): string {
   if (call.failure) return call.failure.message;
