@@ -61,6 +61,18 @@ def _timed(action: Callable[[], Any]) -> float:
     return best
 
 
+def _compiled_summary(circuit: Any, compiled: Any, transpiled_for: str) -> dict[str, Any]:
+    """The summary both transpile targets report: ``circuit``'s own size, ``compiled``'s depth and gates."""
+    return {
+        "qubits": int(circuit.num_qubits),
+        "parameters": int(circuit.num_parameters),
+        "depth": int(compiled.depth()),
+        "two_qubit_gates": int(sum(1 for inst in compiled.data if inst.operation.num_qubits == 2)),
+        "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
+        "transpiled_for": transpiled_for,
+    }
+
+
 def transpiled_summary(circuit: Any, backend_name: str | None) -> dict[str, Any]:
     """Qubits, depth and two-qubit gates of ``circuit`` after transpiling for the Aer simulator."""
     from qiskit import transpile
@@ -71,14 +83,7 @@ def transpiled_summary(circuit: Any, backend_name: str | None) -> dict[str, Any]
     values = np.random.default_rng(0).uniform(0.1, 1.0, circuit.num_parameters)
     bound = circuit.assign_parameters(values) if circuit.num_parameters else circuit
     compiled = transpile(bound, AerSimulator(method=method), optimization_level=1, seed_transpiler=0)
-    return {
-        "qubits": int(circuit.num_qubits),
-        "parameters": int(circuit.num_parameters),
-        "depth": int(compiled.depth()),
-        "two_qubit_gates": int(sum(1 for inst in compiled.data if inst.operation.num_qubits == 2)),
-        "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
-        "transpiled_for": f"AerSimulator(method={method!r}), optimization level 1",
-    }
+    return _compiled_summary(circuit, compiled, f"AerSimulator(method={method!r}), optimization level 1")
 
 
 def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
@@ -94,14 +99,9 @@ def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
         optimization_level=OPTIMIZATION_LEVEL, backend=backend, seed_transpiler=RUN_SEED
     )
     compiled = manager.run(measured)
-    return {
-        "qubits": int(circuit.num_qubits),
-        "parameters": int(circuit.num_parameters),
-        "depth": int(compiled.depth()),
-        "two_qubit_gates": int(sum(1 for inst in compiled.data if inst.operation.num_qubits == 2)),
-        "gate_counts": {str(k): int(v) for k, v in compiled.count_ops().items()},
-        "transpiled_for": f"{backend.name} ({what}), optimization level {OPTIMIZATION_LEVEL}",
-    }
+    return _compiled_summary(
+        circuit, compiled, f"{backend.name} ({what}), optimization level {OPTIMIZATION_LEVEL}"
+    )
 
 
 def _noisy_seconds_per_circuit(circuit: Any, noise_model: str, shots: int) -> float:
