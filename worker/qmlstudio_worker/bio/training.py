@@ -255,6 +255,19 @@ def majority_predictions(y_train: Sequence[int], count: int) -> list[int]:
     return [int(values[int(np.argmax(counts))])] * count
 
 
+def _epoch_line_chart(
+    title: str, label: str, epochs: list[int], series: dict[str, Sequence[float]]
+) -> dict[str, Any]:
+    """A line chart with one point per epoch for each named series (values rounded to 6 places)."""
+    return {
+        "type": "line",
+        "title": title,
+        "label": label,
+        "series": [{"name": name, "data": [round(v, 6) for v in values]} for name, values in series.items()],
+        "categories": epochs,
+    }
+
+
 def training_charts(
     history: History, y_true: Sequence[int], y_pred: Sequence[int], classes: Sequence[str]
 ) -> list[dict[str, Any]]:
@@ -263,26 +276,18 @@ def training_charts(
     epochs = list(range(1, len(history.loss) + 1))
     matrix = confusion_matrix(y_true, y_pred, labels=list(range(len(classes))))
     return [
-        {
-            "type": "line",
-            "title": "Loss over Epochs",
-            "label": "loss",
-            "series": [
-                {"name": "Training loss", "data": [round(v, 6) for v in history.loss]},
-                {"name": "Validation loss", "data": [round(v, 6) for v in history.val_loss]},
-            ],
-            "categories": epochs,
-        },
-        {
-            "type": "line",
-            "title": "Accuracy vs Validation Accuracy",
-            "label": "accuracy",
-            "series": [
-                {"name": "Accuracy", "data": [round(v, 6) for v in history.accuracy]},
-                {"name": "Validation accuracy", "data": [round(v, 6) for v in history.val_accuracy]},
-            ],
-            "categories": epochs,
-        },
+        _epoch_line_chart(
+            "Loss over Epochs",
+            "loss",
+            epochs,
+            {"Training loss": history.loss, "Validation loss": history.val_loss},
+        ),
+        _epoch_line_chart(
+            "Accuracy vs Validation Accuracy",
+            "accuracy",
+            epochs,
+            {"Accuracy": history.accuracy, "Validation accuracy": history.val_accuracy},
+        ),
         {
             "type": "confusion_matrix",
             "title": "Confusion Matrix",
