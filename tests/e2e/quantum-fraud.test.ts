@@ -3,7 +3,8 @@
 // estimate of the form's circuit (qubits, transpiled depth, two-qubit gates, evaluations, run time, all as
 // numbers) and follows the form (one circuit repetition: a shallower circuit); the device picker defaults to
 // the statevector simulator without noise. Run from the top bar, the output reaches Completed and draws its
-// confusion matrix and ROC curve. Screenshots: tests/artifacts/quantum-fraud-{model,output}.png.
+// confusion matrix and ROC curve; the noise what-if re-runs it under the fake Brisbane snapshot's noise, as a
+// new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output}.png.
 
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -17,6 +18,7 @@ import {
   expectSelected,
   fieldInput,
   makeShotDirs,
+  outputRow,
   panel,
   runFromTopBar,
   tab,
@@ -183,6 +185,45 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
           `fraud VQC output ${outputId} completed in ${((Date.now() - started) / 1000).toFixed(1)} s, ${charts} charts`,
         );
         await shot(page, 'output', outputCharts.locator('[data-chart-type="confusion_matrix"]').first());
+
+        // Noise what-if: the finished output re-run under a device snapshot's noise, as a new output.
+        const whatIf = page.getByTestId('what-if');
+        await whatIf.waitFor({ timeout: 30_000 });
+        const backends = await whatIf.locator('option').allTextContents();
+        // It ran on the ideal simulator, so that one is not offered again.
+        expect(backends).not.toContain('Ideal simulator');
+        const noisy = backends.find((label) => /brisbane/i.test(label));
+        expect(noisy, `a Brisbane noise model among ${backends.join(', ')}`).toBeDefined();
+        await whatIf.getByLabel('Re-run under…').selectOption({ label: noisy! });
+        await whatIf.getByRole('button', { name: 'Re-run', exact: true }).click();
+        const startedNote = whatIf.getByRole('status');
+        await startedNote.waitFor({ timeout: 30_000 });
+        const rerunId = Number(
+          /^Re-run started as output (\d+)/.exec((await startedNote.textContent()) ?? '')?.[1],
+        );
+        expect(rerunId).toBeGreaterThan(outputId);
+        const rerunStarted = Date.now();
+        await page.getByRole('button', { name: 'All Outputs' }).click();
+        await outputRow(page, rerunId).waitFor({ timeout: 30_000 });
+        await watchUntilCompleted(page, rerunId);
+        const rerun = await callApi<{
+          data: {
+            name: string;
+            app_data: { model_configurations: { quantum_device: Record<string, unknown> } };
+            output_logs: { message: string }[];
+          };
+        }>(product, `/application-outputs/${rerunId}/detail`, { token: session.token });
+        expect(rerun.body.data.name).toMatch(/what-if: fake_brisbane/);
+        expect(rerun.body.data.app_data.model_configurations.quantum_device.quantum_noise_model).toBe(
+          'fake_brisbane',
+        );
+        // The worker says it ran the circuits under that device's noise (not the ideal simulator again).
+        expect(rerun.body.data.output_logs.map((log) => log.message).join('\n')).toMatch(
+          /noise model fake_brisbane .*simulated with its noise/,
+        );
+        console.log(
+          `what-if under ${noisy}: output ${rerunId} completed in ${((Date.now() - rerunStarted) / 1000).toFixed(1)} s`,
+        );
         expect(errors).toEqual([]);
       } catch (error) {
         await shot(page, 'failed').catch(() => undefined);
@@ -191,6 +232,6 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
         await context.close();
       }
     },
-    RUN_DEADLINE_MS + 150_000,
+    2 * RUN_DEADLINE_MS + 150_000, // two runs: the ideal one and its what-if
   );
 });
