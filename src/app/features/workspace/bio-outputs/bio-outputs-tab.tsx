@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { StatusBadge } from '../../../components/status-badge';
 import { formatTimestamp } from '../../../format/dates';
-import { listOutputs, type OutputSummary } from '../../applications/api';
+import type { OutputSummary } from '../../applications/api';
 import { isOngoing } from '../../outputs/output-rules';
-import { NO_OUTPUTS, OUTPUTS_POLL_MS, searchOutputs } from '../outputs/outputs-rules';
+import { NO_OUTPUTS, searchOutputs } from '../outputs/outputs-rules';
+import { useOutputsList } from '../outputs/use-outputs-list';
 import type { OutputsTabProps } from '../workspace-types';
 import { BioOutputDetail } from './bio-output-detail';
 import { resultTypeOf, type ResultType } from './bio-output-data';
@@ -35,8 +36,6 @@ export function BioOutputsTab({
   refreshKey,
   onCountChange,
 }: OutputsTabProps) {
-  const [outputs, setOutputs] = useState<OutputSummary[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<number[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -46,35 +45,14 @@ export function BioOutputsTab({
   const [overlay, setOverlay] = useState<Overlay>(null);
   const [open, setOpen] = useState<{ id: number; resultType: ResultType | null } | null>(null);
 
-  // The latest callback, so that a parent passing a new function each render does not refetch the list.
-  const reportCount = useRef(onCountChange);
-  useEffect(() => {
-    reportCount.current = onCountChange;
-  }, [onCountChange]);
-  const refresh = useCallback(
-    () =>
-      listOutputs(applicationId).then(
-        (found) => {
-          setOutputs(found);
-          setError(null);
-          reportCount.current(found.length);
-          // An output that left the list (deleted) leaves the selection.
-          setSelected((ids) => ids.filter((id) => found.some((output) => output.id === id)));
-        },
-        (e: Error) => setError(e.message),
-      ),
-    [applicationId],
-  );
-  useEffect(() => {
-    void refresh();
-  }, [refresh, refreshKey]);
-  // Spec section 4: the running flag and any Ongoing output drive the list's refresh.
-  const anyOngoing = outputs?.some((output) => isOngoing(output.status)) ?? false;
-  useEffect(() => {
-    if (!running && !anyOngoing) return;
-    const timer = setInterval(() => void refresh(), OUTPUTS_POLL_MS);
-    return () => clearInterval(timer);
-  }, [running, anyOngoing, refresh]);
+  const { outputs, error, refresh } = useOutputsList({
+    applicationId,
+    running,
+    refreshKey,
+    onCountChange,
+    // An output that left the list (deleted) leaves the selection.
+    onListed: (found) => setSelected((ids) => ids.filter((id) => found.some((output) => output.id === id))),
+  });
   // Spec section 2: the comparison text shows 300 ms after the second selection.
   const selectionKey = selected.join(',');
   useEffect(() => {

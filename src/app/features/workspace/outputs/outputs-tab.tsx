@@ -1,14 +1,15 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { StatusBadge } from '../../../components/status-badge';
 import { formatTimestamp } from '../../../format/dates';
-import { listOutputs, type OutputSummary } from '../../applications/api';
+import type { OutputSummary } from '../../applications/api';
 import { stopOutput } from '../../outputs/api';
 import { LiveProgress, useLiveEvents } from '../../outputs/output-parts';
 import { isOngoing } from '../../outputs/output-rules';
 import type { OutputsTabProps } from '../workspace-types';
 import { CompareOutputs } from './compare-outputs';
 import { OutputView } from './output-view';
-import { NO_OUTPUTS, OUTPUTS_POLL_MS, searchOutputs } from './outputs-rules';
+import { NO_OUTPUTS, searchOutputs } from './outputs-rules';
+import { useOutputsList } from './use-outputs-list';
 import '../../applications/applications.css';
 import './outputs-tab.css';
 
@@ -25,41 +26,16 @@ export function OutputsTab({
   onCountChange,
   onRunAgain,
 }: OutputsTabProps) {
-  const [outputs, setOutputs] = useState<OutputSummary[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { outputs, error, setError, refresh } = useOutputsList({
+    applicationId,
+    running,
+    refreshKey,
+    onCountChange,
+  });
   const [query, setQuery] = useState('');
   const [openId, setOpenId] = useState<number | null>(null);
   const [pinned, setPinned] = useState<number[]>([]);
   const [comparing, setComparing] = useState(false);
-
-  // The latest callback, so that a parent passing a new function each render does not refetch the list.
-  const reportCount = useRef(onCountChange);
-  useEffect(() => {
-    reportCount.current = onCountChange;
-  }, [onCountChange]);
-  const refresh = useCallback(
-    () =>
-      listOutputs(applicationId).then(
-        (found) => {
-          setOutputs(found);
-          setError(null);
-          reportCount.current(found.length);
-        },
-        (e: Error) => setError(e.message),
-      ),
-    [applicationId],
-  );
-  // refreshKey changes when a run starts: the list is read again at once.
-  useEffect(() => {
-    void refresh();
-  }, [refresh, refreshKey]);
-  // Spec section 4: the running flag and any Ongoing output drive the list's refresh.
-  const anyOngoing = outputs?.some((output) => isOngoing(output.status)) ?? false;
-  useEffect(() => {
-    if (!running && !anyOngoing) return;
-    const timer = setInterval(() => void refresh(), OUTPUTS_POLL_MS);
-    return () => clearInterval(timer);
-  }, [running, anyOngoing, refresh]);
 
   if (openId !== null)
     return (
