@@ -1,9 +1,10 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Problem } from '../../../../engine';
 import { useModalFocus } from '../../../components/use-modal-focus';
-import { getOutputDetail, type OutputDetail } from '../../outputs/api';
+import type { OutputDetail } from '../../outputs/api';
 import { formatMetric } from '../../outputs/output-rules';
 import { compareOutputs, configurationChanges, SPLITS_DIFFER } from '../outputs/outputs-rules';
+import { useOutputDetails } from '../outputs/use-output-details';
 import { appNameOf, trainingHistoryOf } from './bio-output-data';
 import {
   FONT_SIZE,
@@ -60,24 +61,6 @@ function ReportOverlay({
   );
 }
 
-/** The outputs' details, read once per set of ids. */
-function useDetails(ids: readonly number[]): { details: OutputDetail[] | null; error: string | null } {
-  const [details, setDetails] = useState<OutputDetail[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const key = ids.join(',');
-  useEffect(() => {
-    let cancelled = false;
-    Promise.all(key.split(',').map((id) => getOutputDetail(Number(id)))).then(
-      (found) => !cancelled && setDetails(found),
-      (e: Error) => !cancelled && setError(e.message),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [key]);
-  return { details, error };
-}
-
 function Loading({ error }: { error: string | null }) {
   return error ? (
     <p className="form-error" role="alert">
@@ -132,7 +115,7 @@ export function AnalyzeOverlay({
   technical: boolean;
   onClose(): void;
 }) {
-  const { details, error } = useDetails([outputId]);
+  const { details, error } = useOutputDetails([outputId]);
   const detail = details?.[0];
   return (
     <ReportOverlay
@@ -155,7 +138,7 @@ export function CompareOverlay({
   technical: boolean;
   onClose(): void;
 }) {
-  const { details, error } = useDetails(outputIds);
+  const { details, error } = useOutputDetails(outputIds);
   return (
     <ReportOverlay
       title={`${technical ? 'Technical' : 'Non-Technical'} comparison of outputs ${outputIds[0]} and ${outputIds[1]}`}

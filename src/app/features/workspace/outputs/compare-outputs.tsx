@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'react';
 import type { Problem } from '../../../../engine';
-import { getOutputDetail, type OutputDetail } from '../../outputs/api';
+import type { OutputDetail } from '../../outputs/api';
 import { formatMetric } from '../../outputs/output-rules';
 import { compareOutputs, SPLITS_DIFFER } from './outputs-rules';
+import { useOutputDetails } from './use-output-details';
 
 /** The pinned outputs' metrics side by side, with a note on whether they ran on the same data split. */
 export function CompareOutputs({
@@ -14,19 +14,7 @@ export function CompareOutputs({
   outputIds: number[];
   onClose(): void;
 }) {
-  const [details, setDetails] = useState<OutputDetail[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const key = outputIds.join(',');
-  useEffect(() => {
-    let cancelled = false;
-    Promise.all(key.split(',').map((id) => getOutputDetail(Number(id)))).then(
-      (found) => !cancelled && setDetails(found),
-      (e: Error) => !cancelled && setError(e.message),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [key]);
+  const { details, error } = useOutputDetails(outputIds);
 
   const comparison = details ? compareOutputs(problem, details) : null;
   return (
