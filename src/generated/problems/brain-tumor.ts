@@ -10,7 +10,7 @@ export interface BrainTumorAppData {
      */
     kind?: 'mat' | 'sample';
     /**
-     * Training Dataset: A .mat file (MATLAB v5/v7 or v7.3), or a .zip of .mat files, with image data, tumor borders and tumor masks.
+     * Training Dataset: A .mat file (MATLAB v5/v7 or v7.3), or a .zip of .mat files, with image data, tumor borders and tumor masks. Training runs on this machine's CPU, so slices are resized: 64×64 px for densenet121, FCN, 3D_CNNs and QSVM, 32×32 px for the QCNN.
      */
     file: string;
     /**

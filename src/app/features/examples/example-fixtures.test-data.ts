@@ -32,7 +32,7 @@ export const EXAMPLES: Example[] = [
     app_name: 'Brain Tumor Example',
     description: 'Classify MRI slices.',
     app_data: { dataset: { kind: 'sample', file: 'samples/brain_tumor_dataset.mat' } },
-    dataset: { label: 'Sample Dataset 1 (2020-2024)', file: 'samples/brain_tumor_dataset.mat' },
+    dataset: { label: 'Sample Dataset 1 (2020-2024) (synthetic)', file: 'samples/brain_tumor_dataset.mat' },
   }),
 ];
 
