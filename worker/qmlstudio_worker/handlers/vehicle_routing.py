@@ -8,6 +8,8 @@ qiskit-optimization's VehicleRouting QUBO (:mod:`qmlstudio_worker.quantum.vehicl
 loads: the capacity is checked on the routes and reported) with ``optimizer_alg``,
 ``optimizer_alg_maxiter``, ``circuit_repetition`` and ``quantum_shots``, next to the exact optimum of the
 same formulation (the baseline). Instances larger than the simulator's qubit limit are refused, naming it.
+Under the extension's noise model or on an IBM device (``use_quantum_simulator`` false) the circuits run
+there; an instance too large for the noisy simulation is refused with its qubits, memory and time.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from qmlstudio_worker.ml.job_support import (
     Stopwatch,
     base_result,
     data_errors,
+    device_target,
     open_job_inputs,
     quantum_shots,
     require_fields,
-    require_ideal_simulator,
     run_record,
     warn_device_note,
 )
@@ -101,19 +103,39 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         baseline = None
         details: dict[str, Any] = {"solver": "exact enumeration with the capacity"}
     else:
-        from qmlstudio_worker.quantum.vehicle_routing import solve_quantum
+        from qmlstudio_worker.quantum.vehicle_routing import (
+            evaluations_of,
+            noisy_refusal,
+            qubit_count,
+            solve_quantum,
+        )
 
-        require_ideal_simulator(params, inputs, f"{model} vehicle routing")  # no noisy/device path yet
+        shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
+        device = device_target(params, inputs)
+        optimizer = params.get("optimizer_alg") or "COBYLA"
+        maxiter = int(params.get("optimizer_alg_maxiter") or 100)
+        refusal = noisy_refusal(
+            qubit_count(instance.size), inputs.quantum_noise_model, device, evaluations_of(optimizer, maxiter)
+        )
+        if refusal is not None:  # before transpiling, naming the field that chose the noisy simulation
+            pointer = (
+                "/extension/quantum_noise_model"
+                if inputs.quantum_noise_model
+                else "/params/use_quantum_simulator"
+            )
+            raise JobValidationError(refusal, pointer)
         with data_errors("/model"):
             q = solve_quantum(
                 instance,
                 model,
-                optimizer=params.get("optimizer_alg") or "COBYLA",
-                maxiter=int(params.get("optimizer_alg_maxiter") or 100),
+                optimizer=optimizer,
+                maxiter=maxiter,
                 reps=int(params.get("circuit_repetition") or 2),
                 seed=inputs.seed,
-                shots=quantum_shots(params),
+                shots=shots,
                 emit=emit,
+                noise_model=inputs.quantum_noise_model,
+                device=device,
             )
         routes = q["routes"] or []
         metrics = _metrics(instance, routes) if q["found_routes"] else {}

@@ -17,6 +17,16 @@ great-circle kilometres between the (latitude, longitude) pairs. The whole QUBO 
 2**q basis states, so q is limited to ``MAX_QUBITS`` (3 stops and a depot need 14): larger instances are
 refused, naming the limit. The exact optimum enumerates every split of the stops into K ordered routes
 (for the classical model, with the capacity).
+
+Under a noise model (or a device in local testing mode, which is the same Aer simulation behind the device's
+snapshot) every evaluation and the final measurement run the Qiskit circuit through
+:func:`.backends.prepare_runner`: transpiled for the device, sampled (1024 shots unless the body says), the
+energy the mean of the measured bitstrings' QUBO energies, as on the exact path. QAOA's circuit is built from
+the QUBO's own Z and ZZ terms (:func:`ising_operator`), so it is the circuit the torch simulation computes.
+That simulation is an Aer density matrix: 16 * 4**q bytes and time growing as 4**q per gate, so it is limited
+to ``MAX_NOISY_QUBITS`` (a depot and 2 stops, 6 qubits); the shipped sample (a depot and 3 stops, 14 qubits:
+4.3 GB) is refused under noise with its memory and an estimate of its time (:func:`noisy_refusal`), never
+silently run on the ideal simulator. A real device takes every size up to ``MAX_QUBITS``.
 """
 
 from __future__ import annotations
@@ -30,11 +40,19 @@ from typing import Any
 import numpy as np
 
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
+from qmlstudio_worker.quantum.devices import DeviceTarget
 from qmlstudio_worker.quantum.optimizers import minimize
 from qmlstudio_worker.quantum.portfolio_vqe import MAX_QUBITS, basis_bits, qaoa_state
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
 
 READOUT_SHOTS = 1024
+#: Qubits a noisy simulation takes here (Aer density matrix: 6 qubits is 64 KB, 14 qubits 4.3 GB).
+MAX_NOISY_QUBITS = 6
+#: Seconds of one noisy evaluation (density matrix, 1024 shots) of the 6-qubit QAOA on this machine
+#: (FakeKyiv, measured 0.16 s over 21 evaluations); larger instances scale it by 4**(q - 6), a lower bound
+#: (their circuits are deeper too).
+NOISY_SECONDS_AT_6_QUBITS = 0.15
 MAX_EXACT_STOPS = 9  # stops besides the depot the enumeration takes (9! orders x splits: seconds)
 EARTH_RADIUS_KM = 6371.0
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -120,6 +138,53 @@ def qubit_count(n: int) -> int:
         len(_slack_weights(size - 1)) * math.comb(n - 1, size) for size in range(3, n)
     )  # subsets of 3+ non-depot stops; pairs need no slack
     return n * (n - 1) + slack
+
+
+def evaluations_of(optimizer: str, maxiter: int) -> int:
+    """Circuit evaluations of a run: one per COBYLA iteration, two per SPSA step."""
+    return maxiter * (2 if optimizer == "SPSA" else 1)
+
+
+def noisy_refusal(
+    qubits: int, noise_model: str | None, device: DeviceTarget | None, evaluations: int
+) -> str | None:
+    """Why simulating ``qubits`` qubits under the noise model (or a device in local testing mode, the same
+    Aer simulation) is refused, with its memory and time in words; None when it runs or nothing is simulated
+    with noise (the ideal simulator, a real device)."""
+    local = device is not None and device.local_backend is not None
+    where = noise_model or (f"{device.name} (local testing mode)" if device is not None and local else None)
+    if where is None or qubits <= MAX_NOISY_QUBITS:
+        return None
+    gigabytes = 16 * 4**qubits / 1e9
+    seconds = NOISY_SECONDS_AT_6_QUBITS * 4 ** (qubits - MAX_NOISY_QUBITS)
+    hours = seconds * evaluations / 3600
+    return (
+        f"This routing instance needs {qubits} qubits; simulating them under {where} takes a "
+        f"{gigabytes:.1f} GB density matrix and at least {seconds:,.0f} s per evaluation here, about "
+        f"{hours:,.0f} h for {evaluations} evaluations. The noisy simulator takes at most "
+        f"{MAX_NOISY_QUBITS} qubits (the depot and 2 stops): choose None as the noise model, a real "
+        f"device, or a dataset with at most 3 rows"
+    )
+
+
+def ising_operator(energy: FloatArray, n: int) -> Any:
+    """The Z and ZZ terms of the tabulated QUBO energy as a Qiskit ``SparsePauliOp`` (its constant left out:
+    a global phase): the Walsh-Hadamard transform of ``energy`` gives the coefficient of every Z product."""
+    from qiskit.quantum_info import SparsePauliOp
+
+    coefficients = np.asarray(energy, dtype=np.float64).copy()
+    for q in range(n):  # butterfly on bit q: (a, b) -> (a + b, a - b); index bit q = qubit q
+        view = coefficients.reshape(-1, 2, 2**q)
+        view[:, 0, :], view[:, 1, :] = view[:, 0, :] + view[:, 1, :], view[:, 0, :] - view[:, 1, :]
+    coefficients /= 2**n
+    terms = [
+        ("Z" * bin(mask).count("1"), [q for q in range(n) if mask >> q & 1], float(coefficients[mask]))
+        for mask in range(1, 2**n)
+        if abs(coefficients[mask]) > 1e-12
+    ]
+    if any(len(t[1]) > 2 for t in terms):
+        raise ValueError("the QUBO has terms of more than two variables")
+    return SparsePauliOp.from_sparse_list(terms, n)
 
 
 def build_qubo(instance: RoutingInstance) -> tuple[Qubo, FloatArray]:
@@ -249,16 +314,30 @@ def solve_quantum(
     seed: int = 42,
     shots: int | None = None,
     emit: Emitter | None = None,
+    noise_model: str | None = None,
+    device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
     """QAOA or SamplingVQE (RealAmplitudes) on the QUBO; the routes are the best feasible bitstring among
-    the final circuit's measurements (as Qiskit's MinimumEigenOptimizer picks them)."""
+    the final circuit's measurements (as Qiskit's MinimumEigenOptimizer picks them). With ``noise_model``
+    or ``device`` the circuits run there (:func:`.backends.prepare_runner`)."""
     import torch
 
     if kind not in ("QAOA", "VQE"):
         raise ValueError(f"unknown quantum optimizer {kind!r}; expected QAOA or VQE")
+    off_ideal = noise_model is not None or device is not None
+    if off_ideal and optimizer == "ADAM":
+        raise ValueError(
+            "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
+            "choose COBYLA or SPSA with a noise model or a device"
+        )
+    if off_ideal and shots is None:
+        shots = DEFAULT_NOISY_SHOTS
     started = time.monotonic()
     qubo, energy_np = build_qubo(instance)
     n = qubo.qubits
+    refusal = noisy_refusal(n, noise_model, device, evaluations_of(optimizer, maxiter))
+    if refusal is not None:
+        raise ValueError(refusal)
     energy = torch.as_tensor(energy_np)
     rng = np.random.default_rng(seed)
     if kind == "VQE":
@@ -270,26 +349,37 @@ def solve_quantum(
             return ansatz.apply(zero_state(n, 1, ansatz.complex_amplitudes), weights)
 
     else:
-        from qiskit.circuit import QuantumCircuit
         from qiskit.circuit.library import qaoa_ansatz
-        from qiskit.quantum_info import SparsePauliOp
 
-        # The circuit's shape only (for depth and gate counts): every Z and ZZ term of a dense QUBO.
-        terms = [("Z", [q], 1.0) for q in range(n)] + [
-            ("ZZ", [a, b], 1.0) for a, b in itertools.combinations(range(n), 2)
-        ]
-        circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, n), reps=reps)
-        circuit = QuantumCircuit(n).compose(circuit)
+        circuit = qaoa_ansatz(ising_operator(energy_np, n), reps=reps)  # parameters: betas, then gammas
         ramp = (np.arange(reps) + 0.5) / reps
         x0 = np.concatenate([0.75 * (1 - ramp), 0.75 * ramp])
 
         def state_of(weights: Any) -> Any:
             return qaoa_state(energy, weights[:reps], weights[reps:], n)
 
+    runner = prepare_runner(
+        circuit,
+        list(circuit.parameters),
+        shots=shots,
+        seed=seed,
+        noise_model=noise_model,
+        device=device,
+        emit=emit,
+        percent=5,
+    )
+
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
 
+    def runner_distribution(weights: Any) -> FloatArray:
+        assert runner is not None
+        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
+        return np.asarray(runner.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
+
     def objective(weights: Any) -> Any:
+        if runner is not None:
+            return torch.as_tensor(float(runner_distribution(weights) @ energy_np))
         probs = distribution(weights)
         if shots is None:
             return probs @ energy
@@ -297,25 +387,38 @@ def solve_quantum(
         return torch.as_tensor(float(counts @ energy_np) / shots)
 
     summary = circuit_summary(circuit)
+    simulation = (
+        runner.describe() + " per evaluation"
+        if runner is not None
+        else "exact statevector (torch)"
+        if shots is None
+        else f"statevector sampled with {shots} shots"
+    )
     if emit is not None:
         emit.log(
             f"{kind}: VehicleRouting QUBO, {len(qubo.edges)} edge qubits + {qubo.slack_bits} slack qubits, "
-            f"reps {reps}, {optimizer} {maxiter} iterations, "
-            f"{'exact probabilities' if shots is None else f'{shots} shots per evaluation'}; "
+            f"reps {reps}, {optimizer} {maxiter} iterations, {simulation}; "
             f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
         )
-        emit.progress(15, "optimizing")
+        emit.progress(15, "optimizing", "executing")
 
     def on_step(step: int, value: float) -> None:
         if emit is not None and (step % 10 == 0 or step == maxiter):
             emit.metric("energy", value, step=step)
-            emit.progress(15 + 70 * min(step, maxiter) / maxiter, f"iteration {min(step, maxiter)}/{maxiter}")
+            done = min(step, maxiter)
+            emit.progress(15 + 70 * done / maxiter, f"iteration {done}/{maxiter}", "executing")
 
     found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
-    with torch.no_grad():
-        final = distribution(torch.as_tensor(found.x)).numpy()
     readout = shots if shots is not None else READOUT_SHOTS
-    counts = rng.multinomial(readout, final / final.sum())
+    if runner is not None:  # the final circuit measured where it ran: its own counts
+        final = runner_distribution(found.x)
+        counts = np.rint(final * readout).astype(np.int64)
+    else:
+        with torch.no_grad():
+            final = distribution(torch.as_tensor(found.x)).numpy()
+        counts = rng.multinomial(readout, final / final.sum())
+    if emit is not None:
+        emit.progress(88, "routes, exact optimum and charts", "post-processing")
     edge_bits = basis_bits(n)[:, : len(qubo.edges)]
     exact = solve_exact(instance, with_capacity=False)
     assert exact is not None  # every split fits when loads are ignored
@@ -375,9 +478,12 @@ def solve_quantum(
         "optimizer": {**found.describe(), "maxiter": maxiter},
         "reps": reps,
         "shots": shots,
-        "simulation": "exact statevector (torch)"
-        if shots is None
-        else f"statevector sampled with {shots} shots",
+        "simulation": simulation,
+        "noise_model": noise_model,
+        "device": device.name if device is not None else None,
+        "backend_run": runner.summary() if runner is not None else None,
+        "parameters": [float(v) for v in found.x],
+        "seed": seed,
         "circuit": summary,
         "charts": charts,
         "duration_seconds": round(time.monotonic() - started, 3),

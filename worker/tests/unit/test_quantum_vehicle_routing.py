@@ -1,6 +1,7 @@
 """Vehicle routing: the QUBO is qiskit-optimization's VehicleRouting formulation (its minimum is the exact
 optimum's routes), QAOA and VQE reach the exact optimum on a depot and 3 stops, larger instances are refused
-naming the qubit limit, and the handler runs Classical (with the capacity) and QAOA end to end."""
+naming the qubit limit, and the handler runs Classical (with the capacity) and QAOA end to end (noise and
+devices: test_vehicle_routing_noise.py)."""
 
 from __future__ import annotations
 
@@ -141,15 +142,3 @@ def test_handler_refuses_what_it_cannot_run(
     )
     line = refusal(code, lines)
     assert "at most 16" in line["message"]
-
-
-def test_a_device_is_refused_in_plain_words(
-    stops_csv: Path, parse_protocol_lines: Callable[[str], Lines]
-) -> None:
-    body = _body("example with model_type Quantum", use_quantum_simulator=False)
-    code, lines = run("vehicle-routing", body, stops_csv, None, parse_protocol_lines)
-    line = refusal(code, lines)
-    assert line["message"] == (
-        "Running on a real IBM quantum device is not available for the QAOA vehicle routing: "
-        "choose a simulator."
-    )

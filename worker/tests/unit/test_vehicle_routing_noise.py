@@ -1,0 +1,146 @@
+"""Vehicle routing off the ideal simulator: QAOA's circuit is the QUBO's own (equal to the torch state), the
+smallest instance (a depot and 2 stops, 6 qubits) runs under the fake_kyiv noise and on ibm_kyiv in the
+runtime's local testing mode, repeats with its seed, and the shipped-size instance (14 qubits) is refused
+under noise with its memory and time instead of being simulated ideally."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from test_handlers_financial import refusal, result_of, run
+from test_quantum_vehicle_routing import COORDINATES, _body, stops_csv  # noqa: F401 (fixture)
+
+from qmlstudio_worker.quantum import devices
+from qmlstudio_worker.quantum import vehicle_routing as vr
+from qmlstudio_worker.quantum.portfolio_vqe import qaoa_state
+from qmlstudio_worker.quantum.statevector import probabilities
+
+Lines = list[dict[str, Any]]
+
+
+def _three_stops() -> vr.RoutingInstance:
+    return vr.RoutingInstance(
+        names=["depot", "a", "b"],
+        coordinates=np.asarray(COORDINATES[:3]),
+        demand=np.asarray([0.0, 30.0, 40.0]),
+        depot=0,
+        vehicles=1,
+        capacity=100,
+    )
+
+
+def test_the_qaoa_circuit_is_the_qubo_the_simulation_computes() -> None:
+    from qiskit.circuit.library import qaoa_ansatz
+    from qiskit.quantum_info import Statevector
+
+    instance = vr.RoutingInstance(
+        names=list("depqr"[:4]),
+        coordinates=np.asarray(COORDINATES[:4]),
+        demand=np.zeros(4),
+        depot=0,
+        vehicles=2,
+        capacity=1,
+    )
+    qubo, energy = vr.build_qubo(instance)
+    circuit = qaoa_ansatz(vr.ising_operator(energy, qubo.qubits), reps=2)
+    weights = np.asarray([0.3, 0.5, 0.7, 0.2])  # betas, then gammas (the circuit's parameter order)
+    bound = circuit.assign_parameters(dict(zip(circuit.parameters, weights, strict=True)))
+    expected = probabilities(
+        qaoa_state(torch.as_tensor(energy), torch.as_tensor(weights[:2]), torch.as_tensor(weights[2:]), 14)
+    )[0].numpy()
+    assert np.abs(Statevector(bound).probabilities() - expected).max() < 1e-10
+
+
+def test_qaoa_under_fake_kyiv_reports_routes_against_the_optimum_and_repeats() -> None:
+    solved = vr.solve_quantum(_three_stops(), "QAOA", maxiter=8, reps=1, seed=7, noise_model="fake_kyiv")
+    assert solved["qubits"] == 6
+    assert solved["noise_model"] == "fake_kyiv"
+    assert solved["shots"] == 1024
+    assert solved["backend_run"]["circuits_run"] == 9  # 8 COBYLA evaluations and the final measurement
+    assert "fake_kyiv" in solved["simulation"]
+    if solved["found_routes"]:
+        assert solved["gap_km"] == pytest.approx(solved["total_distance_km"] - solved["exact_distance_km"])
+        assert solved["gap_km"] >= -1e-9
+    else:
+        assert solved["selection_rule"].startswith("none of 1024 measurements")
+    assert 0 <= solved["optimum_probability"] <= solved["feasible_probability"] <= 1
+    assert len(solved["convergence"]) == 8
+    again = vr.solve_quantum(_three_stops(), "QAOA", maxiter=8, reps=1, seed=7, noise_model="fake_kyiv")
+    assert again["convergence"] == solved["convergence"]
+    assert again["optimum_probability"] == solved["optimum_probability"]
+
+
+def test_adam_is_refused_under_noise() -> None:
+    with pytest.raises(ValueError, match="ADAM"):
+        vr.solve_quantum(_three_stops(), "VQE", optimizer="ADAM", maxiter=2, noise_model="fake_kyiv")
+
+
+@pytest.fixture
+def three_stops_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "three.csv"
+    pd.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "latitude": [c[0] for c in COORDINATES[:3]],
+            "longitude": [c[1] for c in COORDINATES[:3]],
+            "demand": [0, 30, 40],
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+def test_the_device_path_runs_in_local_testing_mode(
+    three_stops_csv: Path, monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    monkeypatch.setenv(devices.LOCAL_TESTING_ENV, "1")
+    body = _body(
+        "example with model_type Quantum",
+        num_vehicles=1,
+        optimizer_alg_maxiter=4,
+        circuit_repetition=1,
+        use_quantum_simulator=False,
+        quantum_device_backend="ibm_kyiv",
+    )
+    code, lines = run("vehicle-routing", body, three_stops_csv, None, parse_protocol_lines)
+    data = result_of(code, lines)
+    run_summary = data["selection"]["backend_run"]
+    assert run_summary["local_testing_mode"] is True
+    assert len(run_summary["provider_job_ids"]) == 5  # 4 evaluations and the final measurement
+    assert data["selection"]["device"] == "ibm_kyiv"
+    assert data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"]
+    assert any(line["type"] == "log" and "submitted to" in line["message"] for line in lines)
+
+
+def test_the_shipped_size_is_refused_under_noise_with_its_cost(
+    stops_csv: Path,  # noqa: F811 (the fixture)
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
+    body = _body("example with model_type Quantum")
+    code, lines = run(
+        "vehicle-routing", body, stops_csv, None, parse_protocol_lines, quantum_noise_model="fake_kyiv"
+    )
+    line = refusal(code, lines)
+    assert line["field"] == "/extension/quantum_noise_model"
+    assert "needs 14 qubits" in line["message"]
+    assert "4.3 GB density matrix" in line["message"]
+    assert "at most 6 qubits" in line["message"]
+
+
+def test_a_device_without_a_token_says_so(
+    stops_csv: Path,  # noqa: F811 (the fixture)
+    monkeypatch: pytest.MonkeyPatch,
+    parse_protocol_lines: Callable[[str], Lines],
+) -> None:
+    monkeypatch.delenv(devices.LOCAL_TESTING_ENV, raising=False)
+    body = _body(
+        "example with model_type Quantum", use_quantum_simulator=False, quantum_device_backend="ibm_kyiv"
+    )
+    code, lines = run("vehicle-routing", body, stops_csv, None, parse_protocol_lines)
+    line = refusal(code, lines)
+    assert line["message"] == devices.NO_TOKEN.format(device="ibm_kyiv")
