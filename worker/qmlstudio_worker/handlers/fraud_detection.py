@@ -7,7 +7,8 @@ Regression, Gradient Boosting or Neural Network trains that scikit-learn classif
 ``Variational Quantum Classifier`` trains the quantum classifier of ``qmlstudio_worker.quantum.vqc`` with
 ``pqc``, ``circuit_repetition``, ``optimizer_alg``, ``optimizer_alg_maxiter`` and ``quantum_shots``;
 ``Quantum Support Vector Classifier`` trains ``qmlstudio_worker.quantum.qsvc`` (a ZZ-feature-map fidelity
-kernel with ``circuit_repetition`` reps in a class-weighted SVM; ``quantum_shots`` samples the kernel).
+kernel with ``circuit_repetition`` reps in a class-weighted SVM; ``quantum_shots`` samples the kernel; under
+a noise model or on a device the kernel is measured on circuits, rows capped and said in the config).
 Split stratified with ``test_ratio`` as the test share (seeded); normalization and missing values from
 the extension, fitted on the training part only. Metrics (accuracy, precision, recall, F1 as ``f1`` and
 the spec's ``fMeasure``, ROC-AUC, PR-AUC) next to the majority-class baseline on the same test rows;
@@ -30,7 +31,6 @@ from qmlstudio_worker.ml.job_support import (
     open_job_inputs,
     quantum_shots,
     require_fields,
-    require_ideal_simulator,
     run_record,
     save_model,
     warn_device_note,
@@ -77,7 +77,6 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         seed=inputs.seed,
     )
     if params["model"] == QSVC_MODEL:
-        require_ideal_simulator(params, inputs, QSVC_MODEL)  # no noisy/device kernel path yet: refused
         return qsvc.train_qsvc_fraud(
             x_train=prepared.x_train,
             y_train=prepared.y_train,
@@ -87,6 +86,8 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
             target=target,
             reps=int(params.get("circuit_repetition") or 2),
             shots=shots,
+            noise_model=inputs.quantum_noise_model,
+            device=device_target(params, inputs),
             seed=inputs.seed,
             emit=emit,
         )

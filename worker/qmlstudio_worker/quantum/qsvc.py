@@ -11,9 +11,21 @@ diagonal is 1 and it is kept symmetric, as qiskit-ml does). scikit-learn's ``SVC
 class_weight="balanced")`` then learns on it, so the rare fraud class weighs as much as the rest.
 
 The kernel has one entry per pair of training rows, so training uses at most ``MAX_KERNEL_ROWS`` rows:
-every fraud row and a seeded sample of the others (the result records the rows used). The fraud score is
-the logistic of the SVM margin (monotone, so ROC and PR curves are those of the margin; not a calibrated
-probability); fraud when the margin is >= 0.
+every fraud row and a seeded sample of the others (the result records the rows used).
+
+Under a noise model or on an IBM device (:func:`.backends.prepare_runner`, the one place execution is
+chosen) every kernel entry is one real circuit: the compute-uncompute circuit U(x) U(y)^dagger, transpiled
+for the device, whose measured all-zeros share is K(x, y). That is one circuit per pair, so the training
+kernel uses at most ``MAX_NOISY_KERNEL_ROWS`` rows (fraud rows up to half, a seeded sample of the rest;
+80 rows = 3,160 circuits) and the test rows scored are a seeded stratified sample of at most
+``MAX_NOISY_TEST_ROWS``, each measured against the support vectors only (the margin needs no other entry).
+The measured training kernel is made symmetric by construction (one circuit per pair, diagonal 1) and
+projected onto the positive semidefinite matrices (negative eigenvalues clipped to 0, as qiskit-ml's
+``enforce_psd``), since noise can break the SVM's assumption. Both caps are logged and in the result's
+config. The saved model predicts with the exact kernel (the device's noise is not saved with it).
+
+The fraud score is the logistic of the SVM margin (monotone, so ROC and PR curves are those of the
+margin; not a calibrated probability); fraud when the margin is >= 0.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +49,7 @@ from qmlstudio_worker.ml.fraud import (
 )
 from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, PreparedData
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.backends import CircuitRunner, prepare_runner
 from qmlstudio_worker.quantum.statevector import circuit_summary, qiskit_feature_map, zz_feature_map_states
 from qmlstudio_worker.quantum.vqc import (
     DEFAULT_QUBITS,
@@ -47,9 +60,16 @@ from qmlstudio_worker.quantum.vqc import (
     read_model_card,
 )
 
+if TYPE_CHECKING:
+    from qmlstudio_worker.quantum.devices import DeviceTarget
+
 MODEL = "Quantum Support Vector Classifier"
 FRAMEWORK = "qiskit-kernel"
 MAX_KERNEL_ROWS = 600
+#: Under a noise model or on a device one circuit runs per kernel entry: 80 rows = 3,160 training circuits.
+MAX_NOISY_KERNEL_ROWS = 80
+#: Test rows scored under a noise model or on a device (a seeded stratified sample), each against the SVs.
+MAX_NOISY_TEST_ROWS = 300
 SIMULATION = "exact statevector fidelity kernel (torch, complex128)"
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -83,6 +103,70 @@ def fidelity_kernel(
     return np.asarray(kernel, dtype=np.float64)
 
 
+def kernel_circuit(qubits: int, reps: int) -> tuple[Any, list[Any]]:
+    """The compute-uncompute circuit U(x) then U(y)^dagger (ZZ feature map, ``reps``) and its parameter
+    order: x's angles then y's (the columns of the rows a runner measures)."""
+    from qiskit.circuit import ParameterVector
+
+    feature_map = qiskit_feature_map(qubits, reps)
+    other = feature_map.assign_parameters(ParameterVector("y", feature_map.num_parameters))
+    return feature_map.compose(other.inverse()), [*feature_map.parameters, *other.parameters]
+
+
+def measured_kernel(
+    runner: CircuitRunner, left: FloatArray, right: FloatArray, symmetric: bool = False
+) -> FloatArray:
+    """K[i, j] = measured share of all zeros of the kernel circuit for (left_i, right_j), one circuit per
+    entry; ``symmetric`` (left is right): only the pairs i < j run, the diagonal is 1 (qiskit-ml's
+    ``evaluate_duplicates="off_diagonal"``)."""
+    n, m = left.shape[0], right.shape[0]
+    if symmetric:
+        i, j = np.triu_indices(n, 1)
+        kernel = np.eye(n)
+        if len(i):
+            zeros = runner.probabilities(np.hstack([left[i], left[j]]))[:, 0]
+            kernel[i, j] = zeros
+            kernel[j, i] = zeros
+        return np.asarray(kernel, dtype=np.float64)
+    i, j = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+    zeros = runner.probabilities(np.hstack([left[i], right[j]]))[:, 0]
+    return np.asarray(zeros.reshape(n, m), dtype=np.float64)
+
+
+def nearest_psd(kernel: FloatArray) -> tuple[FloatArray, float]:
+    """``kernel`` with its negative eigenvalues set to 0 (the SVM needs a PSD kernel) and the lowest
+    eigenvalue before the projection."""
+    values, vectors = np.linalg.eigh((kernel + kernel.T) / 2)
+    projected = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+    return np.asarray((projected + projected.T) / 2, dtype=np.float64), float(values.min())
+
+
+def noisy_kernel_rows(y: np.ndarray[Any, Any], positive: Any, cap: int, seed: int) -> np.ndarray[Any, Any]:
+    """Training rows for a measured kernel: all up to ``cap``; above, fraud rows up to half of it (seeded)
+    and a seeded sample of the others for the rest."""
+    if len(y) <= cap:
+        return np.arange(len(y))
+    rng = np.random.default_rng(seed)
+    positives = np.flatnonzero(y == positive)
+    others = np.flatnonzero(y != positive)
+    if len(positives) > cap // 2:
+        positives = rng.choice(positives, size=cap // 2, replace=False)
+    keep = min(cap - len(positives), len(others))
+    return np.sort(np.concatenate([positives, rng.choice(others, size=keep, replace=False)]))
+
+
+def stratified_sample(y: np.ndarray[Any, Any], cap: int, seed: int) -> np.ndarray[Any, Any]:
+    """At most ``cap`` row positions of ``y``, every class in its share (at least one row each), seeded."""
+    if len(y) <= cap:
+        return np.arange(len(y))
+    rng = np.random.default_rng(seed)
+    classes = [np.flatnonzero(y == value) for value in np.unique(y)]
+    takes = [min(len(w), max(1, round(cap * len(w) / len(y)))) for w in classes]
+    takes[int(np.argmax(takes))] -= max(0, sum(takes) - cap)  # rounding never exceeds the cap
+    chosen = [rng.choice(w, size=t, replace=False) for w, t in zip(classes, takes, strict=True)]
+    return np.sort(np.concatenate(chosen))
+
+
 @dataclass
 class FittedQSVC(FittedVQC):
     """The VQC's preprocessing and reduction (``reps`` are the feature map's) plus the SVM's support
@@ -114,6 +198,9 @@ def train_qsvc_fraud(
     target: str = "Class",
     qubits: int | None = None,
     max_train_rows: int = MAX_KERNEL_ROWS,
+    noise_model: str | None = None,
+    device: DeviceTarget | None = None,
+    max_test_rows: int = MAX_NOISY_TEST_ROWS,
 ) -> tuple[dict[str, Any], FittedQSVC]:
     """Train the QSVC on the (already preprocessed) training rows and score it on the test rows next to
     the majority-class baseline; returns what :func:`.vqc.train_vqc_fraud` returns."""
@@ -124,6 +211,9 @@ def train_qsvc_fraud(
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    measured = noise_model is not None or device is not None
+    if measured:
+        max_train_rows = min(max_train_rows, MAX_NOISY_KERNEL_ROWS)
     started = time.monotonic()
     x_train = np.asarray(x_train, dtype=np.float64)
     x_test = np.asarray(x_test, dtype=np.float64)
@@ -135,7 +225,9 @@ def train_qsvc_fraud(
         raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
     if emit is not None:
         emit.progress(15, "reducing features (PCA)")
-    rows = _training_rows(y_train, positive, max_train_rows, seed)
+    rows = (noisy_kernel_rows if measured else _training_rows)(y_train, positive, max_train_rows, seed)
+    test_rows = stratified_sample(y_test, max_test_rows, seed) if measured else np.arange(len(y_test))
+    y_all_test, x_test, y_test = y_test, x_test[test_rows], y_test[test_rows]
     standard_mean = x_train.mean(axis=0)
     standard_scale = np.where(x_train.std(axis=0) > 0, x_train.std(axis=0), 1.0)
     standardized = (x_train - standard_mean) / standard_scale
@@ -166,17 +258,49 @@ def train_qsvc_fraud(
     labels = (y_train[rows] == positive).astype(int)
     n_rows, n_fraud = len(rows), int(labels.sum())
     circuit = circuit_summary(qiskit_feature_map(n_qubits, reps))
+    compute_uncompute, kernel_parameters = kernel_circuit(n_qubits, reps)
+    runner = prepare_runner(
+        compute_uncompute,
+        kernel_parameters,
+        shots=shots,
+        seed=seed,
+        noise_model=noise_model,
+        device=device,
+        emit=emit,
+        percent=20,
+    )
+    run_shots = runner.summary()["shots"] if runner is not None else shots
+    kernel_run = (
+        None
+        if runner is None
+        else f"kernel measured on {device.name if device is not None else noise_model} with {run_shots} "
+        f"shots: {n_rows} training rows, {len(test_rows)} of {len(y_all_test):,} test rows "
+        f"(caps {MAX_NOISY_KERNEL_ROWS} and {max_test_rows}: one circuit per kernel entry)"
+    )
+    simulation = (
+        SIMULATION
+        if runner is None and shots is None
+        else f"every kernel entry sampled with {shots} shots (training and test)"
+        if runner is None
+        else f"{runner.describe()}; one compute-uncompute circuit per kernel entry"
+    )
     if emit is not None:
         emit.log(
-            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} test rows; "
-            f"PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map (reps {reps}) fidelity kernel; "
-            f"{SIMULATION if shots is None else f'{shots} shots per kernel entry'}; "
-            f"feature map depth {circuit['depth']}"
+            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} of "
+            f"{len(y_all_test)} test rows; PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map "
+            f"(reps {reps}) fidelity kernel; {simulation}; feature map depth {circuit['depth']}"
         )
-        emit.progress(25, "computing the training kernel")
+        if kernel_run is not None:
+            emit.log(f"{MODEL}: {kernel_run}; about {n_rows * (n_rows - 1) // 2:,} training circuits")
+        emit.progress(25, "computing the training kernel", "executing")
     rng = np.random.default_rng(seed)
     fit_started = time.monotonic()
-    train_kernel = fidelity_kernel(angles, angles, reps, shots, rng, symmetric=True)
+    lowest_eigenvalue = None
+    if runner is None:
+        train_kernel = fidelity_kernel(angles, angles, reps, shots, rng, symmetric=True)
+    else:
+        train_kernel, lowest_eigenvalue = nearest_psd(measured_kernel(runner, angles, angles, True))
+    train_kernel_seconds = time.monotonic() - fit_started
     if emit is not None:
         emit.progress(50, "fitting the support vector machine")
     svc = SVC(kernel="precomputed", class_weight="balanced", random_state=seed).fit(train_kernel, labels)
@@ -186,13 +310,25 @@ def train_qsvc_fraud(
     fit_seconds = time.monotonic() - fit_started
 
     if emit is not None:
-        emit.progress(70, "evaluating")
+        emit.progress(70, "evaluating" if runner is None else "measuring the test kernel", "executing")
     test_angles = fitted.angles(x_test)
-    if shots is None:
+    test_started = time.monotonic()
+    if runner is not None:  # the test rows against the support vectors, on the circuits that ran
+        kernel = measured_kernel(runner, test_angles, fitted.support_angles)
+        margins = kernel @ fitted.dual_coef + fitted.intercept
+    elif shots is None:
         margins = fitted.margin(x_test)
     else:  # the test kernel measured with the same shots
         kernel = fidelity_kernel(test_angles, fitted.support_angles, reps, shots, rng)
         margins = kernel @ fitted.dual_coef + fitted.intercept
+    test_kernel_seconds = time.monotonic() - test_started
+    if emit is not None and runner is not None:
+        emit.log(
+            f"{MODEL}: kernel measured in {train_kernel_seconds:.1f} s (training) + "
+            f"{test_kernel_seconds:.1f} s (test, {len(y_test)} rows x {len(fitted.dual_coef)} "
+            "support vectors)"
+        )
+        emit.progress(88, "metrics and charts", "post-processing")
     scores = 1.0 / (1.0 + np.exp(-margins))
     y_pred = np.where(margins >= 0, positive, negative)
     metrics = classification_metrics(y_test, y_pred, scores, positive)
@@ -226,12 +362,25 @@ def train_qsvc_fraud(
             "qubits": n_qubits,
             "reduction": f"PCA {x_train.shape[1]} -> {n_qubits}",
             "svm": "SVC(kernel='precomputed', C=1, class_weight='balanced')",
-            "shots": shots,
+            "shots": run_shots,
             "seed": seed,
             "class_imbalance": "balanced class weights in the SVM",
-            "simulation": SIMULATION
-            if shots is None
-            else f"every kernel entry sampled with {shots} shots (training and test)",
+            "simulation": simulation,
+            "noise_model": noise_model,
+            "device": device.name if device is not None else None,
+            "kernel_run": kernel_run,
+            "test_rows_scored": len(y_test),
+            "test_rows_rule": None
+            if runner is None
+            else f"a seeded sample of at most {max_test_rows} test rows, stratified by class",
+            "training_kernel_psd": None
+            if lowest_eigenvalue is None
+            else f"lowest eigenvalue {lowest_eigenvalue:.4g} before the projection onto the PSD matrices",
+            "saved_model_predicts": "exact statevector fidelity kernel (the noise model or device is not "
+            "saved with it)"
+            if runner is not None
+            else None,
+            "backend_run": runner.summary() if runner is not None else None,
         },
         "data": {
             **summary,
@@ -241,7 +390,8 @@ def train_qsvc_fraud(
             "train_rows_used": n_rows,
             "train_positives_used": n_fraud,
             "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
-            "and a seeded sample of the others",
+            + ("up to half " if runner is not None else "")
+            + "and a seeded sample of the others",
             "support_vectors": len(svc.support_),
             "kernel_off_diagonal_mean": round(float(off_diagonal.mean()), 6),
             "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
@@ -253,6 +403,7 @@ def train_qsvc_fraud(
         "charts": charts,
         "circuit": circuit,
         "fit_seconds": round(fit_seconds, 3),
+        "kernel_seconds": {"train": round(train_kernel_seconds, 3), "test": round(test_kernel_seconds, 3)},
         "duration_seconds": round(time.monotonic() - started, 3),
     }
     return result, fitted
