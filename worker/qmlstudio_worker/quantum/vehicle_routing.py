@@ -227,6 +227,25 @@ def build_qubo(instance: RoutingInstance) -> tuple[Qubo, FloatArray]:
     return qubo, np.asarray(energy / scale, dtype=np.float64)
 
 
+def qaoa_circuit_for(stops: int, reps: int) -> Any:
+    """The QAOA circuit a run on ``stops`` rows (depot included) builds, for the resource estimate: the
+    QUBO's Z/ZZ pattern depends on the count of stops only (distances and vehicles change coefficients),
+    so stops on a small circle stand in for the dataset's."""
+    from qiskit.circuit.library import qaoa_ansatz
+
+    angles = 2 * np.pi * np.arange(stops) / stops
+    instance = RoutingInstance(
+        names=[f"stop {i + 1}" for i in range(stops)],
+        coordinates=np.stack([52 + 0.01 * np.cos(angles), 13 + 0.01 * np.sin(angles)], axis=1),
+        demand=np.zeros(stops),
+        depot=0,
+        vehicles=1,
+        capacity=0.0,
+    )
+    qubo, energy = build_qubo(instance)
+    return qaoa_ansatz(ising_operator(energy, qubo.qubits), reps=reps)
+
+
 def routes_from_edges(instance: RoutingInstance, used: set[tuple[int, int]]) -> list[Route] | None:
     """The vehicles' routes when the used edges satisfy the formulation's constraints, else None."""
     n, depot = instance.size, instance.depot
