@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from qmlstudio_worker.quantum import vehicle_routing as routing
 from qmlstudio_worker.quantum.statevector import Ansatz
 
 EVALUATIONS_PER_ITERATION = {"COBYLA": 1, "SPSA": 2}
@@ -40,6 +41,8 @@ NOISY_PATH_MODELS = {
     ("fraud-detection", "Variational Quantum Classifier"),
     ("portfolio-optimization", "VQE"),
     ("portfolio-optimization", "QAOA"),
+    ("vehicle-routing", "VQE"),
+    ("vehicle-routing", "QAOA"),
 }
 #: The hybrid forecasters train exactly and run only their test predictions under a noise model (hybrid.py).
 TESTED_UNDER_NOISE = {
@@ -239,11 +242,14 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     optimizer = str(params.get("optimizer_alg") or "COBYLA")
     iterations = int(params.get("optimizer_alg_maxiter") or 100)
     simulable = qubits <= 16
+    if model == "QAOA" and kind == "vehicle-routing" and simulable:
+        circuit = routing.qaoa_circuit_for(int(rows or 0), reps)  # the QUBO's own terms, as the run builds it
     if model == "QAOA":
         terms = [("Z", [q], 1.0) for q in range(qubits)] + [
             ("ZZ", [a, b], 1.0) for a, b in itertools.combinations(range(qubits), 2)
         ]
-        circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, qubits), reps=reps)
+        if kind != "vehicle-routing" or not simulable:
+            circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, qubits), reps=reps)
         energy = torch.rand(2**qubits, dtype=torch.float64) if simulable else None
         params_count = 2 * reps
 
@@ -323,6 +329,8 @@ def estimate(
             note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
         elif where == "device":
             note = "On a real device the run time depends on the provider's queue: it is not estimated."
+        elif kind == "vehicle-routing" and found["circuit"].num_qubits > routing.MAX_NOISY_QUBITS:
+            note = routing.noisy_refusal(found["circuit"].num_qubits, name, None, evaluations or 0)
         else:
             per_circuit = _noisy_seconds_per_circuit(found["circuit"], name, shots)
             seconds = None if evaluations is None else per_circuit * evaluations

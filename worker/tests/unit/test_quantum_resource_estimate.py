@@ -151,7 +151,11 @@ def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
     refused = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=4, noise_model="fake_kyiv")
     assert refused["transpiled_for"].startswith("fake_kyiv")
     assert refused["estimated_seconds"] is None
-    assert "ideal simulator only" in refused["note"]
+    assert "needs 14 qubits" in refused["note"]  # the job's own refusal: too big to simulate with noise
+    small = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=3, noise_model="fake_kyiv")
+    assert small["qubits"] == 6
+    assert small["estimated_seconds"] > 0
+    assert small["note"] is None
     stock = quantum_body("stock-price-prediction")
     exact = estimate("stock-price-prediction", stock, rows=200)
     tested = estimate("stock-price-prediction", stock, rows=200, noise_model="fake_kyiv")
