@@ -67,10 +67,12 @@ def test_noisy_rows_keep_fraud_up_to_half_and_test_rows_are_stratified() -> None
     rows = qsvc.noisy_kernel_rows(y, 1, 80, seed=3)
     assert len(rows) == 80
     assert int(y[rows].sum()) == 40
-    sample = qsvc.stratified_sample(y, 300, seed=3)
-    assert len(sample) == 300
-    assert int(y[sample].sum()) == 18  # 6 % of 300
-    assert np.array_equal(sample, qsvc.stratified_sample(y, 300, seed=3))
+    sample = qsvc.stratified_sample(y, 150, seed=3)
+    assert len(sample) == 150
+    assert int(y[sample].sum()) == 30  # 6 % would be 9 rows: each class gets at least 20 % of the sample
+    assert np.array_equal(sample, qsvc.stratified_sample(y, 150, seed=3))
+    common = np.array([1] * 400 + [0] * 600)
+    assert int(common[qsvc.stratified_sample(common, 150, seed=3)].sum()) == 60  # 40 %: its own share
 
 
 def _tiny_fraud(tmp_path: Path) -> Path:
@@ -136,3 +138,17 @@ def test_a_qsvc_fraud_job_runs_on_a_device_in_local_testing_mode(
     assert len(config["backend_run"]["provider_job_ids"]) == 2  # the training kernel, then the test kernel
     submitted = [m["message"] for m in lines if m["type"] == "log" and "submitted to" in m["message"]]
     assert len(submitted) == 2
+
+
+def test_the_estimate_under_a_noise_model_counts_the_capped_kernel_circuits() -> None:
+    from test_quantum_resource_estimate import quantum_body
+
+    from qmlstudio_worker.quantum.resource_estimate import estimate
+
+    body = quantum_body("fraud-detection", model=qsvc.MODEL, test_ratio=0.3)
+    noisy = estimate("fraud-detection", body, rows=20_000, noise_model="fake_kyiv")
+    assert noisy["circuit_evaluations"] == 80 * 79 // 2 + 150 * 80  # the caps, not 14,000 x 6,000 rows
+    assert noisy["estimated_seconds"] > 0
+    assert noisy["note"] is None  # no refusal: the job runs under the noise model
+    exact = estimate("fraud-detection", body, rows=20_000)
+    assert exact["circuit_evaluations"] == 600 * 599 // 2 + 6_000 * 600
