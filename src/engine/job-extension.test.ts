@@ -61,15 +61,21 @@ describe('mapJobExtension', () => {
   });
 
   it('is all null for a problem whose file declares no extension', () => {
-    const { problem, appData } = example('vehicle-routing');
-    expect(problem.job.extension).toBeUndefined();
+    const { problem: declared, appData } = example('vehicle-routing');
+    // Every shipped problem declares one now: the same problem without it stands in.
+    const problem = { ...declared, job: { ...declared.job, extension: undefined } };
     expect(mapJobExtension(problem, appData)).toEqual(
       Object.fromEntries(JOB_EXTENSION_KEYS.map((key) => [key, null])),
     );
   });
 
   it("carries the device picker's noise model, and null when the simulator is not used", () => {
-    for (const id of ['fraud-detection', 'stock-price-prediction', 'portfolio-optimization']) {
+    for (const id of [
+      'fraud-detection',
+      'stock-price-prediction',
+      'portfolio-optimization',
+      'vehicle-routing',
+    ]) {
       const { problem, appData } = example(id);
       const noisy = structuredClone(appData) as Json;
       noisy.model_configurations.quantum_device.quantum_noise_model = 'fake_brisbane';
