@@ -37,7 +37,8 @@ const figure = (estimate: Locator, label: string | RegExp): Locator =>
 
 /** A whole number shown with thousands separators ('1,024'), or null when the text is not one. */
 function wholeNumber(text: string | null): number | null {
-  const match = /^\s*([\d,]+)\s*$/.exec(text ?? '');
+  // A figure may be followed by what it counts ('14,000 circuits (one per training row ...)').
+  const match = /^\s*([\d,]+)(?:\s|$)/.exec(text ?? '');
   return match ? Number(match[1]!.replace(/,/g, '')) : null;
 }
 
@@ -106,7 +107,7 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
         const qubits = wholeNumber(await figure(estimate, 'Qubits').textContent());
         const depth = wholeNumber(await figure(estimate, /^Circuit depth/).textContent());
         const twoQubit = wholeNumber(await figure(estimate, 'Two-qubit gates').textContent());
-        const evaluations = wholeNumber(await figure(estimate, /^Circuit evaluations per/).textContent());
+        const evaluations = wholeNumber(await figure(estimate, /^Circuit evaluations/).textContent());
         const fullTime = seconds(await runTime.textContent());
         console.log(
           `estimate at 100 steps: ${qubits} qubits, depth ${depth}, ${twoQubit} two-qubit gates, ` +

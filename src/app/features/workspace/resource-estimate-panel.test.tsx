@@ -130,6 +130,22 @@ describe('ResourceEstimatePanel', () => {
     ]);
   });
 
+  it('reads a described unit after the number instead of as "per <unit>"', async () => {
+    const described = estimate(4);
+    described.data.evaluations_per_iteration = 14000;
+    described.data.evaluation_unit = 'circuits (one per training row per evaluation)';
+    fakeApi({ [ROUTE]: () => ({ body: described }) });
+    render(panel(example.appData));
+    await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
+    const row = [...document.querySelectorAll('.estimate-figures > div')].find((d) =>
+      d.querySelector('dt')!.textContent!.startsWith('Circuit evaluations'),
+    )!;
+    expect(row.querySelector('dt')!.textContent).toBe('Circuit evaluations');
+    expect(row.querySelector('dd')!.textContent).toBe(
+      '14,000 circuits (one per training row per evaluation)',
+    );
+  });
+
   it('says the estimate is for quantum models only when the worker finds no circuit', async () => {
     fakeApi({
       [ROUTE]: () => ({

@@ -31,7 +31,16 @@ function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
       count(estimate.depth, '—'),
     ],
     ['Two-qubit gates', count(estimate.two_qubit_gates, '—')],
-    [`Circuit evaluations per ${unit}`, count(estimate.evaluations_per_iteration, 'not counted')],
+    // The worker names a bare unit ('epoch') or describes what it counts ('circuits (one per training row
+    // per evaluation)'): the first reads as 'per epoch', the second after the number.
+    /^\w+$/.test(unit)
+      ? [`Circuit evaluations per ${unit}`, count(estimate.evaluations_per_iteration, 'not counted')]
+      : [
+          'Circuit evaluations',
+          estimate.evaluations_per_iteration === null || estimate.evaluations_per_iteration === undefined
+            ? 'not counted'
+            : `${count(estimate.evaluations_per_iteration, '')} ${unit}`,
+        ],
     ['Total shots', count(estimate.total_shots, 'none (exact statevector simulation)')],
     [
       'Estimated run time (measured on this server)',
