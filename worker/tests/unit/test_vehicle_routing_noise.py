@@ -102,7 +102,7 @@ def test_the_device_path_runs_in_local_testing_mode(
     body = _body(
         "example with model_type Quantum",
         num_vehicles=1,
-        optimizer_alg_maxiter=4,
+        optimizer_alg_maxiter=2,  # each evaluation is a local provider job (several seconds)
         circuit_repetition=1,
         use_quantum_simulator=False,
         quantum_device_backend="ibm_kyiv",
@@ -111,7 +111,7 @@ def test_the_device_path_runs_in_local_testing_mode(
     data = result_of(code, lines)
     run_summary = data["selection"]["backend_run"]
     assert run_summary["local_testing_mode"] is True
-    assert len(run_summary["provider_job_ids"]) == 5  # 4 evaluations and the final measurement
+    assert len(run_summary["provider_job_ids"]) == 3  # 2 evaluations and the final measurement
     assert data["selection"]["device"] == "ibm_kyiv"
     assert data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"]
     assert any(line["type"] == "log" and "submitted to" in line["message"] for line in lines)
