@@ -188,8 +188,15 @@ def pr_chart(
     from sklearn.metrics import precision_recall_curve
 
     series = []
+    is_positive = np.asarray(y_true) == positive
     for name, scores in curves.items():
-        precision, recall, _ = precision_recall_curve(np.asarray(y_true) == positive, scores)
+        if np.ptp(np.asarray(scores, dtype=np.float64)) == 0:
+            # One score for every row (the majority-class baseline) has a single operating point; sklearn
+            # adds its (recall 0, precision 1) anchor, which draws a diagonal. The no-skill line is flat.
+            share = round(float(is_positive.mean()), 6)
+            series.append({"name": name, "data": [[0.0, share], [1.0, share]]})
+            continue
+        precision, recall, _ = precision_recall_curve(is_positive, scores)
         points = [[round(float(r), 6), round(float(p), 6)] for r, p in zip(recall, precision, strict=True)]
         points.reverse()
         series.append({"name": name, "data": _thin(points)})
