@@ -22,15 +22,6 @@ import type { Config } from '../config';
 
 export const PROBLEM_ID = 'brain-tumor';
 
-/**
- * Which training outputs answer for each model choice of the Predict sub-tab: densenet121 is the
- * application's latest Completed classical training, qmodel its latest Completed quantum one (the
- * model_type the worker's brain tumor handler records in the result).
- */
-export const MODEL_KINDS: Record<string, 'classical' | 'quantum'> = {
-  densenet121: 'classical',
-  qmodel: 'quantum',
-};
 const RESULT_MODEL_TYPE = { classical: 'Classical', quantum: 'Quantum' } as const;
 
 export const TOO_MANY_PREDICTIONS =
@@ -149,7 +140,8 @@ export class PredictService {
       return refuse(404, null, APPLICATION_NOT_FOUND);
     }
     const messages = this.messages();
-    const kind = MODEL_KINDS[request.modelName];
+    // Which training answers for the choice is the problem file's predict.modelKinds.
+    const kind = problem.predict.modelKinds[request.modelName];
     if (!kind || !problem.predict.models.includes(request.modelName)) {
       const message =
         problem.predict.messages?.modelRequired ??
@@ -290,7 +282,7 @@ export class PredictService {
     const done = {
       problem: PROBLEM_ID,
       model: model.model_name,
-      model_type: RESULT_MODEL_TYPE[MODEL_KINDS[request.modelName]!],
+      model_type: RESULT_MODEL_TYPE[this.problem.predict.modelKinds[request.modelName]!],
       message,
       output_data: outputData,
       seconds: result.seconds,

@@ -324,6 +324,13 @@ export function crossCheckProblem(problem: Problem, loaded: LoadedSchemas): Sche
     }
   }
 
+  // Prediction: every model choice says which training answers for it.
+  problem.predict?.models.forEach((model, i) => {
+    if (!problem.predict!.modelKinds[model]) {
+      report(`/predict/models/${i}`, `model "${model}" has no entry in predict.modelKinds`);
+    }
+  });
+
   // Job request and body.
   const bodySchema = problem.job.bodySchema;
   checkMapping(problem, problem.job.body, problem.mappingOrigins.body, report, bodySchema);

@@ -188,6 +188,8 @@ export interface ProblemFile {
   dataset: { kinds: string[]; upload?: FileRule; samples: SampleDataset[] };
   predict?: {
     models: string[];
+    /** Each model choice answers with the application's latest Completed training of this kind. */
+    modelKinds: Record<string, 'classical' | 'quantum'>;
     image?: FileRule;
     /** The MRI look of a PNG or JPEG (mri-image-check.ts). */
     mriCheck?: MriCheckRule;

@@ -173,7 +173,9 @@ describe('Predict Brain Tumor', () => {
         .getAllByRole('radio')
         .map((r) => (r as HTMLInputElement).value),
     ).toEqual(['densenet121', 'qmodel']);
+    expect(models.textContent).toContain("Uses this application's latest completed classical training.");
     fireEvent.click(within(models).getByRole('radio', { name: 'qmodel' }));
+    expect(models.textContent).toContain("Uses this application's latest completed quantum training.");
     vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.click(screen.getByRole('button', { name: 'Predict Now' }));
     const status = await screen.findByRole('status');

@@ -256,6 +256,11 @@ export function PredictPanel({
             {name}
           </label>
         ))}
+        {problem.predict?.modelKinds[model] && (
+          <span className="bio-models-hint">
+            Uses this application's latest completed {problem.predict.modelKinds[model]} training.
+          </span>
+        )}
       </div>
 
       <div className="bio-row">
