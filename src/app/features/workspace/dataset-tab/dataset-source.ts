@@ -1,8 +1,6 @@
 import { ApiError, authHeaders } from '../../../api/client';
 import type { WorkspaceUser } from '../workspace-types';
 
-/** Spec section 4's message for a link that is not an http(s) URL (the same as schemas/defs.json's linkedUrlRule). */
-export const INVALID_URL = 'Invalid URL. Please link to your CSV file URL.';
 /** Spec section 8: the prefix of an upload failure. */
 export const UPLOAD_FAILED = 'Error uploading file.';
 

@@ -59,9 +59,17 @@ afterEach(() => {
 
 // What the tab last rendered with, recorded after each render for the assertions.
 const seen: { appData: AppData; handle: DatasetHandle | null } = { appData: {}, handle: null };
-function Tab({ initial, onSaved = vi.fn() }: { initial: AppData; onSaved?: (next: AppData) => void }) {
+function Tab({
+  initial,
+  onSaved = vi.fn(),
+  signedIn = user,
+}: {
+  initial: AppData;
+  onSaved?: (next: AppData) => void;
+  signedIn?: WorkspaceUser | null;
+}) {
   const [appData, setAppData] = useState(initial);
-  const dataset = useDataset({ problem: stock, appData, onChange: setAppData, user });
+  const dataset = useDataset({ problem: stock, appData, onChange: setAppData, user: signedIn });
   useEffect(() => {
     seen.appData = appData;
     seen.handle = dataset;
@@ -142,6 +150,8 @@ describe('Dataset tab: Upload Data', () => {
   });
 
   it("refuses a link that is not http(s): 'Invalid URL. Please link to your CSV file URL.'", () => {
+    // One home: platform.json's invalidUrl, the same text the schema's linkedUrlRule gives.
+    expect(stock.platform.messages.invalidUrl).toBe('Invalid URL. Please link to your CSV file URL.');
     render(<Tab initial={withoutDataset} />);
     fireEvent.change(screen.getByLabelText('Dataset URL'), { target: { value: 'not a url' } });
     fireEvent.click(screen.getByRole('button', { name: 'Link URL' }));
@@ -235,6 +245,20 @@ describe('Dataset tab: Preprocess Data and Save Changes', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'Error uploading file. The file is too large.',
     );
+    expect(onSaved).not.toHaveBeenCalled();
+  });
+
+  it("signed out, Save Changes of a chosen local file says 'Please login to save the application!' and uploads nothing", async () => {
+    const onSaved = vi.fn();
+    render(<Tab initial={withoutDataset} onSaved={onSaved} signedIn={null} />);
+    chooseFile(csvFile());
+    await waitFor(() => expect(screen.getByTestId('data-info').textContent).toContain('rows ×'));
+    fireEvent.click(screen.getByRole('button', { name: 'Next Step' }));
+    const save = screen.getByRole('button', { name: 'Save Changes' }) as HTMLButtonElement;
+    await waitFor(() => expect(save.disabled).toBe(false));
+    fireEvent.click(save);
+    expect((await screen.findByRole('alert')).textContent).toBe('Please login to save the application!');
+    expect(fetchMock.mock.calls.some(([u]) => String(u).startsWith('/api/upload/'))).toBe(false);
     expect(onSaved).not.toHaveBeenCalled();
   });
 

@@ -2,14 +2,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { checkFile, pruneAppData, setFieldValues, type AppData, type Problem } from '../../../../engine';
 import { uploadDataset } from '../../outputs/api';
 import type { DatasetHandle, ParsedDataset, WorkspaceUser } from '../workspace-types';
-import {
-  fetchCsv,
-  INVALID_URL,
-  isHttpUrl,
-  readPathOf,
-  UPLOAD_FAILED,
-  uploadFailureDetail,
-} from './dataset-source';
+import { fetchCsv, isHttpUrl, readPathOf, UPLOAD_FAILED, uploadFailureDetail } from './dataset-source';
+import { LOGIN_TO_SAVE } from '../workspace-rules';
 import { parseCsv } from './parse-dataset';
 
 /** The app_data form that holds the dataset choice (kind, url, name, sample). */
@@ -98,7 +92,8 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
     (text: string) => {
       const link = text.trim();
       if (!isHttpUrl(link)) {
-        setRefusal(INVALID_URL);
+        // platform.json's invalidUrl, the text defs.json's linkedUrlRule also gives (one home).
+        setRefusal(messages.invalidUrl);
         return;
       }
       setRefusal(null);
@@ -110,7 +105,7 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
         { path: at('url'), value: link },
       ]);
     },
-    [set],
+    [set, messages.invalidUrl],
   );
 
   const chooseSample = useCallback(
@@ -146,7 +141,8 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
       if (typeof chosen !== 'string' || chosen === '') throw new Error(messages.uploadFirst);
       let withUrl = next;
       if (pendingFile && chosen === pendingFile.name) {
-        if (!user) throw new Error(messages.uploadFirst);
+        // A file is chosen; signed out it cannot be uploaded: spec section 6's saving message.
+        if (!user) throw new Error(LOGIN_TO_SAVE);
         let uploaded: string;
         try {
           uploaded = await uploadDataset(user, pendingFile);
