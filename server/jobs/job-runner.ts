@@ -165,10 +165,27 @@ export class JobRunner {
     }
     const { status, reason } = this.outcome(entry, exit, result, reportedError);
     const failedOrStopped = status !== JobStatus.completed;
+    if (!failedOrStopped) await this.logFinalMetrics(jobId, result);
     await this.transition(jobId, [JobStatus.running], status, {
       result,
       ...(failedOrStopped && { error: reason, reason }),
     });
+  }
+
+  /**
+   * The output's logs hold the run's final metrics (spec workspace.md section 3: "output_logs holds
+   * final_metrics"): a result that carries `final_metrics` (brain tumor training) gets one log line
+   * naming each, recorded before the final status so the record and the live stream both show it.
+   */
+  private async logFinalMetrics(jobId: number, result: Record<string, unknown> | null): Promise<void> {
+    const metrics = finalMetricsOf(result);
+    if (!metrics) return;
+    const event = await this.jobs.appendEvent(jobId, 'log', {
+      level: 'info',
+      message: finalMetricsMessage(metrics),
+      final_metrics: metrics,
+    });
+    await this.bus.publish(jobId, event);
   }
 
   private outcome(
@@ -214,4 +231,20 @@ export class JobRunner {
     entry.handle.kill('SIGTERM');
     setTimeout(() => entry.handle.kill('SIGKILL'), this.options.stopGraceMs ?? 3000).unref();
   }
+}
+
+/** A result's `final_metrics` when it is a non-empty map of finite numbers, else null. */
+export function finalMetricsOf(result: Record<string, unknown> | null): Record<string, number> | null {
+  const raw = result?.final_metrics;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const entries = Object.entries(raw).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
+  );
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
+}
+
+/** The log line of the final metrics: "final_metrics: accuracy 0.9167, macro_f1 0.9" (4 decimals at most). */
+export function finalMetricsMessage(metrics: Record<string, number>): string {
+  const parts = Object.entries(metrics).map(([name, value]) => `${name} ${Number(value.toFixed(4))}`);
+  return `final_metrics: ${parts.join(', ')}`;
 }
