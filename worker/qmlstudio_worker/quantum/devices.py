@@ -1,4 +1,4 @@
-"""Real IBM quantum devices: a model's circuits run through qiskit-ibm-runtime's SamplerV2.
+"""Real IBM quantum devices: a model's circuits run through qiskit-ibm-runtime's client-side Sampler.
 
 :func:`open_device` connects with the user's token (channel ``ibm_quantum_platform``) and finds the device;
 no token, a rejected token and an unreachable IBM Quantum each end the job with a plain sentence
@@ -8,16 +8,32 @@ no token, a rejected token and an unreachable IBM Quantum each end the job with 
 gates, coupling map and layout, seeded) and returns a :class:`DeviceCircuit`, which has the interface of
 :class:`.backends.NoisyCircuit` (``probabilities``, ``summary``, ``describe``) so a model runs either.
 Each ``probabilities`` call is one provider job (one PUB: the ISA circuit with one parameter row per
-sample); its id is logged and kept in the summary, its state and queue position are polled into the
-status timeline (:func:`wait_for_job`), and while it is pending a SIGTERM (the server's Stop) cancels it at
-the provider before the worker exits.
+sample); its id is logged and kept in the summary, its state is polled into the status timeline
+(:func:`wait_for_job`), and while it is pending a SIGTERM (the server's Stop) cancels it at the provider
+before the worker exits.
 
-SamplerV2 is deprecated as of qiskit-ibm-runtime 0.50 (removal no sooner than 3 months later) in favour of
-the client-side ``qiskit_ibm_runtime.executor_sampler.Sampler``; it still runs on 0.51.0 (pinned), and
-moving is a change to :meth:`DeviceCircuit.probabilities` only.
+Sampler: ``qiskit_ibm_runtime.executor_sampler.Sampler`` (program ``executor``; pre- and post-processing on
+the client). ``qiskit_ibm_runtime.SamplerV2`` is deprecated as of qiskit-ibm-runtime 0.50 in its favour.
+Checked on 0.51.0 (pinned): with a fake backend as ``mode`` it runs locally (``Executor.run`` hands it to
+``QiskitRuntimeLocalService._run_executor``: Aer with the device's noise, no token, no network), takes
+``options.simulator.seed_simulator`` (seeded runs repeat) and returns the same ``PrimitiveResult`` shape
+(``result[0].data.meas`` a BitArray of one row per parameter row). The device list uses only
+``QiskitRuntimeService.backends()`` and ``backend.status()``, neither deprecated in 0.51.
 
-Tests use the runtime's local testing mode: a fake backend passed as ``local_backend`` makes SamplerV2 run
-on Aer with that device's noise, with no token and no network.
+Queue position: IBM Quantum Platform does not report a job's place in the queue. The retired Classic API
+sent ``position_in_queue`` in ``GET /runtime/jobs/{id}/metrics``; qiskit-ibm-runtime 0.41.0 deprecated
+``RuntimeJob.queue_position()`` / ``queue_info()`` with "The new IBM Quantum Platform does not support this
+functionality" (Qiskit/qiskit-ibm-runtime PR 2296, release-notes/0.41.0.rst; PR 2289 removed the reading
+code), 0.51's ``RuntimeJobV2`` has no such method (runtime_job_v2.py keeps an unused ``_queue_info``) and
+the platform's ``JobMetrics`` schema for ``GET /api/v1/jobs/{id}/metrics`` lists only ``caller``,
+``timestamps``, ``usage`` (``qpu_charge_time_seconds``, ``status``), ``circuits_execution_time_ns`` and
+``qiskit_version``. What it does send is the device's queue length, ``length_queue`` of
+``GET /api/v1/backends/{name}/status``, which 0.51 reads as ``backend.status().pending_jobs``
+(api/rest/cloud_backend.py). So a queued job's report carries ``queue_position`` None and its stage names
+the jobs pending on the device (:func:`device_queue`), read once each time the job enters the queue.
+
+Tests use the runtime's local testing mode (a fake backend passed as ``local_backend``) and a stand-in
+IBM Quantum Platform (tests/unit/ibm_standin.py) that answers the REST calls the real client makes.
 """
 
 from __future__ import annotations
@@ -182,42 +198,46 @@ def _finished(job: Any) -> bool:
     return bool(final()) if callable(final) else bool(job.done())
 
 
-def queue_position(job: Any) -> int | None:
-    """The job's place in the provider's queue as IBM Quantum reports it in the job's metrics
-    (``position_in_queue``); None when the job (a local one) or the reply does not say."""
-    metrics = getattr(job, "metrics", None)
-    if not callable(metrics):
-        return None
+def device_queue(backend: Any) -> int | None:
+    """How many jobs wait on ``backend`` (IBM's ``length_queue``, 0.51's ``status().pending_jobs``); None when
+    the backend does not say or the call fails. IBM Quantum Platform reports no per-job queue position
+    (module docstring), so this is what a queued job's stage can tell."""
     try:
-        value = metrics().get("position_in_queue")
+        value = backend.status().pending_jobs
     except Exception:  # a report is optional: the poll goes on with the state alone
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def provider_stage(state: str, position: int | None, device: str) -> str:
-    """The provider's state in words for the status timeline."""
+def provider_stage(state: str, pending: int | None, device: str) -> str:
+    """The provider's state in words for the status timeline (``pending``: jobs waiting on the device)."""
     if state == "QUEUED":
-        return "Queued at the provider" + (f" (position {position})" if position is not None else "")
+        if pending is None:
+            return "Queued at the provider"
+        return f"Queued at the provider ({pending} job{'' if pending == 1 else 's'} pending on {device})"
     if state == "RUNNING":
         return f"Running on {device} at the provider"
     return f"{state.capitalize()} at the provider"
 
 
-def wait_for_job(job: Any, device: str, emit: Emitter | None, poll_seconds: float) -> None:
-    """Polls a provider job until it ends; each change of its state or queue position is logged and sent
-    as a progress line (phase executing, with the provider's report) so the status timeline shows it."""
+def wait_for_job(
+    job: Any, device: str, emit: Emitter | None, poll_seconds: float, backend: Any | None = None
+) -> None:
+    """Polls a provider job until it ends; each change of its state is logged and sent as a progress line
+    (phase executing, with the provider's report) so the status timeline shows it. On entering the queue
+    the device's queue length is read once from ``backend`` (when given) for the stage."""
     job_id = str(job.job_id())
-    seen: tuple[str, int | None] | None = None
+    seen: str | None = None
     while not _finished(job):
         state = _status(job)
-        position = queue_position(job) if state == "QUEUED" else None
-        if (state, position) != seen and emit is not None:
-            stage = provider_stage(state, position, device)
+        if state != seen and emit is not None:
+            pending = device_queue(backend) if state == "QUEUED" and backend is not None else None
+            stage = provider_stage(state, pending, device)
             emit.log(f"IBM job {job_id}: {stage}")
-            report = {"job_id": job_id, "state": state, "queue_position": position}
+            # IBM Quantum Platform reports no place in the queue: queue_position stays None.
+            report = {"job_id": job_id, "state": state, "queue_position": None}
             emit.progress(emit.percent, stage, "executing", provider=report)
-        seen = (state, position)
+        seen = state
         time.sleep(poll_seconds)
 
 
@@ -249,13 +269,13 @@ class DeviceCircuit:
 
     def probabilities(self, values: Any) -> FloatArray:
         """Measured distribution (rows, 2**qubits) for every row of ``values``: one provider job."""
-        from qiskit_ibm_runtime import SamplerV2
+        from qiskit_ibm_runtime.executor_sampler import Sampler
 
         rows = np.atleast_2d(np.asarray(values, dtype=np.float64))
         if rows.shape[1] != len(self.parameters):
             raise ValueError(f"expected {len(self.parameters)} parameter values per row, got {rows.shape[1]}")
         started = time.monotonic()
-        sampler = SamplerV2(mode=self.backend)
+        sampler = Sampler(mode=self.backend)
         if self.local:  # Aer behind the fake backend: seeded so local runs repeat
             sampler.options.simulator.seed_simulator = self.seed + len(self.job_ids)
         job = sampler.run([(self.circuit, rows[:, self._columns()])], shots=self.shots)
@@ -264,7 +284,8 @@ class DeviceCircuit:
         if self.emit is not None:
             self.emit.log(f"IBM job {job_id} submitted to {self.device} ({rows.shape[0]} circuits)")
         with cancel_on_stop(job, self.emit):
-            wait_for_job(job, self.device, self.emit, LOCAL_POLL_SECONDS if self.local else POLL_SECONDS)
+            poll = LOCAL_POLL_SECONDS if self.local else POLL_SECONDS
+            wait_for_job(job, self.device, self.emit, poll, None if self.local else self.backend)
             data = job.result()[0].data.meas
         out = np.zeros((rows.shape[0], 2**self.qubits), dtype=np.float64)
         for r in range(rows.shape[0]):
@@ -289,7 +310,7 @@ class DeviceCircuit:
 
     def describe(self) -> str:
         where = "local testing mode (fake backend)" if self.local else "IBM Quantum"
-        return f"IBM device {self.device} via {where}: ISA circuits, SamplerV2, {self.shots} shots"
+        return f"IBM device {self.device} via {where}: ISA circuits, client-side Sampler, {self.shots} shots"
 
 
 def prepare_device(

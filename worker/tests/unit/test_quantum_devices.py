@@ -96,6 +96,9 @@ def test_a_device_circuit_is_isa_transpiled_and_its_provider_job_is_logged() -> 
     assert probs.shape == (2, 4)
     assert probs[0, 3] > 0.85  # RY(pi) then CX: |11> up to the device's noise
     assert probs[1, 0] > 0.85
+    again = prepare_device(bell, [theta], FakeKyiv(), 2000, 3, None, local=True)
+    assert np.array_equal(again.probabilities(np.array([[np.pi], [0.0]])), probs)  # seeded: repeats
+    assert "client-side Sampler" in circuit.describe()
     summary = circuit.summary()
     assert summary["local_testing_mode"] is True
     assert len(summary["provider_job_ids"]) == 1
@@ -227,16 +230,10 @@ def test_the_stored_token_from_the_extension_opens_the_device_and_stays_out_of_t
 
 
 class _QueuedJob:
-    """A provider job as IBM Quantum reports it, one report per poll: queued (position 3, 3, then 1),
-    running, then done."""
+    """A provider job as IBM Quantum reports it, one state per poll: queued (three polls), running, then
+    done. IBM Quantum Platform reports no place in the queue (devices.py's docstring)."""
 
-    reports: tuple[tuple[str, int | None], ...] = (
-        ("QUEUED", 3),
-        ("QUEUED", 3),
-        ("QUEUED", 1),
-        ("RUNNING", None),
-        ("DONE", None),
-    )
+    states: tuple[str, ...] = ("QUEUED", "QUEUED", "QUEUED", "RUNNING", "DONE")
 
     def __init__(self) -> None:
         self.poll = -1
@@ -244,19 +241,31 @@ class _QueuedJob:
     def job_id(self) -> str:
         return "d5queue"
 
-    def in_final_state(self) -> bool:  # the first call of each poll: the next report
+    def in_final_state(self) -> bool:  # the first call of each poll: the next state
         self.poll += 1
         return self.status() in ("DONE", "ERROR", "CANCELLED")
 
     def status(self) -> str:
-        return self.reports[self.poll][0]
-
-    def metrics(self) -> dict[str, object]:
-        position = self.reports[self.poll][1]
-        return {"position_in_queue": position} if position is not None else {}
+        return self.states[self.poll]
 
 
-def test_the_providers_state_and_queue_position_become_progress_lines(
+class _Device:
+    """A device whose status says how many jobs wait on it (IBM's length_queue), counting the reads."""
+
+    def __init__(self, pending: object) -> None:
+        self.pending = pending
+        self.reads = 0
+
+    def status(self) -> Any:
+        self.reads += 1
+
+        class Status:
+            pending_jobs = self.pending
+
+        return Status()
+
+
+def test_the_providers_state_and_the_devices_queue_become_progress_lines(
     parse_protocol_lines: Callable[[str], Lines],
 ) -> None:
     from qmlstudio_worker.quantum.devices import wait_for_job
@@ -264,31 +273,37 @@ def test_the_providers_state_and_queue_position_become_progress_lines(
     stream = io.StringIO()
     emit = Emitter(stream)
     emit.progress(40, "training")
-    wait_for_job(_QueuedJob(), "ibm_kyiv", emit, 0)
+    device = _Device(12)
+    wait_for_job(_QueuedJob(), "ibm_kyiv", emit, 0, device)
     lines = parse_protocol_lines(stream.getvalue())  # each line valid against the protocol schema
     reports = [line for line in lines if line["type"] == "progress" and "provider" in line]
-    # One line per change (the repeated position 3 is not sent twice), at the job's last percent.
+    # One line per change of state (three queued polls send one), at the job's last percent; the device's
+    # queue is read once, on entering the queue; no place in the queue is claimed.
     assert [(r["stage"], r["provider"]["queue_position"]) for r in reports] == [
-        ("Queued at the provider (position 3)", 3),
-        ("Queued at the provider (position 1)", 1),
+        ("Queued at the provider (12 jobs pending on ibm_kyiv)", None),
         ("Running on ibm_kyiv at the provider", None),
     ]
+    assert device.reads == 1
     assert {(r["phase"], r["percent"], r["provider"]["job_id"]) for r in reports} == {
         ("executing", 40, "d5queue")
     }
-    assert "IBM job d5queue: Queued at the provider (position 3)" in stream.getvalue()
+    assert "IBM job d5queue: Queued at the provider (12 jobs pending on ibm_kyiv)" in stream.getvalue()
 
 
 def test_a_failed_provider_job_ends_the_poll() -> None:
-    from qmlstudio_worker.quantum.devices import provider_stage, queue_position, wait_for_job
+    from qmlstudio_worker.quantum.devices import device_queue, provider_stage, wait_for_job
 
     class Failed(_QueuedJob):
-        reports = (("QUEUED", 2), ("ERROR", None))
+        states = ("QUEUED", "ERROR")
 
         def done(self) -> bool:  # only DONE counts as done: polling done() would never end
             return False
 
     wait_for_job(Failed(), "ibm_kyiv", None, 0)  # returns: in_final_state() says so
-    assert queue_position(object()) is None  # a local job reports no queue
+    assert device_queue(object()) is None  # no status() at all
+    assert device_queue(_Device(-1)) is None  # nonsense is not shown
+    assert device_queue(_Device(True)) is None
+    assert device_queue(_Device(1)) == 1
     assert provider_stage("QUEUED", None, "ibm_kyiv") == "Queued at the provider"
+    assert provider_stage("QUEUED", 1, "ibm_kyiv") == "Queued at the provider (1 job pending on ibm_kyiv)"
     assert provider_stage("VALIDATING", None, "ibm_kyiv") == "Validating at the provider"
