@@ -72,8 +72,16 @@ export interface FieldSchema {
   [keyword: string]: unknown;
 }
 
+/** What a condition tests of one field: its value, or (an object field) the fields inside it. */
+export interface ConditionRule {
+  const?: JsonValue;
+  enum?: JsonValue[];
+  properties?: Record<string, ConditionRule>;
+  required?: string[];
+}
+
 export interface ConditionTest {
-  properties: Record<string, { const?: JsonValue; enum?: JsonValue[] }>;
+  properties: Record<string, ConditionRule>;
   required: string[];
 }
 
