@@ -33,7 +33,12 @@ export function hasFields(schema: ObjectSchema | FieldSchema | undefined): boole
   return !!schema && (isPlainObject(schema.properties) || conditionsOf(schema).length > 0);
 }
 
-export function testCondition(test: ConditionTest, value: unknown): boolean {
+/**
+ * Whether a condition's `if` holds for an object's value. A rule may test a field's value (`const`,
+ * `enum`) or, for an object field such as the device picker, the fields inside it (`properties` and
+ * `required`, tested the same way), e.g. "ADAM while the picker is on a real device".
+ */
+export function testCondition(test: Partial<ConditionTest>, value: unknown): boolean {
   const obj = isPlainObject(value) ? value : {};
   for (const name of test.required ?? []) {
     if (!Object.prototype.hasOwnProperty.call(obj, name) || obj[name] === undefined) return false;
@@ -43,6 +48,7 @@ export function testCondition(test: ConditionTest, value: unknown): boolean {
     const v = obj[name];
     if ('const' in rule && !deepEqual(v, rule.const)) return false;
     if (Array.isArray(rule.enum) && !rule.enum.some((e) => deepEqual(e, v))) return false;
+    if ((rule.properties || rule.required) && !testCondition(rule, v)) return false;
   }
   return true;
 }
