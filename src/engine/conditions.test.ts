@@ -51,6 +51,23 @@ describe('one condition drives shown and required', () => {
     expect(fields.find((f) => f.name === 'qubits')).toMatchObject({ active: false, required: false });
   });
 
+  it('a condition may test the fields inside an object field (the device picker)', () => {
+    const test = {
+      properties: {
+        optimizer_algorithm: { const: 'ADAM' },
+        quantum_device: { properties: { use_quantum_sim: { const: false } }, required: ['use_quantum_sim'] },
+      },
+      required: ['optimizer_algorithm', 'quantum_device'],
+    };
+    const onDevice = { use_quantum_sim: false, act_quantum_device: 'ibm_kyiv' };
+    expect(testCondition(test, { optimizer_algorithm: 'ADAM', quantum_device: onDevice })).toBe(true);
+    expect(
+      testCondition(test, { optimizer_algorithm: 'ADAM', quantum_device: { use_quantum_sim: true } }),
+    ).toBe(false);
+    expect(testCondition(test, { optimizer_algorithm: 'ADAM', quantum_device: {} })).toBe(false);
+    expect(testCondition(test, { optimizer_algorithm: 'SPSA', quantum_device: onDevice })).toBe(false);
+  });
+
   it('the device picker: noise model only in simulator mode, token only when ticked', () => {
     const picker = resolveFields(
       stock.forms.model_configurations.schema,
