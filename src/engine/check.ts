@@ -28,6 +28,8 @@ import {
 import { validateAppData, validateJobBody } from './validate';
 import {
   FORM_KEYS,
+  type Condition,
+  type ConditionTest,
   type FieldSchema,
   type FormKey,
   type JsonSchema,
@@ -180,6 +182,51 @@ function checkField(
   if (hasFields(schema)) checkObject(schema, at, report, problem);
 }
 
+/** A field's declaration in the branch of another condition than `condition`. */
+function otherDeclaration(
+  schema: ObjectSchema | FieldSchema,
+  condition: Condition,
+  name: string,
+): FieldSchema | undefined {
+  for (const other of conditionsOf(schema)) {
+    if (other === condition) continue;
+    const declared = other.then.properties?.[name] ?? other.else?.properties?.[name];
+    if (declared) return declared;
+  }
+  return undefined;
+}
+
+/** A condition's test (or a nested one, of an object field): every tested field declared, every value an option. */
+function checkConditionTest(
+  schema: ObjectSchema | FieldSchema,
+  test: Partial<ConditionTest>,
+  at: string,
+  report: Reporter,
+): void {
+  for (const [name, rule] of Object.entries(test.properties ?? {})) {
+    const tested = firstDeclaration(schema, name);
+    if (!tested) {
+      report(`${at}/properties/${name}`, `condition tests "${name}", which is not declared`);
+      continue;
+    }
+    const values = 'const' in rule ? [rule.const] : (rule.enum ?? []);
+    for (const v of values) {
+      if (Array.isArray(tested.enum) && !tested.enum.some((e) => deepEqual(e, v))) {
+        report(`${at}/properties/${name}`, `${JSON.stringify(v)} is not an option of "${name}"`);
+      } else if (!typeMatches(tested.type, v)) {
+        report(`${at}/properties/${name}`, `${JSON.stringify(v)} does not match the type of "${name}"`);
+      }
+    }
+    if (rule.properties || rule.required)
+      checkConditionTest(tested, rule, `${at}/properties/${name}`, report);
+  }
+  for (const name of test.required ?? []) {
+    if (!(name in (test.properties ?? {}))) {
+      report(`${at}/required`, `"${name}" is required by the condition but not tested`);
+    }
+  }
+}
+
 function checkObject(
   schema: ObjectSchema | FieldSchema,
   at: string,
@@ -198,31 +245,15 @@ function checkObject(
   conditionsOf(schema).forEach((condition) => {
     const i = allOf.indexOf(condition);
     const cAt = `${at}/allOf/${i}`;
-    for (const [name, rule] of Object.entries(condition.if.properties ?? {})) {
-      const tested = firstDeclaration(schema, name);
-      if (!tested) {
-        report(`${cAt}/if/properties/${name}`, `condition tests "${name}", which is not declared`);
-        continue;
-      }
-      const values = 'const' in rule ? [rule.const] : (rule.enum ?? []);
-      for (const v of values) {
-        if (Array.isArray(tested.enum) && !tested.enum.some((e) => deepEqual(e, v))) {
-          report(`${cAt}/if/properties/${name}`, `${JSON.stringify(v)} is not an option of "${name}"`);
-        } else if (!typeMatches(tested.type, v)) {
-          report(`${cAt}/if/properties/${name}`, `${JSON.stringify(v)} does not match the type of "${name}"`);
-        }
-      }
-    }
-    for (const name of condition.if.required) {
-      if (!(name in (condition.if.properties ?? {}))) {
-        report(`${cAt}/if/required`, `"${name}" is required by the condition but not tested`);
-      }
-    }
+    checkConditionTest(schema, condition.if, `${cAt}/if`, report);
     for (const b of ['then', 'else'] as const) {
       const branch = condition[b];
       if (!branch) continue;
       for (const [name, fieldSchema] of Object.entries(branch.properties ?? {})) {
-        const base = schema.properties?.[name];
+        // A branch without a title narrows a field declared in the base or in another condition's branch.
+        const base =
+          schema.properties?.[name] ??
+          (fieldSchema.title === undefined ? otherDeclaration(schema, condition, name) : undefined);
         const merged = base ? { ...base, ...fieldSchema } : fieldSchema;
         checkField(merged, `${cAt}/${b}/properties/${name}`, report, problem, { override: !!base });
       }
