@@ -1,6 +1,5 @@
-import { useMemo, useState, type DragEvent } from 'react';
+import { useMemo, useState } from 'react';
 import {
-  acceptAttribute,
   getFormState,
   pruneAppData,
   type AppData,
@@ -8,12 +7,11 @@ import {
   type Problem,
 } from '../../../../engine';
 import { SchemaForm } from '../../../../renderers';
+import { UploadSection } from '../dataset-tab/upload-section';
 import type { WorkspaceUser } from '../workspace-types';
 import { MatPreviewView } from './mat-preview-view';
 import { UPLOAD_MAT, useMatDataset } from './use-mat-dataset';
 
-/** The drag payload of the sample button (its id), so that the drop zone can tell it from a file. */
-const SAMPLE_TYPE = 'application/x-qmlstudio-sample';
 /** This sub-tab draws the file field's controls itself (buttons, drop zone, tables); in the form the field
  * only names the chosen dataset. */
 function chosenDatasetWidget(name: string | undefined) {
@@ -61,15 +59,6 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
     [state, mat.path],
   );
 
-  const drop = (event: DragEvent) => {
-    event.preventDefault();
-    const sampleId = event.dataTransfer.getData(SAMPLE_TYPE);
-    const file = event.dataTransfer.files[0];
-    if (file) mat.chooseFile(file);
-    else if (sampleId) mat.chooseSample(sampleId);
-    else mat.refuse(UPLOAD_MAT);
-  };
-
   const nextStep = () => {
     if (!mat.url) {
       setStepRefusal({ url: undefined, message: rule?.messages?.missing ?? UPLOAD_MAT });
@@ -86,89 +75,51 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
 
   return (
     <div className="bio-train">
-      <div className="dataset-upload">
-        <aside className="dataset-panel">
-          {rule && (
-            <section>
-              <h3>Upload Datasets</h3>
-              <label className="qs-file-button">
-                <input
-                  type="file"
-                  accept={acceptAttribute(rule)}
-                  aria-label="Upload .mat file"
-                  disabled={mat.uploading}
-                  onChange={(e) => {
-                    mat.chooseFile(e.target.files?.[0]);
-                    e.target.value = '';
-                  }}
-                />
-                {rule.extensions.map((ext) => `.${ext}`).join(', ')} file
-              </label>
-            </section>
-          )}
-          {problem.dataset.samples.length > 0 && (
-            <section>
-              <h3>Sample Datasets</h3>
-              <div className="dataset-samples">
-                {problem.dataset.samples.map((sample) => (
-                  <button
-                    key={sample.id}
-                    type="button"
-                    draggable
-                    className={`qs-chip-button${chosenSample?.id === sample.id ? ' is-checked' : ''}`}
-                    disabled={mat.uploading}
-                    onDragStart={(e) => e.dataTransfer.setData(SAMPLE_TYPE, sample.id)}
-                    onClick={() => mat.chooseSample(sample.id)}
-                  >
-                    {sample.label}
-                  </button>
-                ))}
-              </div>
-            </section>
-          )}
-        </aside>
-        <div className="dataset-main">
-          <div
-            className="dataset-dropzone"
-            data-testid="mat-dropzone"
-            onDragOver={(e) => e.preventDefault()}
-            onDrop={drop}
-          >
-            {mat.url ? (
-              <div className="dataset-current">
-                <span className="qs-chip">{chosenSample ? 'Sample dataset' : 'MAT file'}</span>
-                {typeof name === 'string' && <span className="dataset-name">{name}</span>}
-                <button type="button" className="qs-link-button" onClick={mat.remove}>
-                  Remove
-                </button>
-              </div>
-            ) : (
-              <p>Drag and drop a .mat file or the sample dataset here...</p>
-            )}
-          </div>
-          {mat.uploading && <p className="qs-hint">Uploading and reading the file…</p>}
-          {mat.error && (
-            <p className="form-error" role="alert">
-              {mat.error}
-            </p>
-          )}
-          {chosenSample && /synthetic/i.test(chosenSample.label) && (
-            <p className="notice bio-synthetic" role="note">
-              {SYNTHETIC_NOTICE}
-            </p>
-          )}
-          {mat.url && !mat.preview && mat.loading && <p className="qs-hint">Reading the dataset…</p>}
-          {mat.preview && (
-            <MatPreviewView
-              key={mat.url}
-              preview={mat.preview}
-              truncatedText={messages.previewTruncated ?? ''}
-              loading={mat.loading}
-              onShowSlice={mat.showSlice}
-            />
-          )}
-        </div>
-      </div>
+      <UploadSection
+        rule={rule}
+        fileLabel="Upload .mat file"
+        fileText={`${(rule?.extensions ?? []).map((ext) => `.${ext}`).join(', ')} file`}
+        samples={problem.dataset.samples}
+        checkedSample={chosenSample?.id}
+        draggableSamples
+        disabled={mat.uploading}
+        chosen={
+          mat.url
+            ? {
+                chip: chosenSample ? 'Sample dataset' : 'MAT file',
+                name: typeof name === 'string' ? name : undefined,
+              }
+            : null
+        }
+        emptyText="Drag and drop a .mat file or the sample dataset here..."
+        dropzoneTestId="mat-dropzone"
+        onFile={mat.chooseFile}
+        onSample={mat.chooseSample}
+        onRemove={mat.remove}
+        onDropNothing={() => mat.refuse(UPLOAD_MAT)}
+      >
+        {mat.uploading && <p className="qs-hint">Uploading and reading the file…</p>}
+        {mat.error && (
+          <p className="form-error" role="alert">
+            {mat.error}
+          </p>
+        )}
+        {chosenSample && /synthetic/i.test(chosenSample.label) && (
+          <p className="notice bio-synthetic" role="note">
+            {SYNTHETIC_NOTICE}
+          </p>
+        )}
+        {mat.url && !mat.preview && mat.loading && <p className="qs-hint">Reading the dataset…</p>}
+        {mat.preview && (
+          <MatPreviewView
+            key={mat.url}
+            preview={mat.preview}
+            truncatedText={messages.previewTruncated ?? ''}
+            loading={mat.loading}
+            onShowSlice={mat.showSlice}
+          />
+        )}
+      </UploadSection>
 
       <SchemaForm
         problem={problem}

@@ -1,15 +1,9 @@
-import { useMemo, useState, type DragEvent } from 'react';
-import {
-  acceptAttribute,
-  fieldOptions,
-  getTabSections,
-  lookupField,
-  type AppData,
-  type Problem,
-} from '../../../../engine';
+import { useMemo, useState } from 'react';
+import { fieldOptions, getTabSections, lookupField, type AppData, type Problem } from '../../../../engine';
 import { SchemaForm } from '../../../../renderers';
 import type { DatasetTabProps } from '../workspace-types';
 import { DataInfo, DatasetPreview } from './dataset-preview';
+import { UploadSection } from './upload-section';
 import type { DatasetController } from './use-dataset';
 import './dataset-tab.css';
 
@@ -141,99 +135,57 @@ function UploadStep({
 }) {
   const [link, setLink] = useState('');
   const rule = problem.dataset.upload;
-  const chosen = dataset.status !== 'empty';
   const name = appData.dataset?.name;
-  const drop = (e: DragEvent) => {
-    e.preventDefault();
-    dataset.chooseFile(e.dataTransfer.files[0]);
-  };
+  const chosen =
+    dataset.status !== 'empty'
+      ? { chip: typeLabel(problem, appData) ?? 'Dataset', name: typeof name === 'string' ? name : undefined }
+      : null;
   return (
-    <div className="dataset-upload">
-      <aside className="dataset-panel">
-        {rule && (
-          <section>
-            <h3>Upload Datasets</h3>
-            <label className="qs-file-button">
-              <input
-                type="file"
-                accept={acceptAttribute(rule)}
-                aria-label="Upload a dataset file"
-                onChange={(e) => {
-                  dataset.chooseFile(e.target.files?.[0]);
-                  e.target.value = '';
-                }}
-              />
-              {rule.extensions.map((ext) => ext.toUpperCase()).join(', ')} file
-            </label>
-          </section>
-        )}
-        {problem.dataset.samples.length > 0 && (
-          <section>
-            <h3>Sample Datasets</h3>
-            <div className="dataset-samples">
-              {problem.dataset.samples.map((sample) => (
-                <button
-                  key={sample.id}
-                  type="button"
-                  className={`qs-chip-button${appData.dataset?.sample === sample.id ? ' is-checked' : ''}`}
-                  onClick={() => dataset.chooseSample(sample.id)}
-                >
-                  {sample.label}
-                </button>
-              ))}
-            </div>
-          </section>
-        )}
-      </aside>
-      <div className="dataset-main">
-        <div className="dataset-dropzone" onDragOver={(e) => e.preventDefault()} onDrop={drop}>
-          {chosen ? (
-            <div className="dataset-current">
-              <span className="qs-chip" data-testid="dataset-type">
-                {typeLabel(problem, appData) ?? 'Dataset'}
-              </span>
-              {typeof name === 'string' && <span className="dataset-name">{name}</span>}
-              <button type="button" className="qs-link-button" onClick={dataset.remove}>
-                Remove
-              </button>
-            </div>
-          ) : (
-            <p>Drag and drop dataset components here...</p>
-          )}
-        </div>
-        <p className="qs-hint">Please use the same format as the sample datasets.</p>
-        {problem.dataset.kinds.includes('url') && (
-          <form
-            className="dataset-link-row"
-            onSubmit={(e) => {
-              e.preventDefault();
-              dataset.linkUrl(link);
-            }}
-          >
-            <input
-              type="text"
-              className="qs-input"
-              placeholder="https://example.com/data.csv"
-              aria-label="Dataset URL"
-              value={link}
-              onChange={(e) => setLink(e.target.value)}
-            />
-            <button type="submit" className="qs-button">
-              Link URL
-            </button>
-          </form>
-        )}
-        {dataset.error && (
-          <p className="form-error" role="alert">
-            {dataset.error}
-          </p>
-        )}
-        {dataset.status === 'loading' && <p className="qs-hint">Reading the dataset...</p>}
-        {dataset.parsed && (
-          <DatasetPreview parsed={dataset.parsed} message={problem.platform.messages.previewTruncated} />
-        )}
-        <DataInfo parsed={dataset.parsed} empty={problem.platform.messages.noDataInfo} />
-      </div>
-    </div>
+    <UploadSection
+      rule={rule}
+      fileLabel="Upload a dataset file"
+      fileText={`${(rule?.extensions ?? []).map((ext) => ext.toUpperCase()).join(', ')} file`}
+      samples={problem.dataset.samples}
+      checkedSample={typeof appData.dataset?.sample === 'string' ? appData.dataset.sample : undefined}
+      chosen={chosen}
+      emptyText="Drag and drop dataset components here..."
+      chipTestId="dataset-type"
+      onFile={dataset.chooseFile}
+      onSample={dataset.chooseSample}
+      onRemove={dataset.remove}
+    >
+      <p className="qs-hint">Please use the same format as the sample datasets.</p>
+      {problem.dataset.kinds.includes('url') && (
+        <form
+          className="dataset-link-row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            dataset.linkUrl(link);
+          }}
+        >
+          <input
+            type="text"
+            className="qs-input"
+            placeholder="https://example.com/data.csv"
+            aria-label="Dataset URL"
+            value={link}
+            onChange={(e) => setLink(e.target.value)}
+          />
+          <button type="submit" className="qs-button">
+            Link URL
+          </button>
+        </form>
+      )}
+      {dataset.error && (
+        <p className="form-error" role="alert">
+          {dataset.error}
+        </p>
+      )}
+      {dataset.status === 'loading' && <p className="qs-hint">Reading the dataset...</p>}
+      {dataset.parsed && (
+        <DatasetPreview parsed={dataset.parsed} message={problem.platform.messages.previewTruncated} />
+      )}
+      <DataInfo parsed={dataset.parsed} empty={problem.platform.messages.noDataInfo} />
+    </UploadSection>
   );
 }
