@@ -11,7 +11,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
 
 import { createPlainAjv, type AjvInstance } from './ajv';
-import { conditionsOf, declaredFieldNames } from './conditions';
+import { conditionsOf, declaredFieldNames, firstDeclaration } from './conditions';
 import { deepEqual, isPlainObject } from './json';
 import { TRANSFORMS } from './mapping';
 import { reportEntry } from './mapping-fragments';
@@ -44,9 +44,14 @@ export function fieldVariants(
     here = [schema.items as FieldSchema];
   } else {
     const base = schema.properties?.[name];
+    // Without a base, a branch without a title narrows the field another branch declares (ADAM refused).
+    const declared = base ?? firstDeclaration(schema, name);
     for (const condition of conditionsOf(schema)) {
       for (const override of [condition.then.properties?.[name], condition.else?.properties?.[name]]) {
-        if (override) here.push(base ? mergeSchemaOverride(base, override) : override);
+        if (!override) continue;
+        const narrows =
+          base ?? (override.title === undefined && declared !== override ? declared : undefined);
+        here.push(narrows ? mergeSchemaOverride(narrows, override) : override);
       }
     }
     if (base && !alwaysNarrowed(schema, name)) here.unshift(base);
