@@ -362,6 +362,28 @@ describe('pipeline field rules', () => {
     ]);
     expect(at(setFieldValue(stock, ticked, path, 'abc-DEF_123'))).toEqual([]);
   });
+  it('ADAM on a real device is refused on optimizer_algorithm (a noise model is not a device)', () => {
+    const path = '/model_configurations/optimizer_algorithm';
+    const adamNote = registry.platform.messages.adamNeedsSimulation;
+    expect(adamNote).toBe(
+      'ADAM needs the exact gradient of a simulation: choose COBYLA or SPSA for a real device.',
+    );
+    const device = {
+      '/model_configurations/quantum_device/use_quantum_sim': false,
+      '/model_configurations/quantum_device/act_quantum_device': 'ibm_kyiv',
+    };
+    for (const problem of [fraud, portfolio, registry.getProblem('vehicle-routing')]) {
+      const at = (values: Record<string, unknown>) =>
+        validateAppData(problem, withValues(problem, values, example(problem).appData))
+          .errors.filter((e) => e.path === path)
+          .map((e) => e.message);
+      expect(at({ [path]: 'ADAM', ...device })).toEqual([adamNote]);
+      expect(at({ [path]: 'SPSA', ...device })).toEqual([]);
+      expect(
+        at({ [path]: 'ADAM', '/model_configurations/quantum_device/quantum_noise_model': 'fake_kyiv' }),
+      ).toEqual([]);
+    }
+  });
 });
 
 describe('result shape', () => {
