@@ -9,8 +9,11 @@ computed on exactly the same targets:
 
 Metrics: MSE, RMSE, MAE, MAPE (percent, over the targets that are not zero), R2 and direction accuracy
 (the share of steps whose forecast moves from the previous actual value in the same direction as the
-actual value does; a flat step matches a flat forecast). Undefined metrics are None, never NaN, so that
-the rest can be emitted as protocol metrics.
+actual value does; a flat step matches a flat forecast). A forecast that never moves from the previous
+actual value, as persistence by construction, predicts no direction at all: its direction accuracy is not
+applicable (None), not 0 (before, persistence scored 0 on every series whose values change, which read
+as "always wrong"). Undefined metrics are None, never NaN, so that the rest can be emitted as protocol
+metrics (a None is not emitted; the output page shows "n/a").
 """
 
 from __future__ import annotations
@@ -81,8 +84,9 @@ def direction_accuracy(
     """Share of steps where sign(predicted - previous) == sign(actual - previous).
 
     ``previous`` is the actual value before each target (for the first test target, the last training
-    value). Without it, the steps are scored from the second target on, against the target before; None
-    when no step is left."""
+    value). Without it, the steps are scored from the second target on, against the target before. None
+    when no step is left, and None when the forecast never moves from the previous value (persistence):
+    a forecast of "no change" at every step states no direction, so there is nothing to score."""
     a, p = _pair(actual, predicted)
     if previous is None:
         a, p, prev = a[1:], p[1:], a[:-1]
@@ -92,7 +96,10 @@ def direction_accuracy(
             raise ValueError(f"previous has {prev.size} values but actual has {a.size}")
     if a.size == 0:
         return None
-    return float(np.mean(np.sign(p - prev) == np.sign(a - prev)))
+    predicted_moves = np.sign(p - prev)
+    if not predicted_moves.any():
+        return None
+    return float(np.mean(predicted_moves == np.sign(a - prev)))
 
 
 def regression_metrics(actual: ArrayLike, predicted: ArrayLike, previous: ArrayLike | None = None) -> Metrics:

@@ -193,6 +193,15 @@ def test_undefined_metrics_are_none_not_nan() -> None:
     assert fm.direction_accuracy([5], [6], previous=[4]) == 1.0
 
 
+def test_a_forecast_that_never_moves_has_no_direction_accuracy() -> None:
+    # "No change" at every step (persistence) predicts no direction, whether the actual values move or not.
+    assert fm.direction_accuracy([11, 9, 9], [10, 11, 9], previous=[10, 11, 9]) is None
+    assert fm.direction_accuracy([10, 10], [10, 10], previous=[10, 10]) is None
+    assert fm.direction_accuracy([11, 12, 14], [11, 11, 12]) is None  # scored against the target before
+    # One predicted move is enough to score every step: up (right), then flat while the actual falls (wrong).
+    assert fm.direction_accuracy([11, 9], [12, 11], previous=[10, 11]) == 0.5
+
+
 def test_mismatched_or_non_finite_inputs_are_refused() -> None:
     with pytest.raises(ValueError, match="3 values but predicted has 2"):
         fm.mse([1, 2, 3], [1, 2])
@@ -208,10 +217,11 @@ def test_baselines_on_the_same_split() -> None:
     assert set(results) == {"model", "persistence", "seasonal_naive"}
     assert results["model"]["rmse"] == 0.0
     assert results["model"]["direction_accuracy"] == 1.0
-    # Persistence: errors 2, 1 -> MSE 2.5, MAE 1.5; it never moves, so no direction is right.
+    # Persistence: errors 2, 1 -> MSE 2.5, MAE 1.5; it never moves, so it states no direction: not
+    # applicable (None), not 0.
     assert results["persistence"]["mse"] == pytest.approx(2.5)
     assert results["persistence"]["mae"] == pytest.approx(1.5)
-    assert results["persistence"]["direction_accuracy"] == 0.0
+    assert results["persistence"]["direction_accuracy"] is None
     # Seasonal naive (2 back): errors 4, 1 -> MSE 8.5; 13->11 down (actual up), 15->13 down (actual down).
     assert results["seasonal_naive"]["mse"] == pytest.approx(8.5)
     assert results["seasonal_naive"]["direction_accuracy"] == 0.5
@@ -242,6 +252,9 @@ def test_persistence_on_the_stock_series_and_emitted_metrics(
     assert names[:6] == list(fm.METRIC_NAMES)
     assert "persistence_rmse" in names
     assert "seasonal_naive_direction_accuracy" in names
+    # Persistence's direction accuracy is not applicable on the real prices: no metric line, not a 0.
+    assert results["persistence"]["direction_accuracy"] is None
+    assert "persistence_direction_accuracy" not in names
     chart = fm.comparison_chart(results)
     assert chart["categories"] == ["rmse", "mae"]
     assert [s["name"] for s in chart["series"]] == ["model", "persistence", "seasonal_naive"]

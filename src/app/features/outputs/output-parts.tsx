@@ -206,6 +206,12 @@ export function DatasetNote({ dataset }: { dataset: OutputDetail['dataset'] }) {
   );
 }
 
+/**
+ * A metric cell: 'n/a' when this method has no value for the metric (the worker reports an undefined
+ * metric as null, e.g. persistence's direction accuracy: "no change" states no direction).
+ */
+const metricCell = (value: number | undefined) => (value === undefined ? 'n/a' : formatMetric(value));
+
 /** Each metric of the model beside the baseline's value of the same name. */
 export function MetricsTable({
   metrics,
@@ -231,8 +237,8 @@ export function MetricsTable({
         {rows.map((row) => (
           <tr key={row.name}>
             <th scope="row">{row.name}</th>
-            <td>{formatMetric(row.model)}</td>
-            {baseline && <td>{formatMetric(row.baseline)}</td>}
+            <td>{metricCell(row.model)}</td>
+            {baseline && <td>{metricCell(row.baseline)}</td>}
           </tr>
         ))}
       </tbody>

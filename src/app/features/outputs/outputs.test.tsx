@@ -227,6 +227,26 @@ describe('the output detail page', () => {
     expect(screen.getAllByTestId('apex').map((chart) => chart.dataset.type)).toEqual(['line', 'heatmap']);
   });
 
+  it("shows 'n/a' for a metric the baseline does not define (persistence's direction accuracy)", async () => {
+    // The worker reports persistence's direction accuracy as null ("no change" states no direction), so
+    // the detail's baseline has no value for it: the cell says n/a, not a made-up 0.
+    renderOutput(
+      output({
+        metrics: { mse: 0.25, direction_accuracy: 0.55 },
+        baseline: { name: 'persistence (tomorrow = today)', metrics: { mse: 0.36 } },
+      }),
+    );
+    expect(await screen.findByRole('heading', { name: 'Tech stocks #41' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('tab', { name: 'Visualization' }));
+    const table = screen.getByTestId('metrics-table');
+    const cells = (name: string) =>
+      [...within(table).getByRole('rowheader', { name }).closest('tr')!.querySelectorAll('td')].map(
+        (td) => td.textContent,
+      );
+    expect(cells('direction_accuracy')).toEqual(['0.5500', 'n/a']);
+    expect(cells('mse')).toEqual(['0.2500', '0.3600']);
+  });
+
   it('shows a Failed output red with its reason and no Model Inference without a trained model', async () => {
     renderOutput(
       output({
