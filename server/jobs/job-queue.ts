@@ -99,6 +99,27 @@ export class BullMqJobQueue implements JobQueue {
     await this.connection.ping();
   }
 
+  /**
+   * Our job ids BullMQ still holds to run or running (waiting, or paused, delayed, prioritized, active):
+   * an output not among them was lost by the queue (queue-reconcile.ts).
+   */
+  async liveJobIds(): Promise<Set<number>> {
+    const jobs = await this.queue.getJobs([
+      'waiting',
+      'delayed',
+      'prioritized',
+      'active',
+      'waiting-children',
+    ]);
+    const ids = new Set<number>();
+    for (const job of jobs) {
+      // getJobs may list a job removed while it read (undefined entries).
+      const jobId = (job?.data as { jobId?: unknown } | undefined)?.jobId;
+      if (typeof jobId === 'number') ids.add(jobId);
+    }
+    return ids;
+  }
+
   /** Stops taking jobs at once, waits for the jobs under way (shutdown stops them), disconnects. */
   close() {
     this.closing ??= (async () => {
