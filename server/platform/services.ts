@@ -25,6 +25,7 @@ import { OutputsService } from '../outputs/outputs-service';
 import { LocalJobEventBus, RedisJobEventBus, type JobEventBus } from '../jobs/job-event-bus';
 import { BullMqJobQueue, InProcessJobQueue, type JobQueue } from '../jobs/job-queue';
 import { JobRunner } from '../jobs/job-runner';
+import { startQueueReconciler } from '../jobs/queue-reconcile';
 import { ColdWorkerLauncher, type WorkerLauncher } from '../jobs/worker-launcher';
 import { WarmWorkerPool } from '../jobs/warm-worker-pool';
 import { JobsRepository } from '../jobs/jobs-repository';
@@ -134,6 +135,11 @@ export function createServices(
   );
   const jobs = new JobsService(db, jobsRepository, queue, runner, bus);
   if (options.runWorkers ?? true) queue.startWorkers((jobId) => runner.run(jobId));
+  // BullMQ: an output whose queue job is gone (deleted, Redis flushed) ends Failed instead of waiting forever.
+  const reconciler =
+    queue instanceof BullMqJobQueue
+      ? startQueueReconciler({ queue, jobs: jobsRepository, runner, log })
+      : null;
   const mailer = createMailer(config, db);
   // One store of rate counts (memory, or Redis when REDIS_URL is set) for sign-in and account limits.
   const rateStore = createRateStore(config);
@@ -225,6 +231,7 @@ export function createServices(
     rateLimiter,
     throttle,
     async close() {
+      reconciler?.stop();
       await runtime.stop(); // a check under way is a child process
       mailer.close();
       await rateStore.close(); // the throttle's and the account limits' store
