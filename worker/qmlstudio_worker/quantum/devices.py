@@ -55,8 +55,17 @@ from qmlstudio_worker.protocol import Emitter
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 IBM_CHANNEL = "ibm_quantum_platform"
-#: What the runtime needs to reach: IBM Cloud's token exchange and the Quantum API.
-IBM_HOSTS = ("iam.cloud.ibm.com", "quantum.cloud.ibm.com")
+#: What the runtime needs to reach (seen in the stand-in's request log): IBM Cloud's token exchange, Global
+#: Search and Global Catalog (it finds the token's instances there) and the Quantum API.
+IBM_HOSTS = (
+    "iam.cloud.ibm.com",
+    "api.global-search-tagging.cloud.ibm.com",
+    "globalcatalog.cloud.ibm.com",
+    "quantum.cloud.ibm.com",
+)
+#: Extra QiskitRuntimeService arguments, empty in production; tests set ``url`` and ``proxies`` to reach a
+#: stand-in IBM Quantum Platform (worker/tests/unit/ibm_standin.py); then the default hosts are not probed.
+SERVICE_OPTIONS: dict[str, Any] = {}
 REACH_TIMEOUT_SECONDS = 5.0
 POLL_SECONDS = 2.0
 LOCAL_POLL_SECONDS = 0.05
@@ -84,6 +93,8 @@ class DeviceError(JobValidationError):
 def reach_ibm(hosts: Sequence[str] = IBM_HOSTS, timeout: float = REACH_TIMEOUT_SECONDS) -> None:
     """Fail fast, with the reason, when IBM Quantum is not reachable (the runtime would retry for long and
     then blame the token)."""
+    if SERVICE_OPTIONS.get("url") and hosts is IBM_HOSTS:
+        return  # the client is pointed elsewhere: its own connection errors tell (network_failure)
     for host in hosts:
         try:
             socket.create_connection((host, 443), timeout=timeout).close()
@@ -132,6 +143,43 @@ def local_testing_backend(device: str) -> Any | None:
     return snapshot
 
 
+def network_failure(exc: BaseException) -> str | None:
+    """``host: reason`` when a connection failure is behind ``exc``, else None. qiskit-ibm-runtime 0.51
+    reports any failure of its instance lookup as InvalidAccountError ("check that you are using a valid API
+    token"), a refused or timed-out connection included (accounts/account.py list_instances); the cause
+    says which."""
+    import requests
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (requests.ConnectionError, requests.Timeout)):
+            request = getattr(seen, "request", None)
+            url = str(getattr(request, "url", "") or "")
+            host = url.split("://", 1)[-1].split("/", 1)[0] if url else "IBM Quantum"
+            reason: BaseException | None = seen
+            while reason is not None and not (isinstance(reason, OSError) and reason.strerror):
+                reason = reason.__cause__ or reason.__context__
+            text = reason.strerror if isinstance(reason, OSError) and reason.strerror else type(seen).__name__
+            return f"{host}: {text}"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _refused(exc: BaseException, field: str) -> DeviceError:
+    """A failed connection as unreachable IBM Quantum, anything else as a rejected token."""
+    reason = network_failure(exc)
+    if reason is not None:
+        return DeviceError(NO_NETWORK.format(reason=reason))
+    return DeviceError(REJECTED_TOKEN, field)
+
+
+def runtime_service(token: str) -> Any:
+    """QiskitRuntimeService for ``token`` on channel ibm_quantum_platform (plus :data:`SERVICE_OPTIONS`)."""
+    from qiskit_ibm_runtime import QiskitRuntimeService
+
+    return QiskitRuntimeService(channel=IBM_CHANNEL, token=token, **SERVICE_OPTIONS)
+
+
 def open_device(
     device: str,
     token: str | None,
@@ -146,16 +194,18 @@ def open_device(
         raise DeviceError(NO_TOKEN.format(device=device), "/params/actual_quantum_device_token")
     reach()
     from qiskit.providers.exceptions import QiskitBackendNotFoundError
-    from qiskit_ibm_runtime import QiskitRuntimeService
     from qiskit_ibm_runtime.exceptions import IBMError
 
     try:
-        service = QiskitRuntimeService(channel=IBM_CHANNEL, token=token)
-    except IBMError:
-        raise DeviceError(REJECTED_TOKEN, "/params/actual_quantum_device_token") from None
+        service = runtime_service(token)
+    except IBMError as exc:
+        raise _refused(exc, "/params/actual_quantum_device_token") from None
     try:
         return service.backend(device)
-    except (QiskitBackendNotFoundError, IBMError):
+    except (QiskitBackendNotFoundError, IBMError) as exc:
+        reason = network_failure(exc)
+        if reason is not None:
+            raise DeviceError(NO_NETWORK.format(reason=reason)) from None
         raise DeviceError(NO_DEVICE.format(device=device), "/params/quantum_device_backend") from None
 
 
@@ -362,27 +412,24 @@ def list_devices(
         raise DeviceError("No IBM Quantum token is stored: add yours in your profile.", "/token")
     if service_factory is None:
         reach()
-        from qiskit_ibm_runtime import QiskitRuntimeService
-
-        def service_factory(value: str) -> Any:
-            return QiskitRuntimeService(channel=IBM_CHANNEL, token=value)
+        service_factory = runtime_service
 
     from qiskit_ibm_runtime.exceptions import IBMError
 
     try:
         service = service_factory(token)
-    except IBMError:
-        raise DeviceError(REJECTED_TOKEN, "/token") from None
-    found = []
-    for backend in service.backends():
-        status = backend.status()
-        found.append(
-            {
-                "name": str(backend.name),
-                "qubits": int(backend.num_qubits),
-                "status": "online" if status.operational else "offline",
-                "status_message": str(getattr(status, "status_msg", "") or ""),
-                "pending_jobs": int(getattr(status, "pending_jobs", 0) or 0),
-            }
-        )
+        found = []
+        for backend in service.backends():
+            status = backend.status()
+            found.append(
+                {
+                    "name": str(backend.name),
+                    "qubits": int(backend.num_qubits),
+                    "status": "online" if status.operational else "offline",
+                    "status_message": str(getattr(status, "status_msg", "") or ""),
+                    "pending_jobs": int(getattr(status, "pending_jobs", 0) or 0),
+                }
+            )
+    except IBMError as exc:
+        raise _refused(exc, "/token") from None
     return sorted(found, key=lambda d: (d["status"] != "online", d["pending_jobs"], d["name"]))
