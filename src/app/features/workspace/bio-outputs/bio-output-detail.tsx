@@ -1,17 +1,10 @@
 import { useEffect, useState } from 'react';
 import { lookupField, type Problem } from '../../../../engine';
-import { StatusBadge } from '../../../components/status-badge';
 import { DemoTabs } from '../../demo-data/demo-tabs';
 import { getOutputDetail, type OutputDetail } from '../../outputs/api';
-import {
-  FailureReason,
-  LiveProgress,
-  OutputFacts,
-  outputView,
-  ResultLogs,
-  useLiveOutput,
-} from '../../outputs/output-parts';
+import { outputView, ResultLogs, useLiveOutput } from '../../outputs/output-parts';
 import { formatMetric } from '../../outputs/output-rules';
+import { OutputSummary } from '../outputs/output-summary';
 import {
   appNameOf,
   finalMetricsOf,
@@ -56,7 +49,8 @@ interface Props {
  * Chart, a prediction Diagnosis Summary and Detailed Insights; Print, A+ / A-, 'All Outputs' back.
  */
 export function BioOutputDetail({ problem, outputId, listedResultType, onBack }: Props) {
-  const { detail, live, status, ongoing, error, stopping, stop } = useLiveOutput(outputId);
+  const output = useLiveOutput(outputId);
+  const { detail } = output;
   const [fontSize, setFontSize] = useState<number>(FONT_SIZE.initial);
   const resultType = (detail && resultTypeOf(detail.output_data)) ?? listedResultType;
 
@@ -65,51 +59,28 @@ export function BioOutputDetail({ problem, outputId, listedResultType, onBack }:
       <ReportToolbar fontSize={fontSize} onFontSize={setFontSize} backLabel="All Outputs" onBack={onBack} />
       <div className="bio-report" style={{ fontSize }}>
         <h2>{detail ? detail.name : `Output ${outputId}`}</h2>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        {!detail || !status ? (
-          !error && <p className="muted">Loading…</p>
-        ) : (
-          <>
-            <div className="card output-summary">
-              <dl className="detail-summary">
-                <dt>Status</dt>
-                <dd>
-                  <StatusBadge status={status} />
-                </dd>
-                <dt>Result Type</dt>
-                <dd>{resultType ?? '—'}</dd>
-                <OutputFacts detail={detail} ongoing={ongoing} />
-              </dl>
-              {ongoing && (
-                <div className="detail-actions no-print">
-                  <button
-                    type="button"
-                    className="button danger"
-                    onClick={() => void stop()}
-                    disabled={stopping}
-                  >
-                    Stop
-                  </button>
-                </div>
-              )}
-            </div>
-            {status === 'Failed' && <FailureReason detail={detail} live={live} />}
-            {ongoing && <LiveProgress live={live} />}
-            {resultType === 'Prediction' ? (
-              <PredictionTabs detail={detail} />
+        <OutputSummary
+          output={output}
+          noPrintActions
+          facts={
+            <>
+              <dt>Result Type</dt>
+              <dd>{resultType ?? '—'}</dd>
+            </>
+          }
+        >
+          {(shown) =>
+            resultType === 'Prediction' ? (
+              <PredictionTabs detail={shown} />
             ) : (
               <TrainingTabs
                 problem={problem}
-                detail={withLiveView(detail, outputView(detail, live, ongoing))}
-                ongoing={ongoing}
+                detail={withLiveView(shown, outputView(shown, output.live, output.ongoing))}
+                ongoing={output.ongoing}
               />
-            )}
-          </>
-        )}
+            )
+          }
+        </OutputSummary>
       </div>
     </div>
   );

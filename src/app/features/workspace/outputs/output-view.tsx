@@ -1,18 +1,15 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import type { AppData, Problem } from '../../../../engine';
-import { StatusBadge } from '../../../components/status-badge';
 import { DemoTabs } from '../../demo-data/demo-tabs';
 import {
   DatasetNote,
-  FailureReason,
-  LiveProgress,
   MetricsTable,
   OutputCharts,
-  OutputFacts,
   outputView,
   ResultLogs,
   useLiveOutput,
 } from '../../outputs/output-parts';
+import { OutputSummary } from './output-summary';
 import { configurationChanges, SAME_CONFIGURATION } from './outputs-rules';
 import { WhatIfControl } from './what-if-control';
 
@@ -36,7 +33,8 @@ interface Props {
 
 /** One output inside the Outputs tab: sub-tabs Metrics, Visualization and Result logs; 'All Outputs' returns. */
 export function OutputView({ problem, outputId, appData, running, onBack, onRunAgain }: Props) {
-  const { detail, live, status, ongoing, error, stopping, stop } = useLiveOutput(outputId);
+  const output = useLiveOutput(outputId);
+  const { detail, live, status, ongoing } = output;
   const [tab, setTab] = useState<SubTab>('metrics');
   const ranWith = detail?.app_data as AppData | null | undefined;
   const changes = useMemo(
@@ -52,87 +50,65 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
         </button>
         <h2>{detail ? detail.name : `Output ${outputId}`}</h2>
       </div>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      {!detail || !status ? (
-        !error && <p className="muted">Loading…</p>
-      ) : (
-        <>
-          <div className="card output-summary">
-            <dl className="detail-summary">
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={status} />
-              </dd>
-              <OutputFacts detail={detail} ongoing={ongoing} />
-            </dl>
-            <div className="detail-actions">
-              {ongoing && (
-                <button
-                  type="button"
-                  className="button danger"
-                  onClick={() => void stop()}
-                  disabled={stopping}
-                >
-                  Stop
-                </button>
+      <OutputSummary
+        output={output}
+        actions={
+          <>
+            {ranWith && (
+              <button
+                type="button"
+                className="button primary"
+                onClick={() => onRunAgain(ranWith)}
+                disabled={running}
+              >
+                Run again with these settings
+              </button>
+            )}
+            {status === 'Completed' && <WhatIfControl outputId={outputId} />}
+          </>
+        }
+      >
+        {(shown) => (
+          <>
+            {changes && (
+              <section className="card output-config-diff" data-testid="config-diff">
+                <h3>This run's configuration → the current one</h3>
+                {changes.length === 0 ? (
+                  <p className="muted">{SAME_CONFIGURATION}</p>
+                ) : (
+                  <ul>
+                    {changes.map((change) => (
+                      <li key={change.path}>
+                        <strong>{change.label}</strong>: {change.from} → {change.to}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </section>
+            )}
+            <SubTabs tab={tab} onSelect={setTab}>
+              {tab === 'metrics' && (
+                <>
+                  <DatasetNote dataset={shown.dataset} />
+                  <MetricsTable
+                    metrics={outputView(shown, live, ongoing).metrics}
+                    baseline={shown.baseline}
+                    modelName={shown.trained_model_type}
+                  />
+                </>
               )}
-              {ranWith && (
-                <button
-                  type="button"
-                  className="button primary"
-                  onClick={() => onRunAgain(ranWith)}
-                  disabled={running}
-                >
-                  Run again with these settings
-                </button>
-              )}
-              {status === 'Completed' && <WhatIfControl outputId={outputId} />}
-            </div>
-          </div>
-          {status === 'Failed' && <FailureReason detail={detail} live={live} />}
-          {ongoing && <LiveProgress live={live} />}
-          {changes && (
-            <section className="card output-config-diff" data-testid="config-diff">
-              <h3>This run's configuration → the current one</h3>
-              {changes.length === 0 ? (
-                <p className="muted">{SAME_CONFIGURATION}</p>
-              ) : (
-                <ul>
-                  {changes.map((change) => (
-                    <li key={change.path}>
-                      <strong>{change.label}</strong>: {change.from} → {change.to}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </section>
-          )}
-          <SubTabs tab={tab} onSelect={setTab}>
-            {tab === 'metrics' && (
-              <>
-                <DatasetNote dataset={detail.dataset} />
-                <MetricsTable
-                  metrics={outputView(detail, live, ongoing).metrics}
-                  baseline={detail.baseline}
-                  modelName={detail.trained_model_type}
+              {tab === 'visualization' && (
+                <OutputCharts
+                  charts={outputView(shown, live, ongoing).charts}
+                  ongoing={ongoing}
+                  name={shown.name}
                 />
-              </>
-            )}
-            {tab === 'visualization' && (
-              <OutputCharts
-                charts={outputView(detail, live, ongoing).charts}
-                ongoing={ongoing}
-                name={detail.name}
-              />
-            )}
-            {tab === 'logs' && <ResultLogs logs={outputView(detail, live, ongoing).logs} />}
-          </SubTabs>
-        </>
-      )}
+              )}
+              {tab === 'logs' && <ResultLogs logs={outputView(shown, live, ongoing).logs} />}
+            </SubTabs>
+          </>
+        )}
+      </OutputSummary>
     </div>
   );
 }
