@@ -4,10 +4,14 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The web app's Content-Security-Policy. The built index.html loads one module script and one
  * stylesheet from /assets (no inline script), and the app talks only to its own origin.
- * - script-src 'unsafe-eval': the forms validate in the browser with Ajv (the engine's validators
- *   and @rjsf/validator-ajv8), which compiles each schema into a function with `new Function`.
- *   Without it every form fails to validate. Dropping it needs validators precompiled at build time
- *   (Ajv standalone code); until then eval is allowed, inline script is not.
+ * - script-src 'unsafe-eval': Ajv compiles every schema into a function with `new Function`, and the
+ *   browser runs Ajv: at the registry's load (browserRegistry -> createRegistry: the meta-schema
+ *   checks in registry.ts, the problem checks in check.ts, the account forms in account-forms.ts,
+ *   ajv-formats/ajv-errors in createFormAjv), at each validation (validate.ts: app data and job body
+ *   per problem) and in the forms (@rjsf/validator-ajv8's isValid for if/then and oneOf). Dropping it
+ *   needs all of these precompiled at codegen time (Ajv standalone code under src/generated, the
+ *   engine's function keywords x-minimum, x-field, x-min-age-years, x-not-future rewritten as code
+ *   keywords, rjsf on a precompiled validator); until then eval is allowed, inline script is not.
  * - style-src 'unsafe-inline': ApexCharts injects a <style> element and sets style attributes on
  *   its SVG, React Flow positions nodes with style attributes. Inline style cannot run code.
  * - img-src data: blob:: chart exports and icons as data URLs.
