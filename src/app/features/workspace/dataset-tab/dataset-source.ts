@@ -3,6 +3,8 @@ import type { WorkspaceUser } from '../workspace-types';
 
 /** Spec section 8: the prefix of an upload failure. */
 export const UPLOAD_FAILED = 'Error uploading file.';
+/** Spec section 8: the prefix of a chosen file that cannot be read ('Error parsing file: {message}'). */
+export const PARSE_FAILED = 'Error parsing file:';
 
 /** Sample datasets are stored in app_data as "samples/<file>" (see src/engine/README.md). */
 const SAMPLE_PREFIX = 'samples/';

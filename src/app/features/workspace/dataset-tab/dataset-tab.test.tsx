@@ -177,6 +177,17 @@ describe('Dataset tab: Upload Data', () => {
     expect(screen.getByTestId('dataset-type').textContent).toBe('Link URL');
   });
 
+  it("a chosen CSV that cannot be read says 'Error parsing file: {message}', not 'Please upload a file first'", async () => {
+    const unreadable = csvFile();
+    unreadable.text = () => Promise.reject(new Error('the file could not be read'));
+    render(<Tab initial={withoutDataset} />);
+    chooseFile(unreadable);
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Error parsing file: the file could not be read',
+    );
+    expect(screen.queryByTestId('dataset-preview')).toBeNull();
+  });
+
   it("refuses a file that is not a CSV with the problem's message", () => {
     render(<Tab initial={withoutDataset} />);
     chooseFile(new File(['x'], 'data.xlsx'));

@@ -2,7 +2,14 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { checkFile, pruneAppData, setFieldValues, type AppData, type Problem } from '../../../../engine';
 import { uploadDataset } from '../../outputs/api';
 import type { DatasetHandle, ParsedDataset, WorkspaceUser } from '../workspace-types';
-import { fetchCsv, isHttpUrl, readPathOf, UPLOAD_FAILED, uploadFailureDetail } from './dataset-source';
+import {
+  fetchCsv,
+  isHttpUrl,
+  PARSE_FAILED,
+  readPathOf,
+  UPLOAD_FAILED,
+  uploadFailureDetail,
+} from './dataset-source';
 import { LOGIN_TO_SAVE } from '../workspace-rules';
 import { parseCsv } from './parse-dataset';
 
@@ -33,7 +40,9 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
   const { messages } = problem.platform;
   const csv = problem.dataset.kinds.includes('csv') || problem.dataset.kinds.includes('url');
   // The parse of one url (its result or failure); while it does not match the chosen url, that one loads.
-  const [result, setResult] = useState<{ url: string; parsed: ParsedDataset | null } | null>(null);
+  const [result, setResult] = useState<{ url: string; parsed: ParsedDataset | null; reason?: string } | null>(
+    null,
+  );
   // What the last button press refused (an invalid link, a wrong file type); cleared by the next choice.
   const [refusal, setRefusal] = useState<string | null>(null);
   const [pendingFile, setPendingFile] = useState<File | null>(null);
@@ -46,7 +55,8 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
   const parseInto = useCallback((key: string, source: Promise<Blob | string>) => {
     source.then(parseCsv).then(
       (parsed) => setResult({ url: key, parsed }),
-      () => setResult({ url: key, parsed: null }),
+      (e: unknown) =>
+        setResult({ url: key, parsed: null, reason: e instanceof Error ? e.message : String(e) }),
     );
   }, []);
 
@@ -166,7 +176,13 @@ export function useDataset({ problem, appData, onChange, user }: Args): DatasetC
   const done = csv && result !== null && result.url === currentUrl ? result : null;
   let status: DatasetHandle['status'] = 'empty';
   if (chosen) status = !csv ? 'ready' : !done ? 'loading' : done.parsed ? 'ready' : 'error';
-  const failure = status === 'error' ? (pendingFile ? messages.uploadFirst : messages.urlFetchError) : null;
+  // A chosen local file that cannot be read: spec section 8's 'Error parsing file: {message}' (not 'upload first').
+  const failure =
+    status === 'error'
+      ? pendingFile
+        ? `${PARSE_FAILED} ${done?.reason ?? ''}`.trim()
+        : messages.urlFetchError
+      : null;
   return {
     status,
     parsed: done?.parsed ?? null,
