@@ -45,7 +45,8 @@ export class RedisJobEventBus implements JobEventBus {
   private readonly local = new LocalJobEventBus();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
-  private readonly ready: Promise<unknown>;
+  /** The subscription to the two channels; null after it failed (made again at the next use). */
+  private ready: Promise<unknown> | null;
 
   constructor(
     redisUrl: string,
@@ -53,7 +54,7 @@ export class RedisJobEventBus implements JobEventBus {
   ) {
     this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
     this.subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
-    this.ready = this.subscriber.subscribe(`${prefix}:job-events`, `${prefix}:job-stop`);
+    this.ready = this.subscribeChannels();
     this.subscriber.on('message', (channel: string, message: string) => {
       const data = JSON.parse(message) as { jobId: number; event?: JobEventRecord };
       if (channel === `${prefix}:job-events` && data.event) void this.local.publish(data.jobId, data.event);
@@ -61,8 +62,20 @@ export class RedisJobEventBus implements JobEventBus {
     });
   }
 
+  /**
+   * Subscribes to the channels. With Redis away at start the failure is handled here (an unhandled
+   * rejection would end the process) and the next publish or stop request subscribes again.
+   */
+  private subscribeChannels(): Promise<unknown> {
+    const attempt = this.subscriber.subscribe(`${this.prefix}:job-events`, `${this.prefix}:job-stop`);
+    attempt.catch(() => {
+      if (this.ready === attempt) this.ready = null;
+    });
+    return attempt;
+  }
+
   async publish(jobId: number, event: JobEventRecord) {
-    await this.ready;
+    await (this.ready ??= this.subscribeChannels());
     await this.publisher.publish(`${this.prefix}:job-events`, JSON.stringify({ jobId, event }));
   }
 
@@ -71,7 +84,7 @@ export class RedisJobEventBus implements JobEventBus {
   }
 
   async requestStop(jobId: number) {
-    await this.ready;
+    await (this.ready ??= this.subscribeChannels());
     await this.publisher.publish(`${this.prefix}:job-stop`, JSON.stringify({ jobId }));
   }
 
