@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { formatPointer } from '../../src/engine';
+import { RateStoreUnavailableError } from './rate-limiter';
 import { errorBody } from './reply-schemas';
 
 interface FieldError {
@@ -56,6 +57,11 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error.validation) {
     const errors = fieldErrors(error);
     return reply.code(400).send(errorBody(errors.map((e) => e.message).join('; '), errors));
+  }
+  if (error instanceof RateStoreUnavailableError) {
+    // Redis (the rate counts) is away: a sentence and a retry, not "Internal server error".
+    request.log.warn({ err: describeForLog(error.cause) }, 'rate-limit store unavailable');
+    return reply.code(503).header('retry-after', '60').send(errorBody(error.message));
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) {

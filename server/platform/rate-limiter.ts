@@ -47,6 +47,30 @@ export class MemoryRateStore implements RateStore {
 }
 
 /**
+ * The store of rate counts does not answer (Redis down or unreachable): a request that must be
+ * counted cannot be checked, so it is refused with 503 and this sentence (error-handler.ts), never a 500.
+ */
+export class RateStoreUnavailableError extends Error {
+  readonly statusCode = 503;
+  constructor(cause: unknown) {
+    super(
+      'The server cannot reach Redis, which it needs to check rate limits, so this request cannot be handled right now. Please try again in a minute.',
+      { cause },
+    );
+    this.name = 'RateStoreUnavailableError';
+  }
+}
+
+/** Runs a Redis command; its failure becomes a RateStoreUnavailableError. */
+async function guarded<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    throw new RateStoreUnavailableError(error);
+  }
+}
+
+/**
  * On Redis (REDIS_URL): every server shares the counts and they survive restarts. One sorted set
  * per key ("<prefix>:<key>") holds the event times; it expires with its window.
  */
@@ -60,12 +84,14 @@ export class RedisRateStore implements RateStore {
 
   async recent(key: string, windowMs: number, now: number) {
     const name = this.name(key);
-    const results = await this.redis
-      .multi()
-      .zremrangebyscore(name, '-inf', now - windowMs)
-      .zcard(name)
-      .zrange(name, 0, 0, 'WITHSCORES')
-      .exec();
+    const results = await guarded(() =>
+      this.redis
+        .multi()
+        .zremrangebyscore(name, '-inf', now - windowMs)
+        .zcard(name)
+        .zrange(name, 0, 0, 'WITHSCORES')
+        .exec(),
+    );
     const count = Number(results?.[1]?.[1] ?? 0);
     const oldest = (results?.[2]?.[1] as string[] | undefined)?.[1];
     return { count, oldest: oldest === undefined ? null : Number(oldest) };
@@ -75,11 +101,11 @@ export class RedisRateStore implements RateStore {
     const name = this.name(key);
     // Members must differ for events in the same millisecond.
     const member = `${now}-${process.pid}-${this.sequence++}`;
-    await this.redis.multi().zadd(name, now, member).pexpire(name, windowMs).exec();
+    await guarded(() => this.redis.multi().zadd(name, now, member).pexpire(name, windowMs).exec());
   }
 
   async clear(key: string) {
-    await this.redis.del(this.name(key));
+    await guarded(() => this.redis.del(this.name(key)));
   }
 
   async close() {
