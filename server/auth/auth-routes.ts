@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AuthService } from './auth-service';
 import { LoginThrottle } from './login-throttle';
-import { tooManyText } from '../platform/rate-limiter';
+import { RateStoreUnavailableError, tooManyText } from '../platform/rate-limiter';
 import {
   acknowledgement,
   BODY_ERRORS,
@@ -55,6 +55,10 @@ const tokenReply = {
   },
 } as const;
 
+/** The 503 of a sign-in while the throttle's store (Redis, in scale-out) does not answer. */
+export const SIGN_IN_UNAVAILABLE =
+  'Sign-in is unavailable right now: the server cannot reach Redis, which it needs to count failed sign-in attempts. Please try again in a minute.';
+
 /** A refused sign-in: the error envelope plus where the client goes next (the spec's pending pages). */
 const loginRefusal = {
   ...errorReply,
@@ -79,7 +83,7 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         body: loginBody,
         response: {
           200: tokenReply,
-          ...errorReplies(...BODY_ERRORS, 429),
+          ...errorReplies(...BODY_ERRORS, 429, 503),
           401: { ...loginRefusal, description: 'Incorrect e-mail or password' },
           403: { ...loginRefusal, description: 'E-mail not verified, account not approved, or no role' },
         },
@@ -89,7 +93,14 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       // A token reply must not be kept by caches (RFC 6749 5.1); refusals neither.
       void reply.header('cache-control', 'no-store');
       const email = request.body.username.trim();
-      const wait = await throttle.retryAfterSeconds(request.ip, email);
+      let wait: number;
+      try {
+        wait = await throttle.retryAfterSeconds(request.ip, email);
+      } catch (error) {
+        if (!(error instanceof RateStoreUnavailableError)) throw error;
+        request.log.warn({ err: error.cause }, 'sign-in refused: the throttle store does not answer');
+        return reply.code(503).header('retry-after', '60').send(errorBody(SIGN_IN_UNAVAILABLE));
+      }
       if (wait > 0) {
         return reply
           .code(429)
@@ -97,8 +108,17 @@ export const authRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           .send(errorBody(tooManyText('failed sign-in attempts', wait)));
       }
       const outcome = await auth.login(email, request.body.password);
-      if (outcome.ok) await throttle.recordSuccess(request.ip, email);
-      else if (outcome.status === 401) await throttle.recordFailure(request.ip, email);
+      try {
+        if (outcome.ok) await throttle.recordSuccess(request.ip, email);
+        else if (outcome.status === 401) await throttle.recordFailure(request.ip, email);
+      } catch (error) {
+        // The store answered the check a moment ago; the answer stands, the count is not kept.
+        if (!(error instanceof RateStoreUnavailableError)) throw error;
+        request.log.warn(
+          { err: error.cause },
+          'sign-in outcome not counted: the throttle store does not answer',
+        );
+      }
       if (!outcome.ok) {
         return reply.code(outcome.status).send({
           ...errorBody(outcome.detail),

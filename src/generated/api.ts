@@ -316,6 +316,25 @@ export interface paths {
             };
           };
         };
+        /** @description A service the answer depends on (e.g. IBM Quantum) cannot be reached now; `detail` says why */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
     };
     delete?: never;
