@@ -86,8 +86,8 @@ NO_DEVICE = "The IBM device {device} is not available to this token: choose anot
 
 
 class DeviceError(JobValidationError):
-    """Why a device run cannot start, in words for the user (the job fails with it); ``field`` is the body
-    field to blame, None when IBM Quantum is unreachable."""
+    """Why a device run cannot start or finish, in words for the user (the job fails with it); ``field`` is
+    the body field to blame, None when IBM Quantum is unreachable or the provider job failed."""
 
 
 def reach_ibm(hosts: Sequence[str] = IBM_HOSTS, timeout: float = REACH_TIMEOUT_SECONDS) -> None:
@@ -242,10 +242,9 @@ def _status(job: Any) -> str:
     return str(getattr(status, "name", status))
 
 
-def _finished(job: Any) -> bool:
-    """Done, failed or cancelled (``done()`` alone is only DONE: a failed job would be polled forever)."""
-    final = getattr(job, "in_final_state", None)
-    return bool(final()) if callable(final) else bool(job.done())
+#: A provider job's final states (JobStatus names; ``done()`` alone is only DONE: a failed or cancelled job
+#: would be polled forever).
+FINAL_STATES = frozenset({"DONE", "ERROR", "CANCELLED"})
 
 
 def device_queue(backend: Any) -> int | None:
@@ -270,16 +269,32 @@ def provider_stage(state: str, pending: int | None, device: str) -> str:
     return f"{state.capitalize()} at the provider"
 
 
+def provider_failure(job: Any, state: str, device: str) -> str:
+    """A provider job that ended without a result (ERROR or CANCELLED), with IBM's reason if it has one."""
+    job_id = str(job.job_id())
+    if state == "CANCELLED":
+        return f"IBM job {job_id} on {device} was cancelled at the provider."
+    reason = ""
+    getter = getattr(job, "error_message", None)
+    if callable(getter):
+        try:
+            reason = " ".join(str(getter() or "").split())
+        except Exception:  # the reason is optional
+            reason = ""
+    # 0.51 words it "Job <id> has failed:\n<IBM's reason>" (runtime_job_v2 API_TO_JOB_ERROR_MESSAGE).
+    reason = reason.removeprefix(f"Job {job_id} has failed:").strip()
+    return f"IBM job {job_id} on {device} failed at the provider" + (f": {reason}" if reason else ".")
+
+
 def wait_for_job(
     job: Any, device: str, emit: Emitter | None, poll_seconds: float, backend: Any | None = None
-) -> None:
-    """Polls a provider job until it ends; each change of its state is logged and sent as a progress line
-    (phase executing, with the provider's report) so the status timeline shows it. On entering the queue
-    the device's queue length is read once from ``backend`` (when given) for the stage."""
+) -> str:
+    """Polls a provider job until it ends and returns its final state; each change of its state is logged
+    and sent as a progress line (phase executing, with the provider's report) so the status timeline shows
+    it. On entering the queue the device's queue length is read once from ``backend`` (when given)."""
     job_id = str(job.job_id())
     seen: str | None = None
-    while not _finished(job):
-        state = _status(job)
+    while (state := _status(job)) not in FINAL_STATES:  # one status request per poll
         if state != seen and emit is not None:
             pending = device_queue(backend) if state == "QUEUED" and backend is not None else None
             stage = provider_stage(state, pending, device)
@@ -289,6 +304,7 @@ def wait_for_job(
             emit.progress(emit.percent, stage, "executing", provider=report)
         seen = state
         time.sleep(poll_seconds)
+    return state
 
 
 @dataclass
@@ -335,7 +351,9 @@ class DeviceCircuit:
             self.emit.log(f"IBM job {job_id} submitted to {self.device} ({rows.shape[0]} circuits)")
         with cancel_on_stop(job, self.emit):
             poll = LOCAL_POLL_SECONDS if self.local else POLL_SECONDS
-            wait_for_job(job, self.device, self.emit, poll, None if self.local else self.backend)
+            state = wait_for_job(job, self.device, self.emit, poll, None if self.local else self.backend)
+            if state != "DONE":
+                raise DeviceError(provider_failure(job, state, self.device))
             data = job.result()[0].data.meas
         out = np.zeros((rows.shape[0], 2**self.qubits), dtype=np.float64)
         for r in range(rows.shape[0]):

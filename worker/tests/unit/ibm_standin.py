@@ -16,8 +16,10 @@ and its 400 for an unknown API key; Global Search items with a plan in Global Ca
 ``GET /api/v1/backends`` (``devices``), a device's ``configuration`` and ``properties`` (the fake
 provider's snapshots, which are dumps of these replies) and ``status`` (``state``, ``status``,
 ``length_queue``); ``GET /api/v1/instances/usage``; ``POST /api/v1/jobs``, ``GET /api/v1/jobs/{id}``
-(``state.status``: Queued, Running, Completed, Cancelled, Failed), its ``metrics`` (``timestamps``,
-``usage``; no queue position, as the platform's JobMetrics schema) and ``cancel`` (204).
+(``state.status``: Queued, Running, Completed, Cancelled, Failed), its ``results`` (the submitted executor
+program run on the device's fake backend, in IBM's executor v2.0 result model; a failure's text),
+``metrics`` (``timestamps``, ``usage``; no queue position, as the platform's JobMetrics schema) and
+``cancel`` (204).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import base64
 import json
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,6 +53,37 @@ def _snapshot(device: str, kind: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data["backend_name"] = device
     return data
+
+
+def _run_executor(device: str, params: dict[str, Any], seed: int) -> str:
+    """The result text of an ``executor`` job, as ``GET /api/v1/jobs/{id}/results`` sends it: the submitted
+    quantum program (IBM's published ``ibm_quantum_schemas`` executor v2.0 model) run on the device's fake
+    backend (Aer with its noise) and encoded in the v2.0 result model (results of each item as compressed
+    tensors, the program's passthrough data and semantic role returned unchanged)."""
+    import qiskit_ibm_runtime.fake_provider as provider
+    from ibm_quantum_schemas.common.tensor import CompressedTensorModel
+    from ibm_quantum_schemas.executor.version_2_0 import models
+    from qiskit_ibm_runtime.fake_provider.executor.run_quantum_program import run_quantum_program
+    from qiskit_ibm_runtime.options_models.simulator import SimulatorOptions
+    from qiskit_ibm_runtime.quantum_program.converters.converters_2_0 import quantum_program_from_2_0
+
+    request = models.ParamsModel.model_validate(params)
+    program, _ = quantum_program_from_2_0(request)
+    backend = getattr(provider, "Fake" + device.removeprefix("ibm_").capitalize())()
+    result = run_quantum_program(backend, program, SimulatorOptions(seed_simulator=seed))
+    reply = models.QuantumProgramResultModel(
+        data=[
+            models.QuantumProgramResultItemModel(
+                results={name: CompressedTensorModel.from_numpy(value) for name, value in item.items()},
+                metadata=models.ItemMetadataModel(),
+            )
+            for item in result
+        ],
+        metadata=models.MetadataModel(chunk_timing=[]),
+        passthrough_data=request.quantum_program.passthrough_data,
+        semantic_role=request.quantum_program.semantic_role,
+    )
+    return reply.model_dump_json()
 
 
 def _jwt(lifetime: int = 3600) -> str:
@@ -90,6 +124,8 @@ class IBMStandIn:
     api_key: str = "standin-api-key"
     devices: dict[str, tuple[int, bool]] = field(default_factory=lambda: {"ibm_kyiv": (12, True)})
     job_states: list[str] = field(default_factory=lambda: ["Queued", "Queued", "Running", "Completed"])
+    #: The platform's reason on a job that ends Failed.
+    fail_reason: str = "Error code 1517; Job failed on the device."
     requests: list[tuple[str, str, str]] = field(default_factory=list)
     jobs: dict[str, StandInJob] = field(default_factory=dict)
     proxy_url: str = ""
@@ -204,12 +240,16 @@ class IBMStandIn:
                 return 200, {
                     "id": job.id,
                     "backend": job.backend,
-                    "state": {"status": status, "reason": ""},
+                    "state": {"status": status, "reason": self.fail_reason if status == "Failed" else ""},
                     "status": status,
                     "program": {"id": job.program},
                     "created": "2026-11-26T12:00:00.000000Z",
                     "cost": 0,
                 }
+            if tail == "results" and job.states[-1] == "Completed" and not job.cancelled:
+                return 200, _Text(_run_executor(job.backend, job.params, seed=11))
+            if tail == "results" and job.states[-1] == "Failed":  # the client reads a failure's text here
+                return 200, _Text(self.fail_reason)
             if tail == "cancel" and method == "POST":
                 job.cancelled = True
                 return 204, None
@@ -222,6 +262,10 @@ class IBMStandIn:
         return 404, {"errors": [{"code": "not_found", "message": f"{method} {route} is not served here"}]}
 
 
+class _Text(str):
+    """A reply sent as it is (the results endpoint answers the result document's text)."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     standin: IBMStandIn
 
@@ -231,8 +275,17 @@ class _Handler(BaseHTTPRequestHandler):
         target = urlsplit(self.path)  # a proxy request: the absolute URL
         host = target.hostname or str(self.headers.get("Host", ""))
         path = target.path + (f"?{target.query}" if target.query else "")
-        status, reply = self.standin.answer(self.command, host, path, body, self.headers)
-        data = b"" if reply is None else json.dumps(reply).encode()
+        try:
+            status, reply = self.standin.answer(self.command, host, path, body, self.headers)
+        except Exception as exc:  # a stand-in bug: say it in the reply (and on stderr) instead of hanging up
+            traceback.print_exc()
+            status, reply = 500, {"errors": [{"message": f"stand-in failed: {exc!r}"}]}
+        if reply is None:
+            data = b""
+        elif isinstance(reply, _Text):
+            data = str(reply).encode()
+        else:
+            data = json.dumps(reply).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -241,11 +241,8 @@ class _QueuedJob:
     def job_id(self) -> str:
         return "d5queue"
 
-    def in_final_state(self) -> bool:  # the first call of each poll: the next state
+    def status(self) -> str:  # one call per poll: the next state
         self.poll += 1
-        return self.status() in ("DONE", "ERROR", "CANCELLED")
-
-    def status(self) -> str:
         return self.states[self.poll]
 
 
@@ -299,7 +296,9 @@ def test_a_failed_provider_job_ends_the_poll() -> None:
         def done(self) -> bool:  # only DONE counts as done: polling done() would never end
             return False
 
-    wait_for_job(Failed(), "ibm_kyiv", None, 0)  # returns: in_final_state() says so
+    failed = Failed()
+    wait_for_job(failed, "ibm_kyiv", None, 0)  # returns on ERROR (an IndexError if it polled on)
+    assert failed.poll == 1
     assert device_queue(object()) is None  # no status() at all
     assert device_queue(_Device(-1)) is None  # nonsense is not shown
     assert device_queue(_Device(True)) is None

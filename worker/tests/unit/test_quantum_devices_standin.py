@@ -98,12 +98,61 @@ def test_the_device_list_comes_from_the_platform_and_the_reach_check_covers_its_
     assert {host for _, host, _ in standin.requests} == set(devices.IBM_HOSTS)
 
 
-def test_a_queued_device_job_shows_the_devices_queue_and_stop_cancels_it_at_the_provider(
-    standin: IBMStandIn, monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
-) -> None:
+def _bell() -> tuple[Any, Any]:
     from qiskit import QuantumCircuit
     from qiskit.circuit import Parameter
 
+    theta = Parameter("t")
+    bell = QuantumCircuit(2)
+    bell.ry(theta, 0)
+    bell.cx(0, 1)
+    return bell, theta
+
+
+def test_a_device_job_queues_runs_and_its_result_is_read_through_the_real_client(
+    standin: IBMStandIn, monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    monkeypatch.setattr(devices, "POLL_SECONDS", 0.01)
+    bell, theta = _bell()
+    stream = io.StringIO()
+    circuit = prepare_device(bell, [theta], open_device("ibm_kyiv", KEY), 400, 3, Emitter(stream))
+    probs = circuit.probabilities(np.array([[np.pi], [0.0]]))
+    # The stand-in ran the submitted executor program on Aer with kyiv's noise and sent IBM's result format.
+    assert probs.shape == (2, 4)
+    assert probs[0, 3] > 0.85  # RY(pi) then CX: |11>
+    assert probs[1, 0] > 0.85
+    assert np.allclose(probs.sum(axis=1), 1.0)
+    (job,) = standin.jobs.values()
+    assert (job.program, job.backend) == ("executor", "ibm_kyiv")
+    assert job.params["quantum_program"]["shots"] == 400
+    lines = parse_protocol_lines(stream.getvalue())
+    stages = [line["stage"] for line in lines if line["type"] == "progress"]
+    assert stages == [
+        "Queued at the provider (12 jobs pending on ibm_kyiv)",
+        "Running on ibm_kyiv at the provider",
+    ]
+    assert circuit.summary()["provider_job_ids"] == [job.id]
+    assert circuit.summary()["circuits_run"] == 2
+
+
+def test_a_failed_provider_job_fails_the_run_with_ibms_reason(
+    standin: IBMStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(devices, "POLL_SECONDS", 0.01)
+    standin.job_states = ["Queued", "Running", "Failed"]
+    bell, theta = _bell()
+    circuit = prepare_device(bell, [theta], open_device("ibm_kyiv", KEY), 100, 3)
+    with pytest.raises(DeviceError) as failed:
+        circuit.probabilities(np.array([[0.5]]))
+    assert failed.value.message == (
+        "IBM job standin-1 on ibm_kyiv failed at the provider: Error code 1517; Job failed on the device."
+    )
+    assert failed.value.field is None
+
+
+def test_a_queued_device_job_shows_the_devices_queue_and_stop_cancels_it_at_the_provider(
+    standin: IBMStandIn, monkeypatch: pytest.MonkeyPatch, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
     standin.job_states = ["Queued"]  # it never leaves the queue by itself
     main = threading.main_thread().ident
     assert main is not None
@@ -121,10 +170,7 @@ def test_a_queued_device_job_shows_the_devices_queue_and_stop_cancels_it_at_the_
     monkeypatch.setattr(devices, "POLL_SECONDS", 0.01)
     before = signal.getsignal(signal.SIGTERM)
 
-    theta = Parameter("t")
-    bell = QuantumCircuit(2)
-    bell.ry(theta, 0)
-    bell.cx(0, 1)
+    bell, theta = _bell()
     backend = open_device("ibm_kyiv", KEY)
     assert backend.name == "ibm_kyiv"
     assert backend.num_qubits == 127
@@ -132,11 +178,10 @@ def test_a_queued_device_job_shows_the_devices_queue_and_stop_cancels_it_at_the_
     emit = Emitter(stream)
     emit.progress(30, "training")
     circuit = prepare_device(bell, [theta], backend, 100, 3, emit)
-    from qiskit_ibm_runtime.exceptions import RuntimeInvalidStateError
-
-    with pytest.raises(RuntimeInvalidStateError):  # cancelled: no result (the worker has ended by then)
+    with pytest.raises(DeviceError) as cancelled:  # (in the worker the process has ended by then)
         circuit.probabilities(np.array([[np.pi], [0.0]]))
     signal.signal(signal.SIGTERM, before)
+    assert cancelled.value.message == "IBM job standin-1 on ibm_kyiv was cancelled at the provider."
 
     (job,) = standin.jobs.values()
     assert (job.program, job.backend, job.cancelled) == ("executor", "ibm_kyiv", True)
