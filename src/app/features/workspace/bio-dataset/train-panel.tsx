@@ -53,7 +53,7 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
     [context, mat.preview],
   );
   const state = useMemo(() => getFormState(problem, appData, ownContext), [problem, appData, ownContext]);
-  // The file field's message ('Please upload a .mat file before proceeding!') is Next Step's to show.
+  // The file field's message (platform.json's uploadMatFirst) is Next Step's to show.
   const formState = useMemo(
     () => ({ ...state, errors: state.errors.filter((e) => e.path !== mat.path) }),
     [state, mat.path],

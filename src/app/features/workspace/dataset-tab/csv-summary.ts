@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import type { ParsedDataset } from '../workspace-types';
 
-/** Rows kept for the preview table (spec section 4: 'Only showing 30 rows'). */
+/** Rows kept for the preview table (spec section 4; platform.json's previewTruncated says so). */
 export const PREVIEW_ROWS = 30;
 /** Bytes papaparse reads and parses at a time: bounded memory for a 100 MB file. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
