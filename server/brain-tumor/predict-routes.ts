@@ -9,12 +9,16 @@ import { MAX_ID } from '../platform/id-schemas';
 import { isMalformedMultipart, MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
 import { errorBody, errorReplies, sendRefusal } from '../platform/reply-schemas';
-import type { ImageSource, PredictService } from './predict-service';
+import { apiNameOf } from '../outputs/outputs-service';
+import { maxImageBytes, type ImageSource, type PredictProblem, type PredictService } from './predict-service';
 
-/** Predictions one account may ask for in ten minutes (each runs a model in a worker process). */
-export const predictRules = (userId: number): RateRule[] => [
-  { key: `brain-tumor-predict:user:${userId}`, max: 120, windowMs: 10 * 60 * 1000 },
+/** Predictions one account may ask for in ten minutes, per problem (each runs a model in a worker process). */
+export const predictRules = (userId: number, problemId = 'brain-tumor'): RateRule[] => [
+  { key: `${problemId}-predict:user:${userId}`, max: 120, windowMs: 10 * 60 * 1000 },
 ];
+
+/** The predict path of a problem: /{api name of its execute-job path}/predict/{userId}. */
+export const predictPathOf = (problem: PredictProblem): string => `/${apiNameOf(problem)}/predict/:userId`;
 
 const params = {
   type: 'object',
@@ -25,25 +29,34 @@ const params = {
   },
 } as const;
 
-const querystring = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['application_id', 'model_name'],
-  properties: {
-    application_id: { type: 'integer', minimum: 1, maximum: MAX_ID, description: "The caller's application" },
-    model_name: {
-      type: 'string',
-      maxLength: 100,
-      description:
-        "densenet121: the application's latest Completed classical training output; qmodel: its latest quantum one",
+/** The query of one problem's predict route; model_name's text lists its file's predict.modelKinds. */
+const querystringOf = (problem: PredictProblem) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['application_id', 'model_name'],
+    properties: {
+      application_id: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_ID,
+        description: "The caller's application",
+      },
+      model_name: {
+        type: 'string',
+        maxLength: 100,
+        description: Object.entries(problem.predict.modelKinds)
+          .map(([model, kind]) => `${model}: the application's latest Completed ${kind} training output`)
+          .join('; '),
+      },
     },
-  },
-} as const;
+  }) as const;
 
 const probabilities = {
   type: 'object',
   additionalProperties: { type: 'number' },
-  description: "The model's probability of each class (meningioma, glioma, pituitary; they sum to 1)",
+  description:
+    "The model's probability of each class (brain tumor: meningioma, glioma, pituitary); they sum to 1",
 } as const;
 
 const predictionReply = {
@@ -51,7 +64,10 @@ const predictionReply = {
   required: ['success', 'prediction', 'probabilities', 'message', 'output_id', 'model'],
   properties: {
     success: { type: 'boolean' },
-    prediction: { type: 'string', description: 'The most probable class: meningioma, glioma or pituitary' },
+    prediction: {
+      type: 'string',
+      description: 'The most probable class (brain tumor: meningioma, glioma or pituitary)',
+    },
     probabilities,
     message: { type: 'string' },
     output_id: { type: 'integer', description: 'The new output (result type Prediction) that keeps it' },
@@ -69,65 +85,76 @@ const predictionReply = {
 const URL_FIELD = 'image_url';
 
 /**
- * `POST /brain-tumor-classification/predict/{userId}?application_id&model_name` (spec workspace.md
- * section 7, issue #13): one MRI image, as the multipart field `file` or an `image_url` (a JSON,
- * form or multipart field) the server fetches, classified by the application's trained model.
- * Another user's id or application is a 404; the image's refusals are the problem file's messages.
+ * `POST /{api}/predict/{userId}?application_id&model_name` for every problem whose file has a
+ * predict block (brain tumor: /brain-tumor-classification/predict/{userId}, spec workspace.md
+ * section 7, issue #13): one image, as the multipart field `file` or an `image_url` (a JSON, form or
+ * multipart field) the server fetches, classified by the application's trained model. Another
+ * user's id or application is a 404; the image's refusals are the problem file's messages.
  */
 export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { predict: PredictService; limiter: RateLimiter };
 }> = async (app, { predict, limiter }) => {
-  // Multipart in this scope only. One byte over the limit is how a too large file is seen.
-  await app.register(multipart, {
-    limits: { fileSize: predict.maxBytes + 1, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
-  });
   app.addHook('onClose', () => predict.close());
+  for (const problem of predict.problems()) {
+    // Multipart in each route's own scope: one byte over the problem's limit is how a too large file is seen.
+    await app.register(async (scope) => {
+      await scope.register(multipart, {
+        limits: { fileSize: maxImageBytes(problem) + 1, files: 1, fields: 4, fieldSize: 4096, parts: 5 },
+      });
+      registerPredictRoute(scope, problem);
+    });
+  }
 
-  app.post(
-    '/brain-tumor-classification/predict/:userId',
-    {
-      onRequest: app.requireUser,
-      schema: {
-        tags: ['brain-tumor'],
-        summary:
-          'Brain tumor: the class of one MRI image (multipart field `file`, or `image_url`) by the ' +
-          "application's trained model; NIfTI, DICOM (modality MR), PNG or JPEG by content, at most 5 MB",
-        consumes: ['multipart/form-data', 'application/json', 'application/x-www-form-urlencoded'],
-        params,
-        querystring,
-        response: { 200: predictionReply, ...errorReplies(400, 401, 404, 409, 413, 415, 429, 502) },
+  function registerPredictRoute(scope: typeof app, problem: PredictProblem) {
+    const extensions = (problem.predict.image?.extensions ?? []).join(', ');
+    const megabytes = Math.round((maxImageBytes(problem) / (1024 * 1024)) * 10) / 10;
+    scope.post(
+      predictPathOf(problem),
+      {
+        onRequest: app.requireUser,
+        schema: {
+          tags: [problem.id],
+          summary:
+            `${problem.name}: the class of one image (multipart field \`file\`, or \`image_url\`) by the ` +
+            `application's trained model; ${extensions ? `${extensions} by content, ` : ''}at most ${megabytes} MB`,
+          consumes: ['multipart/form-data', 'application/json', 'application/x-www-form-urlencoded'],
+          params,
+          querystring: querystringOf(problem),
+          response: { 200: predictionReply, ...errorReplies(400, 401, 404, 409, 413, 415, 429, 502) },
+        },
       },
-    },
-    async (request, reply) => {
-      const caller = request.currentUser!;
-      const wait = await limiter.attempt(predictRules(caller.id));
-      if (wait > 0) {
-        return reply
-          .code(429)
-          .header('retry-after', String(wait))
-          .send(errorBody(tooManyText('predictions', wait)));
-      }
-      const scratch = await predict.scratchDir();
-      try {
-        const image = await readImage(request, scratch, predict.messages());
-        if ('refusal' in image) return sendRefusal(reply, image.refusal);
-        const outcome = await predict.predict(
-          caller,
-          {
-            userId: request.params.userId,
-            applicationId: request.query.application_id,
-            modelName: request.query.model_name,
-            image,
-          },
-          scratch,
-        );
-        if (!outcome.ok) return sendRefusal(reply, outcome);
-        return reply.code(200).send({ success: true, ...outcome.data });
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
-      }
-    },
-  );
+      async (request, reply) => {
+        const caller = request.currentUser!;
+        const wait = await limiter.attempt(predictRules(caller.id, problem.id));
+        if (wait > 0) {
+          return reply
+            .code(429)
+            .header('retry-after', String(wait))
+            .send(errorBody(tooManyText('predictions', wait)));
+        }
+        const scratch = await predict.scratchDir();
+        try {
+          const image = await readImage(scope, request, scratch, predict.messages(problem.id));
+          if ('refusal' in image) return sendRefusal(reply, image.refusal);
+          const outcome = await predict.predict(
+            caller,
+            {
+              problemId: problem.id,
+              userId: request.params.userId,
+              applicationId: request.query.application_id,
+              modelName: request.query.model_name,
+              image,
+            },
+            scratch,
+          );
+          if (!outcome.ok) return sendRefusal(reply, outcome);
+          return reply.code(200).send({ success: true, ...outcome.data });
+        } finally {
+          await rm(scratch, { recursive: true, force: true });
+        }
+      },
+    );
+  }
 
   type Refusal = { status: 400 | 413; detail: string; errors: { field: string; message: string }[] };
   const refusal = (status: 400 | 413, field: string, message: string): { refusal: Refusal } => ({
@@ -136,6 +163,7 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
 
   /** The image the request carries: a multipart file saved into `scratch`, or an http(s) URL. */
   async function readImage(
+    scope: typeof app,
     request: FastifyRequest,
     scratch: string,
     messages: Record<string, string>,
@@ -163,7 +191,8 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         }
       }
     } catch (error) {
-      if (error instanceof app.multipartErrors.RequestFileTooLargeError) {
+      // The scope that registered multipart has its errors.
+      if (error instanceof scope.multipartErrors.RequestFileTooLargeError) {
         return refusal(413, '/file', sizeMessage);
       }
       if (isMalformedMultipart(error)) return refusal(400, '/file', MALFORMED_MULTIPART);

@@ -20,7 +20,10 @@ import type { WorkerHandle } from '../jobs/worker-process';
 import type { Services } from '../platform/services';
 import type { Config } from '../config';
 
-export const PROBLEM_ID = 'brain-tumor';
+/** A problem whose file has a predict block: the problems the predict route serves. */
+export type PredictProblem = Problem & { predict: NonNullable<Problem['predict']> };
+
+export const hasPredict = (problem: Problem): problem is PredictProblem => problem.predict !== undefined;
 
 const RESULT_MODEL_TYPE = { classical: 'Classical', quantum: 'Quantum' } as const;
 
@@ -34,6 +37,8 @@ export type ImageSource =
   { kind: 'file'; path: string; name: string } | { kind: 'url'; url: string } | { kind: 'none' };
 
 export interface PredictRequest {
+  /** The problem whose predict route was called (its file has a predict block). */
+  problemId: string;
   userId: number;
   applicationId: number;
   modelName: string;
@@ -85,8 +90,9 @@ const refuse = (status: PredictRefusal['status'], field: string | null, message:
 });
 
 /**
- * A tumor class from one MRI image with an application's trained model (issue #13, spec workspace.md
- * section 7): the caller's own brain tumor application, its latest Completed training output of the
+ * A class from one image with an application's trained model, for every problem whose file has a
+ * predict block (brain tumor's MRI classes: issue #13, spec workspace.md section 7): the caller's
+ * own application of that problem, its latest Completed training output of the
  * chosen kind, the image uploaded or fetched (image_url: the SSRF-safe fetcher), and the worker's
  * `predict` command, which decides the type by content and checks the MRI look. A prediction that
  * answers is kept as a Completed output (result type Prediction) with its image in the output's
@@ -104,27 +110,33 @@ export class PredictService {
       runner: JobRunner;
       registry: Registry;
       launcher: WorkerLauncher;
-      /** Fetches image_url (an 'image URL' subject, 5 MB limit). */
-      fetcher: UrlFetcher;
+      /** The fetcher of a problem's image_url (an 'image URL' subject, its predict.image.maxBytes). */
+      fetcherFor: (problem: PredictProblem) => UrlFetcher;
       log: FastifyBaseLogger;
     },
     private readonly options: PredictOptions,
   ) {}
 
-  get problem(): Problem & { predict: NonNullable<Problem['predict']> } {
-    const problem = this.deps.registry.getProblem(PROBLEM_ID);
-    if (!problem.predict) throw new Error(`problems/${PROBLEM_ID}.json has no predict block`);
-    return problem as Problem & { predict: NonNullable<Problem['predict']> };
+  /** Every problem whose file has a predict block (brain tumor today): each gets the predict route. */
+  problems(): PredictProblem[] {
+    return this.deps.registry.problems.filter(hasPredict);
+  }
+
+  /** The problem `problemId`, which must have a predict block. */
+  problem(problemId: string): PredictProblem {
+    const problem = this.deps.registry.getProblem(problemId);
+    if (!hasPredict(problem)) throw new Error(`problems/${problemId}.json has no predict block`);
+    return problem;
   }
 
   /** The image rule's messages (type, size, notMri, ...), by key. */
-  messages(): Record<string, string> {
-    return this.problem.predict.image?.messages ?? {};
+  messages(problemId: string): Record<string, string> {
+    return this.problem(problemId).predict.image?.messages ?? {};
   }
 
   /** The largest image accepted, in bytes (the problem file's predict.image.maxBytes). */
-  get maxBytes(): number {
-    return this.problem.predict.image?.maxBytes ?? 5 * 1024 * 1024;
+  maxBytes(problemId: string): number {
+    return maxImageBytes(this.problem(problemId));
   }
 
   /** A fresh private directory for one request's image; the caller removes it (the output keeps a copy). */
@@ -133,13 +145,13 @@ export class PredictService {
   }
 
   async predict(caller: UserRecord, request: PredictRequest, scratch: string): Promise<PredictOutcome> {
-    const problem = this.problem;
+    const problem = this.problem(request.problemId);
     if (caller.id !== request.userId) return refuse(404, null, USER_NOT_FOUND);
     const app = await this.deps.applications.find(request.applicationId);
     if (!app || app.user_id !== caller.id || app.app_problem_id !== problem.id) {
       return refuse(404, null, APPLICATION_NOT_FOUND);
     }
-    const messages = this.messages();
+    const messages = this.messages(problem.id);
     // Which training answers for the choice is the problem file's predict.modelKinds.
     const kind = problem.predict.modelKinds[request.modelName];
     if (!kind || !problem.predict.models.includes(request.modelName)) {
@@ -152,7 +164,7 @@ export class PredictService {
       return refuse(400, '/file', messages.missing ?? 'Please select an image before proceeding!');
     }
 
-    const training = await this.latestTraining(app.id, kind);
+    const training = await this.latestTraining(problem.id, app.id, kind);
     if (!training) {
       const template =
         problem.predict.messages?.noModel ??
@@ -163,7 +175,7 @@ export class PredictService {
       return { ok: false, status: 429, detail: TOO_MANY_PREDICTIONS, retryAfter: RETRY_AFTER_SECONDS };
     }
 
-    const image = await this.imageFile(request.image, scratch);
+    const image = await this.imageFile(problem, request.image, scratch);
     if (!image.ok) return image;
     const bundle = path.join(this.options.outputsDir, String(training.id), training.trained_model_path);
     const call = await callWorker(this.deps.launcher, this.running, {
@@ -186,7 +198,7 @@ export class PredictService {
       this.deps.log.warn({ exit: call.exit, failure: call.failure }, 'prediction failed');
       return refuse(502, null, `The prediction failed: ${workerFailureReason(call)}`);
     }
-    return { ok: true, data: await this.record(caller, app, request, training, image, result) };
+    return { ok: true, data: await this.record(caller, problem, app, request, training, image, result) };
   }
 
   /** Kills the predictions under way (server shutdown); later requests are refused. */
@@ -197,6 +209,7 @@ export class PredictService {
 
   /** The application's latest Completed training output of that kind that saved a model. */
   private async latestTraining(
+    problemId: string,
     applicationId: number,
     kind: 'classical' | 'quantum',
   ): Promise<TrainingOutput | null> {
@@ -205,7 +218,7 @@ export class PredictService {
        where application_id = $1 and kind = $2 and status = $3 and result->>'model_type' = $4
          and coalesce(result->>'trained_model_path', '') <> ''
        order by id desc limit 1`,
-      [applicationId, PROBLEM_ID, JobStatus.completed, RESULT_MODEL_TYPE[kind]],
+      [applicationId, problemId, JobStatus.completed, RESULT_MODEL_TYPE[kind]],
     );
     const row = rows[0];
     return row ? { ...row, id: Number(row.id) } : null;
@@ -213,16 +226,18 @@ export class PredictService {
 
   /** The uploaded file, or image_url fetched into `scratch`; a refusal naming image_url when it cannot be. */
   private async imageFile(
+    problem: PredictProblem,
     source: Exclude<ImageSource, { kind: 'none' }>,
     scratch: string,
   ): Promise<{ ok: true; path: string; name: string } | PredictRefusal> {
     if (source.kind === 'file') return { ok: true, path: source.path, name: source.name };
     const target = path.join(scratch, `image-${randomBytes(6).toString('hex')}`);
     try {
-      await this.deps.fetcher.download(source.url, target);
+      await this.deps.fetcherFor(problem).download(source.url, target);
     } catch (error) {
       if (!(error instanceof DatasetRefusal)) throw error;
-      const message = error.status === 413 ? (this.messages().size ?? error.message) : error.message;
+      const message =
+        error.status === 413 ? (this.messages(problem.id).size ?? error.message) : error.message;
       return refuse(error.status === 413 ? 413 : 400, '/image_url', message);
     }
     return { ok: true, path: target, name: nameOfUrl(source.url) };
@@ -231,6 +246,7 @@ export class PredictService {
   /** Keeps the prediction as a Completed output of the application, its image in the output's directory. */
   private async record(
     caller: UserRecord,
+    problem: PredictProblem,
     app: { id: number; app_name: string; app_data: Record<string, unknown> },
     request: PredictRequest,
     training: TrainingOutput,
@@ -248,7 +264,7 @@ export class PredictService {
     };
     const job = await this.deps.db.transaction((tx) =>
       this.deps.jobs.create(tx, {
-        kind: PROBLEM_ID,
+        kind: problem.id,
         ownerId: caller.id,
         params,
         applicationId: app.id,
@@ -280,9 +296,9 @@ export class PredictService {
       check: result.check,
     };
     const done = {
-      problem: PROBLEM_ID,
+      problem: problem.id,
       model: model.model_name,
-      model_type: RESULT_MODEL_TYPE[this.problem.predict.modelKinds[request.modelName]!],
+      model_type: RESULT_MODEL_TYPE[problem.predict.modelKinds[request.modelName]!],
       message,
       output_data: outputData,
       seconds: result.seconds,
@@ -319,25 +335,36 @@ function nameOfUrl(url: string): string {
   }
 }
 
-/** The service over the process's parts (server/platform/services.ts builds it once). */
+/** The largest image a problem's predict accepts (predict.image.maxBytes, else 5 MB). */
+export function maxImageBytes(problem: PredictProblem): number {
+  return problem.predict.image?.maxBytes ?? 5 * 1024 * 1024;
+}
+
+/**
+ * The service over the process's parts (server/platform/services.ts builds it once). It serves
+ * every problem whose file has a predict block, each with an image URL fetcher of its own limit.
+ */
 export function createPredictService(
   config: Pick<Config, 'dataDir' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'>,
   parts: Pick<Services, 'db' | 'registry' | 'launcher' | 'runner'> & { jobs: JobsRepository },
   log: FastifyBaseLogger,
 ): PredictService {
-  const problem = parts.registry.getProblem(PROBLEM_ID);
-  return new PredictService(
-    {
-      ...parts,
-      applications: new ApplicationsRepository(parts.db),
-      fetcher: new UrlFetcher({
+  const fetchers = new Map<string, UrlFetcher>();
+  const fetcherFor = (problem: PredictProblem) => {
+    let fetcher = fetchers.get(problem.id);
+    if (!fetcher) {
+      fetcher = new UrlFetcher({
         dataDir: config.dataDir,
-        maxBytes: Math.min(problem.predict?.image?.maxBytes ?? 5 * 1024 * 1024, config.urlFetchMaxBytes),
+        maxBytes: Math.min(maxImageBytes(problem), config.urlFetchMaxBytes),
         timeoutMs: config.urlFetchTimeoutMs,
         subject: 'image URL',
-      }),
-      log,
-    },
+      });
+      fetchers.set(problem.id, fetcher);
+    }
+    return fetcher;
+  };
+  return new PredictService(
+    { ...parts, applications: new ApplicationsRepository(parts.db), fetcherFor, log },
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
 }

@@ -267,20 +267,26 @@ describe('brain tumor prediction', () => {
         runner: services.runner,
         registry: services.registry,
         launcher: services.launcher,
-        fetcher: new UrlFetcher({
-          dataDir: config.dataDir,
-          maxBytes: 5 * 1024 * 1024,
-          timeoutMs: 10_000,
-          subject: 'image URL',
-          allowAddress: (address) => address === '127.0.0.1',
-        }),
+        fetcherFor: () =>
+          new UrlFetcher({
+            dataDir: config.dataDir,
+            maxBytes: 5 * 1024 * 1024,
+            timeoutMs: 10_000,
+            subject: 'image URL',
+            allowAddress: (address) => address === '127.0.0.1',
+          }),
         log: pino({ level: 'silent' }),
       },
       { outputsDir: path.join(config.dataDir, 'outputs') },
     );
     const scratch = await service.scratchDir();
     try {
-      const request = { userId: owner.user.id, applicationId: appId, modelName: 'densenet121' };
+      const request = {
+        problemId: 'brain-tumor',
+        userId: owner.user.id,
+        applicationId: appId,
+        modelName: 'densenet121',
+      };
       const fetched = await service.predict(
         owner.user,
         { ...request, image: { kind: 'url', url: `${base}/scans/slice.png` } },

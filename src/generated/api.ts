@@ -5393,13 +5393,13 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Brain tumor: the class of one MRI image (multipart field `file`, or `image_url`) by the application's trained model; NIfTI, DICOM (modality MR), PNG or JPEG by content, at most 5 MB */
+    /** Brain Tumor: the class of one image (multipart field `file`, or `image_url`) by the application's trained model; nii, dicom, nii.gz, jpeg, jpg, png by content, at most 5 MB */
     post: {
       parameters: {
         query: {
           /** @description The caller's application */
           application_id: number;
-          /** @description densenet121: the application's latest Completed classical training output; qmodel: its latest quantum one */
+          /** @description densenet121: the application's latest Completed classical training output; qmodel: the application's latest Completed quantum training output */
           model_name: string;
         };
         header?: never;
@@ -5419,9 +5419,9 @@ export interface paths {
           content: {
             'application/json': {
               success: boolean;
-              /** @description The most probable class: meningioma, glioma or pituitary */
+              /** @description The most probable class (brain tumor: meningioma, glioma or pituitary) */
               prediction: string;
-              /** @description The model's probability of each class (meningioma, glioma, pituitary; they sum to 1) */
+              /** @description The model's probability of each class (brain tumor: meningioma, glioma, pituitary); they sum to 1 */
               probabilities: {
                 [key: string]: number;
               };
