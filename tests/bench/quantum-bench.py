@@ -18,8 +18,8 @@
    Times are wall clock and this process's CPU time (the machine may be shared: CPU time is the steadier
    figure); the speed-up is against b (same task), and against a.
    The StatevectorSampler samples 1,024 shots per circuit (its default, as in the tutorial); its seed is
-   fixed (123) so the rows repeat. c runs after a 2-iteration warm-up call (imports are not counted; the
-   reference's are paid by a first).
+   fixed (123) so the rows repeat. c runs after a 2-iteration warm-up call, and the reference's timer starts
+   after its imports: no row counts loading.
    Measured 2026-11-26 (2 cores shared with other jobs): a 194 s (CPU 55.8 s), test accuracy 0.567;
    b 207 s (CPU 64.1 s), 0.767; c 4.1 s (CPU 1.17 s), 0.933 (ROC-AUC 0.995): 51x faster wall, 55x CPU.
 2. Hybrid QNN epoch time on the stock example at 4 and 8 qubits against the classical LSTM (the handler
