@@ -94,6 +94,10 @@ def test_the_device_list_comes_from_the_platform_and_the_reach_check_covers_its_
         },
     ]
     assert KEY not in out.getvalue() + "".join(capfd.readouterr())
+    with pytest.raises(DeviceError) as unknown:  # a device the token's instance does not have
+        open_device("ibm_nowhere", KEY)
+    assert unknown.value.message == devices.NO_DEVICE.format(device="ibm_nowhere")
+    assert unknown.value.field == "/params/quantum_device_backend"
     # Every host the client talked to is one reach_ibm probes before a real run.
     assert {host for _, host, _ in standin.requests} == set(devices.IBM_HOSTS)
 
