@@ -82,8 +82,8 @@ describe('profile form', () => {
     ['/dob', { dob: daysAgo(13, -1) }, 'You must be at least 13 years old'],
     [
       '/old_password',
-      { old_password: '1234567', new_password: 'abc123!x', confirm_new_password: 'abc123!x' },
-      'Password must be at least 8 characters',
+      { old_password: '12345', new_password: 'abc123!x', confirm_new_password: 'abc123!x' },
+      'Password must be at least 6 characters',
     ],
     [
       '/new_password',
@@ -110,6 +110,19 @@ describe('profile form', () => {
     ['/image_url', { image_url: 'javascript:alert(1)' }, 'Upload the image with the avatar picker'],
   ])('%s %j: %s', (field, change, message) => {
     expect(messageOf('profile', withChange(valid, change), field)).toBe(message);
+  });
+
+  it("checks the current password with registration's rule: a password registration accepted can be changed", () => {
+    // One rule (schemas/accounts.json $defs.accountPassword): the shortest registrable password.
+    const shortest = '123456';
+    expect(check('register', { name: 'abc', email: 'a@b.co', password: shortest })).toEqual([]);
+    const change = { old_password: shortest, new_password: 'abc123!x', confirm_new_password: 'abc123!x' };
+    expect(check('profile', { ...valid, ...change })).toEqual([]);
+    // Too short for registration is too short as a current password, with the same message.
+    const short = '12345';
+    expect(messageOf('register', { name: 'abc', email: 'a@b.co', password: short }, '/password')).toBe(
+      messageOf('profile', { ...valid, ...change, old_password: short }, '/old_password'),
+    );
   });
 
   it('wants the three password fields together', () => {
