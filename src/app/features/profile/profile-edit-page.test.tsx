@@ -97,7 +97,7 @@ describe('My Profile', () => {
     fill('new_password', 'longenough1');
     fill('confirm_new_password', 'different1!');
     click('Save');
-    expect(await screen.findByText('Password must be at least 8 characters')).toBeTruthy();
+    expect(await screen.findByText('Password must be at least 6 characters')).toBeTruthy();
     expect(
       screen.getByText('Password must contain at least one letter, number, and special character'),
     ).toBeTruthy();
