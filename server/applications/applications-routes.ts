@@ -3,7 +3,6 @@ import {
   acknowledgement,
   acknowledgementWith,
   BODY_ERRORS,
-  envelope,
   errorReplies,
   sendRefusal,
 } from '../platform/reply-schemas';
@@ -16,6 +15,7 @@ import {
   outputSummarySchema,
   userIdSchema,
 } from './application-schemas';
+import { readById } from '../platform/read-by-id';
 import { plainText } from '../platform/text-schemas';
 import {
   APPLICATION_CREATED,
@@ -111,18 +111,12 @@ export const applicationsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
 
   app.get(
     '/applications/:userId/all',
-    {
-      onRequest: app.requireUser,
-      schema: {
-        tags: ['applications'],
-        summary: "A user's applications, newest first (the user's own, or any for an admin)",
-        params: idParam('userId'),
-        response: {
-          200: envelope({ type: 'array', items: applicationSummarySchema }),
-          ...errorReplies(400, 401, 404),
-        },
-      },
-    },
+    readById(app, {
+      tag: 'applications',
+      summary: "A user's applications, newest first (the user's own, or any for an admin)",
+      param: 'userId',
+      data: { type: 'array', items: applicationSummarySchema },
+    }),
     async (request, reply) => {
       const outcome = await applications.list(request.currentUser!, request.params.userId);
       if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -132,15 +126,12 @@ export const applicationsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
 
   app.get(
     '/applications/:appId/detail',
-    {
-      onRequest: app.requireUser,
-      schema: {
-        tags: ['applications'],
-        summary: 'One application with its app_data',
-        params: idParam('appId'),
-        response: { 200: envelope(applicationDetailSchema), ...errorReplies(400, 401, 404) },
-      },
-    },
+    readById(app, {
+      tag: 'applications',
+      summary: 'One application with its app_data',
+      param: 'appId',
+      data: applicationDetailSchema,
+    }),
     async (request, reply) => {
       const outcome = await applications.detail(request.currentUser!, request.params.appId);
       if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -198,18 +189,12 @@ export const applicationsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
 
   app.get(
     '/application-outputs/:applicationId/all',
-    {
-      onRequest: app.requireUser,
-      schema: {
-        tags: ['applications'],
-        summary: "An application's outputs (its runs), newest first",
-        params: idParam('applicationId'),
-        response: {
-          200: envelope({ type: 'array', items: outputSummarySchema }),
-          ...errorReplies(400, 401, 404),
-        },
-      },
-    },
+    readById(app, {
+      tag: 'applications',
+      summary: "An application's outputs (its runs), newest first",
+      param: 'applicationId',
+      data: { type: 'array', items: outputSummarySchema },
+    }),
     async (request, reply) => {
       const outcome = await applications.outputs(request.currentUser!, request.params.applicationId);
       if (!outcome.ok) return sendRefusal(reply, outcome);
