@@ -2,54 +2,77 @@
 // the schema's own lists, and the one place that rewrites a finished output's job body, extension and
 // app_data snapshot for another backend. Everything else of the run (body, seed, dataset, split) is kept.
 
-import type { JobExtensionKey, Problem } from '../../src/engine';
+import { fieldOptions, type FieldSchema, type JobExtensionKey, type Problem } from '../../src/engine';
 
 /** The request's `backend`: the ideal simulator, a noise model, or a real device. */
 export type WhatIfBackend = 'ideal' | { noise_model: string } | { device: string };
 
-/** The names a what-if may choose: the schema's noise models (without 'None') and real devices. */
+/** A backend a what-if may choose: its name (what a job carries) and its label (the schema's). */
+export interface BackendChoice {
+  name: string;
+  label: string;
+}
+
+/** The backends a what-if may choose: the schema's noise models (without 'None') and real devices. */
 export interface BackendNames {
-  noiseModels: readonly string[];
-  devices: readonly string[];
+  noiseModels: readonly BackendChoice[];
+  devices: readonly BackendChoice[];
 }
 
 /** The simulator a what-if uses when the output ran on a device: the exact one. */
 export const IDEAL_SIMULATOR = 'aer_simulator_statevector';
+export const IDEAL_LABEL = 'Ideal simulator';
 const NO_NOISE = 'None';
 const NOISE_KEY: JobExtensionKey = 'quantum_noise_model';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The enum of the first property named `key` anywhere in a form schema (inlined defs), else []. */
-function enumNamed(node: unknown, key: string): string[] {
+/** The schema of the first property named `key` with an enum anywhere in a form schema (inlined defs). */
+function fieldNamed(node: unknown, key: string): FieldSchema | undefined {
   if (Array.isArray(node)) {
     for (const item of node) {
-      const found = enumNamed(item, key);
-      if (found.length) return found;
+      const found = fieldNamed(item, key);
+      if (found) return found;
     }
-    return [];
+    return undefined;
   }
-  if (!isObject(node)) return [];
+  if (!isObject(node)) return undefined;
   const own = isObject(node.properties) ? node.properties[key] : undefined;
-  if (isObject(own) && Array.isArray(own.enum))
-    return own.enum.filter((v): v is string => typeof v === 'string');
+  if (isObject(own) && Array.isArray(own.enum)) return own as FieldSchema;
   for (const value of Object.values(node)) {
-    const found = enumNamed(value, key);
-    if (found.length) return found;
+    const found = fieldNamed(value, key);
+    if (found) return found;
   }
-  return [];
+  return undefined;
+}
+
+/** The field's options as the form shows them (the engine's labels: x-field.labels, else the value). */
+function choicesOf(problem: Pick<Problem, 'forms' | 'platform'>, key: string): BackendChoice[] {
+  const field = fieldNamed(problem.forms, key);
+  const options = field ? (fieldOptions(field, {}, problem.platform) ?? []) : [];
+  return options
+    .filter((option): option is typeof option & { value: string } => typeof option.value === 'string')
+    .map((option) => ({ name: option.value, label: option.label }));
 }
 
 /**
- * The names the problem's own device picker offers (its forms, defs.json `noiseModel` and `realDevice`
- * inlined): the schema stays the rule of what a job may name.
+ * The backends the problem's own device picker offers (its forms, defs.json `noiseModel` and `realDevice`
+ * inlined), labelled as the form labels them: the schema stays the rule of what a job may name.
  */
-export function backendNames(problem: Pick<Problem, 'forms'>): BackendNames {
+export function backendNames(problem: Pick<Problem, 'forms' | 'platform'>): BackendNames {
   return {
-    noiseModels: enumNamed(problem.forms, 'quantum_noise_model').filter((name) => name !== NO_NOISE),
-    devices: enumNamed(problem.forms, 'act_quantum_device'),
+    noiseModels: choicesOf(problem, 'quantum_noise_model').filter((choice) => choice.name !== NO_NOISE),
+    devices: choicesOf(problem, 'act_quantum_device'),
   };
+}
+
+/** The label of a backend: 'Ideal simulator' or its schema label (its name when the schema has none). */
+export function backendLabel(backend: WhatIfBackend, names: BackendNames): string {
+  if (backend === 'ideal') return IDEAL_LABEL;
+  const [list, name] =
+    'noise_model' in backend ? [names.noiseModels, backend.noise_model] : [names.devices, backend.device];
+  return list.find((choice) => choice.name === name)?.label ?? name;
 }
 
 export type ParsedBackend =
@@ -57,22 +80,28 @@ export type ParsedBackend =
 
 /** The request's backend checked: 'ideal', {noise_model} of the schema's list, or {device} of its list. */
 export function parseBackend(value: unknown, names: BackendNames): ParsedBackend {
-  const choices = `'ideal', {"noise_model": one of ${names.noiseModels.join(', ')}} or {"device": one of ${names.devices.join(', ')}}`;
-  if (value === 'ideal') return { ok: true, backend: 'ideal', label: 'ideal simulator' };
+  const list = (choices: readonly BackendChoice[]) => choices.map((choice) => choice.name).join(', ');
+  const choices = `'ideal', {"noise_model": one of ${list(names.noiseModels)}} or {"device": one of ${list(names.devices)}}`;
+  const known = (backend: WhatIfBackend): ParsedBackend => ({
+    ok: true,
+    backend,
+    label: backendLabel(backend, names),
+  });
+  if (value === 'ideal') return known('ideal');
   if (isObject(value) && Object.keys(value).length === 1) {
     if (typeof value.noise_model === 'string') {
       const name = value.noise_model;
-      if (!names.noiseModels.includes(name)) {
+      if (!names.noiseModels.some((choice) => choice.name === name)) {
         return { ok: false, message: `Unknown noise model '${name}': choose ${choices}.` };
       }
-      return { ok: true, backend: { noise_model: name }, label: name };
+      return known({ noise_model: name });
     }
     if (typeof value.device === 'string') {
       const name = value.device;
-      if (!names.devices.includes(name)) {
+      if (!names.devices.some((choice) => choice.name === name)) {
         return { ok: false, message: `Unknown device '${name}': choose ${choices}.` };
       }
-      return { ok: true, backend: { device: name }, label: name };
+      return known({ device: name });
     }
   }
   return { ok: false, message: `Unknown backend: choose ${choices}.` };

@@ -1,12 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { idParam } from '../applications/application-schemas';
-import {
-  acknowledgementWith,
-  BODY_ERRORS,
-  envelope,
-  errorReplies,
-  sendRefusal,
-} from '../platform/reply-schemas';
+import { readById } from '../platform/read-by-id';
+import { acknowledgementWith, BODY_ERRORS, errorReplies, sendRefusal } from '../platform/reply-schemas';
 import { APPLICATION_RUNNING } from './outputs-service';
 import type { WhatIfService } from './what-if-service';
 
@@ -30,15 +25,30 @@ const backendSchema = {
   ],
 } as const;
 
+const choiceSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'label'],
+  properties: {
+    name: { type: 'string', description: 'What the request names (fake_kyiv, ibm_kyiv)' },
+    label: { type: 'string', description: "The schema's label, as the form shows it" },
+    refused: {
+      type: 'string',
+      description: "Present when the re-run's configuration may not use it: the schema's reason",
+    },
+  },
+} as const;
+
 const choicesSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['available', 'backend', 'noise_models', 'devices'],
+  required: ['available', 'backend', 'backend_label', 'noise_models', 'devices'],
   properties: {
     available: { type: 'boolean', description: 'Whether it may be re-run: Completed and quantum' },
     backend: { ...backendSchema, description: 'Where the output ran' },
-    noise_models: { type: 'array', items: { type: 'string' } },
-    devices: { type: 'array', items: { type: 'string' } },
+    backend_label: { type: 'string', description: 'Where the output ran, labelled' },
+    noise_models: { type: 'array', items: choiceSchema },
+    devices: { type: 'array', items: choiceSchema },
   },
 } as const;
 
@@ -53,15 +63,12 @@ export const whatIfRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { whatIf:
 ) => {
   app.get(
     '/application-outputs/:outputId/what-if',
-    {
-      onRequest: app.requireUser,
-      schema: {
-        tags: ['outputs'],
-        summary: 'Where a quantum output ran and the backends a what-if re-run may choose',
-        params: idParam('outputId'),
-        response: { 200: envelope(choicesSchema), ...errorReplies(400, 401, 404) },
-      },
-    },
+    readById(app, {
+      tag: 'outputs',
+      summary: 'Where a quantum output ran and the backends a what-if re-run may choose, labelled',
+      param: 'outputId',
+      data: choicesSchema,
+    }),
     async (request, reply) => {
       const outcome = await whatIf.choices(request.currentUser!, request.params.outputId);
       if (!outcome.ok) return sendRefusal(reply, outcome);

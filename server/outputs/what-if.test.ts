@@ -8,19 +8,21 @@ import {
   waitForFinal,
   type TestStack,
 } from '../test-support/harness';
-import { DEVICE_NEEDS_TOKEN, NOT_QUANTUM } from './what-if-service';
+import { DEVICE_NEEDS_TOKEN, NOT_QUANTUM, SAME_BACKEND } from './what-if-service';
 
 // Noise what-if (issue #12) through the REAL worker: a finished portfolio VQE output (ideal simulator) re-run
 // under the fake_kyiv noise model becomes a new output of the same application with the same body, seed
-// and dataset, only the backend changed, and reaches Completed having run the noisy circuits. Refusals
-// name /backend; someone else's output is not found.
+// and dataset, only the backend changed, and reaches Completed having run the noisy circuits. The choices
+// carry the schema's labels; refusals name /backend, or the field of the schema rule the re-run breaks (ADAM
+// on a real device: optimizer_algorithm, as save refuses it); someone else's output is not found.
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely
 
+// PGlite with the in-process queue is always available: one mode is enough for these real runs.
 const mode = MODES.find((m) => m.database === 'pglite' && m.queue === 'in-process')!;
 const PROBLEM = 'portfolio-optimization';
 
-describe.skipIf(!mode.available)('noise what-if re-run', () => {
+describe('noise what-if re-run', () => {
   let stack: TestStack;
   let owner: { id: number; token: string };
   let stranger: string;
@@ -41,14 +43,15 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     return stack?.close();
   });
 
-  /** The portfolio example, small (VQE, `steps` COBYLA steps, one repetition), on the chosen model. */
-  function run(model: 'VQE' | 'Classical', steps = 15) {
+  /** The portfolio example, small (VQE, `steps` steps of `optimizer`, one repetition), on the chosen model. */
+  function run(model: 'VQE' | 'Classical', steps = 15, optimizer = 'COBYLA') {
     const problem = stack.services.registry.getProblem(PROBLEM);
     const { appName, appData } = createExampleAppData(problem);
     const configurations = (appData as Json).model_configurations as Json;
     if (model === 'VQE') {
       configurations.optimizer_step = steps;
       configurations.circuit_repetition = 1;
+      configurations.optimizer_algorithm = optimizer;
     } else {
       configurations.model_type = 'Classical';
       configurations.optimizer_type = 'Classical';
@@ -79,10 +82,13 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
       headers: bearer(owner.token),
     });
     expect(choices.statusCode, choices.body).toBe(200);
+    // Labelled as the form labels them (defs.json noiseModel x-field.labels); nothing refused for COBYLA.
     expect(choices.json().data).toMatchObject({
       available: true,
       backend: 'ideal',
-      noise_models: expect.arrayContaining(['fake_kyiv']),
+      backend_label: 'Ideal simulator',
+      noise_models: expect.arrayContaining([{ name: 'fake_kyiv', label: 'IBM Kyiv (snapshot)' }]),
+      devices: expect.arrayContaining([{ name: 'ibm_kyiv', label: 'ibm_kyiv' }]),
     });
 
     const reply = await whatIf(outputId, { noise_model: 'fake_kyiv' });
@@ -90,7 +96,7 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     const created = reply.json().data as { output_id: number; name: string };
     expect(created.output_id).not.toBe(outputId);
     expect(created.name).toBe(
-      `${source.name!.replace(`#${outputId}`, `#${created.output_id}`)} (what-if: fake_kyiv)`,
+      `${source.name!.replace(`#${outputId}`, `#${created.output_id}`)} (what-if: IBM Kyiv (snapshot))`,
     );
 
     const rerun = await waitForFinal(stack, created.output_id, 300_000);
@@ -139,9 +145,7 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     );
     expect((await refused({ device: 'ibm_nowhere' })).field).toBe('/backend');
     expect((await refused('exact')).message).toContain('Unknown backend');
-    expect((await refused('ideal')).message).toBe(
-      'The output already ran on ideal simulator: choose another backend.',
-    );
+    expect((await refused('ideal')).message).toBe(SAME_BACKEND.replace('{label}', 'Ideal simulator'));
     expect((await refused({ device: 'ibm_kyiv' })).message).toBe(
       DEVICE_NEEDS_TOKEN.replace('{device}', 'ibm_kyiv'),
     );
@@ -152,6 +156,46 @@ describe.skipIf(!mode.available)('noise what-if re-run', () => {
     expect(reply.statusCode).toBe(400);
     expect((reply.json() as Json).detail).toBe(NOT_QUANTUM);
     expect((await whatIf(2147483000, 'ideal')).statusCode).toBe(404);
+  }, 320_000);
+
+  it('refuses ADAM on a real device up front, from the schema rule save uses too (a noise model stays offered)', async () => {
+    const adamRefused = stack.services.registry.platform.messages.adamNeedsSimulation!;
+    const field = '/model_configurations/optimizer_algorithm';
+    const { outputId, final } = await run('VQE', 2, 'ADAM');
+    expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
+
+    const choices = await stack.app.inject({
+      url: `/api/application-outputs/${outputId}/what-if`,
+      headers: bearer(owner.token),
+    });
+    const data = choices.json().data as Json;
+    expect(data.devices.length).toBeGreaterThan(0);
+    expect(data.devices.every((d: Json) => d.refused === adamRefused)).toBe(true);
+    expect(data.noise_models.some((m: Json) => 'refused' in m)).toBe(false);
+
+    const reply = await whatIf(outputId, { device: 'ibm_kyiv' });
+    expect(reply.statusCode, reply.body).toBe(400);
+    expect(reply.json()).toMatchObject({
+      detail: `Optimizer Algorithm: ${adamRefused}`,
+      errors: [{ field, message: adamRefused }],
+    });
+
+    // Saving the same configuration is refused on the same field with the same message.
+    const source = (await stack.services.repositories.jobs.find(outputId))!;
+    const appData = structuredClone(source.app_data) as Json;
+    appData.model_configurations.quantum_device = {
+      use_quantum_sim: false,
+      act_quantum_device: 'ibm_kyiv',
+      check_custom_ibm_token: false,
+    };
+    const saved = await stack.app.inject({
+      method: 'PUT',
+      url: '/api/applications/update-app-data',
+      headers: bearer(owner.token),
+      payload: { application_id: source.application_id, user_id: owner.id, app_data: appData },
+    });
+    expect(saved.statusCode, saved.body).toBe(400);
+    expect(saved.json().errors).toContainEqual({ field: `/app_data${field}`, message: adamRefused });
   }, 320_000);
 
   it('re-runs it on an IBM device once a token is stored, and the timeline shows the provider state', async () => {

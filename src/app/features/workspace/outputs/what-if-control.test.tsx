@@ -14,13 +14,23 @@ import { WHAT_IF_BUTTON, WHAT_IF_LABEL, WhatIfControl } from './what-if-control'
 beforeEach(storeToken);
 cleanBrowserAfterEach();
 
+// The labels are the schema's (defs.json noiseModel x-field.labels; realDevice has none: its names).
 const choices = (over: Partial<WhatIfChoices> = {}): WhatIfChoices => ({
   available: true,
   backend: 'ideal',
-  noise_models: ['fake_brisbane', 'fake_kyiv'],
-  devices: ['ibm_brisbane', 'ibm_kyiv'],
+  backend_label: 'Ideal simulator',
+  noise_models: [
+    { name: 'fake_brisbane', label: 'IBM Brisbane (snapshot)' },
+    { name: 'fake_kyiv', label: 'IBM Kyiv (snapshot)' },
+  ],
+  devices: [
+    { name: 'ibm_brisbane', label: 'ibm_brisbane' },
+    { name: 'ibm_kyiv', label: 'ibm_kyiv' },
+  ],
   ...over,
 });
+const ADAM_REFUSED =
+  'ADAM needs the exact gradient of a simulation: choose COBYLA or SPSA for a real device.';
 
 const device = (name: string) => ({
   name,
@@ -53,7 +63,7 @@ describe('WhatIfControl', () => {
         body: {
           success: true,
           message: 'Application is running.',
-          data: { output_id: 31, name: 'Fraud #31 (what-if: fake_kyiv)' },
+          data: { output_id: 31, name: 'Fraud #31 (what-if: IBM Kyiv (snapshot))' },
         },
       },
       ['ibm_kyiv'],
@@ -63,16 +73,19 @@ describe('WhatIfControl', () => {
     // Where it ran (ideal) is not offered; of the devices only the one the account may use.
     expect(labels).toEqual([
       'Choose a backend',
-      'Noise model fake_brisbane',
-      'Noise model fake_kyiv',
-      'IBM device ibm_kyiv',
+      'IBM Brisbane (snapshot)',
+      'IBM Kyiv (snapshot)',
+      'ibm_kyiv (127 qubits, 3 pending jobs)',
     ]);
+    const groups = [...select.querySelectorAll('optgroup')].map((g) => g.label);
+    expect(groups).toEqual(['Noise models', 'IBM devices']);
+    expect(screen.getByText('Ran on Ideal simulator.')).toBeTruthy();
     const button = screen.getByRole('button', { name: WHAT_IF_BUTTON });
     expect((button as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(select, { target: { value: 'noise:fake_kyiv' } });
     fireEvent.click(button);
     expect((await screen.findByRole('status')).textContent).toBe(
-      'Re-run started as output 31: Fraud #31 (what-if: fake_kyiv)',
+      'Re-run started as output 31: Fraud #31 (what-if: IBM Kyiv (snapshot))',
     );
     const posted = calls.find((c) => c.method === 'POST');
     expect(posted?.body).toEqual({ backend: { noise_model: 'fake_kyiv' } });
@@ -96,6 +109,21 @@ describe('WhatIfControl', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(detail);
   });
 
+  it("shows a backend the configuration may not use disabled, with the schema's reason", async () => {
+    const refusedDevice = (name: string) => ({ name, label: name, refused: ADAM_REFUSED });
+    setup(
+      choices({ devices: [refusedDevice('ibm_brisbane'), refusedDevice('ibm_kyiv')] }),
+      { status: 500, body: {} },
+      ['ibm_kyiv'],
+    );
+    const select = (await screen.findByLabelText(WHAT_IF_LABEL)) as HTMLSelectElement;
+    const device = [...select.options].find((o) => o.value === 'device:ibm_kyiv')!;
+    expect(device.disabled).toBe(true);
+    expect(device.title).toBe(ADAM_REFUSED);
+    expect([...select.options].find((o) => o.value === 'noise:fake_kyiv')!.disabled).toBe(false);
+    expect(screen.getAllByText(ADAM_REFUSED)).toHaveLength(1);
+  });
+
   it('draws nothing for an output the server would not re-run', async () => {
     const { calls } = setup(choices({ available: false }), { status: 500, body: {} });
     await waitFor(() => expect(calls.some((c) => c.path.endsWith('/what-if'))).toBe(true));
@@ -108,8 +136,8 @@ describe('backendOptions', () => {
     const options = backendOptions(choices({ backend: { noise_model: 'fake_brisbane' } }), []);
     expect(options.map((o) => o.key)).toEqual(['ideal', 'noise:fake_kyiv']);
     const onDevice = backendOptions(choices({ backend: { device: 'ibm_kyiv' } }), [
-      'ibm_kyiv',
-      'ibm_brisbane',
+      { name: 'ibm_kyiv', qubits: 127, pending_jobs: 1 },
+      { name: 'ibm_brisbane', qubits: 127, pending_jobs: 1 },
     ]);
     expect(onDevice.map((o) => o.key)).toEqual([
       'ideal',
@@ -117,5 +145,6 @@ describe('backendOptions', () => {
       'noise:fake_kyiv',
       'device:ibm_brisbane',
     ]);
+    expect(onDevice.at(-1)?.label).toBe('ibm_brisbane (127 qubits, 1 pending job)');
   });
 });

@@ -5,6 +5,7 @@ import {
   backendFromKey,
   backendOptions,
   getWhatIfChoices,
+  OPTION_GROUPS,
   postWhatIf,
   type BackendOption,
 } from './what-if-api';
@@ -16,8 +17,10 @@ export const WHAT_IF_BUTTON = 'Re-run';
 /**
  * Noise what-if (issue #12) in the view of a finished quantum output: one click re-runs it under another
  * backend (the ideal simulator, a noise model, a device the account may use) with the same seed and split,
- * as a new output; a toast names it and `onStarted` lets the list show it. Nothing is drawn for an output
- * the server would not re-run (not Completed, or not quantum).
+ * as a new output; a toast names it and `onStarted` lets the list show it. The options carry the schema's
+ * labels, grouped; one the output's configuration may not use (ADAM on a real device) is shown disabled
+ * with the schema's reason. Nothing is drawn for an output the server would not re-run (not Completed,
+ * or not quantum).
  */
 export function WhatIfControl({
   outputId,
@@ -28,7 +31,7 @@ export function WhatIfControl({
 }) {
   const notify = useOptionalToast();
   const id = useId();
-  const [options, setOptions] = useState<BackendOption[] | null>(null);
+  const [menu, setMenu] = useState<{ options: BackendOption[]; ranOn: string } | null>(null);
   const [chosen, setChosen] = useState('');
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'status' | 'alert'; text: string } | null>(null);
@@ -41,13 +44,16 @@ export function WhatIfControl({
       if (!choices.available) return;
       // The account's devices only when the problem offers any (the list asks IBM through a worker).
       const devices = choices.devices.length ? await getQuantumDevices(signal) : null;
-      const usable = devices?.ok ? devices.devices.map((d) => d.name) : [];
-      if (!signal.aborted) setOptions(backendOptions(choices, usable));
+      const usable = devices?.ok ? devices.devices : [];
+      if (!signal.aborted)
+        setMenu({ options: backendOptions(choices, usable), ranOn: choices.backend_label });
     })().catch(() => undefined); // no control when the choices cannot be had (or on unmount)
     return () => controller.abort();
   }, [outputId]);
 
-  if (!options || options.length === 0) return null;
+  if (!menu || menu.options.length === 0) return null;
+  const { options, ranOn } = menu;
+  const reasons = [...new Set(options.flatMap((option) => (option.refused ? [option.refused] : [])))];
   const rerun = async () => {
     const backend = backendFromKey(chosen);
     if (!backend) return;
@@ -76,11 +82,23 @@ export function WhatIfControl({
       <label htmlFor={id}>{WHAT_IF_LABEL}</label>
       <select id={id} value={chosen} onChange={(event) => setChosen(event.target.value)} disabled={busy}>
         <option value="">Choose a backend</option>
-        {options.map((option) => (
-          <option key={option.key} value={option.key}>
-            {option.label}
-          </option>
-        ))}
+        {OPTION_GROUPS.map((group) => {
+          const inGroup = options.filter((option) => option.group === group);
+          return inGroup.length === 0 ? null : (
+            <optgroup key={group} label={group}>
+              {inGroup.map((option) => (
+                <option
+                  key={option.key}
+                  value={option.key}
+                  disabled={!!option.refused}
+                  {...(option.refused ? { title: option.refused } : {})}
+                >
+                  {option.label}
+                </option>
+              ))}
+            </optgroup>
+          );
+        })}
       </select>
       <button
         type="button"
@@ -90,6 +108,12 @@ export function WhatIfControl({
       >
         {WHAT_IF_BUTTON}
       </button>
+      <p className="muted">Ran on {ranOn}.</p>
+      {reasons.map((reason) => (
+        <p key={reason} className="muted what-if-refused">
+          {reason}
+        </p>
+      ))}
       {message && (
         <p role={message.tone} className={message.tone === 'alert' ? 'form-error' : 'muted'}>
           {message.text}
