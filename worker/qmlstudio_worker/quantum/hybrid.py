@@ -14,17 +14,28 @@ The network, all in float64:
    out as the expectation values <Z_q> of every qubit;
 3. linear head: Linear(qubits, 1).
 
-The quantum layer is trained exactly: a batched statevector simulation written in torch
+Without noise the quantum layer is trained exactly: a batched statevector simulation written in torch
 (:mod:`.statevector`), differentiated with autograd (exact gradients, no shots). The tests check its
 expectation values against ``qiskit.quantum_info.Statevector`` of the Qiskit circuit
 (:func:`qiskit_circuit`) to 1e-10. Trained with Adam at ``learning_rate`` for ``epochs`` epochs, mini-batches
 shuffled within the training windows with a seeded generator: the same data and seed give the same metrics.
 
-With a noise model (a fake IBM device, :mod:`.backends`) the network is still trained exactly (gradients
-under shot noise would need 2 (qubits + parameters) + 1 noisy circuits per window and step), and then its
-test predictions run the layer's Qiskit circuit transpiled for that device under its noise: <Z_q> from
-``shots`` measured shots per window (Aer density matrix). The metrics are those noisy predictions'; the loss
-history stays the exact training's; the saved model predicts exactly. A real device is refused.
+With a noise model (a fake IBM device, :mod:`.backends`) the network is TRAINED UNDER THAT NOISE: the layer's
+Qiskit circuit is transpiled for the device (ISA, its active qubits only) and the quantum layer becomes the
+noisy <Z_q> of that circuit, computed by :mod:`.noisy_density` (a torch density-matrix simulation of the ISA
+gates, each gate's device error and the readout errors; autograd gradients). That is the exact expectation
+of the noisy channel (infinitely many shots); the tests check it against Aer's density-matrix simulation to
+1e-10. The encoder and the head are as without noise; the loss history (training and test) is the noisy
+model's. The test predictions then run the same transpiled circuit on Aer (density matrix, ``shots`` shots
+per window: the circuits that ran), so the metrics carry shot noise too. At most
+``noisy_density.MAX_NOISY_TRAINING_QUBITS`` active qubits (refused above, with the measured cost).
+
+On a real IBM device (``device``, :mod:`.devices`) the network is trained the same way under the noise of
+the device's own calibration (the same noise builder applied to the opened backend's target), and the test
+predictions run ON the device through SamplerV2 (``shots`` per window; provider job ids in the result).
+
+The saved model holds the trained weights and predicts with the exact statevector (the noise model or
+device is not saved with it; the result says so).
 """
 
 from __future__ import annotations
@@ -64,6 +75,7 @@ from qmlstudio_worker.ml.recurrent import (
     train_epochs,
 )
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.devices import DeviceTarget
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, ry_product_state, z_expectations
 
 MODEL = "Quantum"
@@ -72,6 +84,7 @@ FRAMEWORK = "torch-quantum"
 DEFAULT_REPS = 2
 MIN_QUBITS, MAX_QUBITS = 1, 12
 SIMULATION = "exact statevector (torch, float64, autograd gradients)"
+SAVED_MODEL_PREDICTS = "exact statevector (the noise model or device is not saved with it)"
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -81,10 +94,15 @@ def quantum_layer(angles: Any, weights: Any, ansatz: Ansatz) -> Any:
     return z_expectations(ansatz.apply(ry_product_state(angles), weights), ansatz.qubits)
 
 
+def z_signs(qubits: int) -> FloatArray:
+    """(2**qubits, qubits): the eigenvalue of Z_q (+1 or -1) on every basis state (index bit q = qubit q)."""
+    bits = (np.arange(2**qubits)[:, None] >> np.arange(qubits)) & 1
+    return np.asarray(1 - 2 * bits, dtype=np.float64)
+
+
 def z_from_probabilities(probabilities: FloatArray, qubits: int) -> FloatArray:
     """<Z_q> (rows, qubits) from measured distributions (rows, 2**qubits) with index bit q = qubit q."""
-    bits = (np.arange(2**qubits)[:, None] >> np.arange(qubits)) & 1
-    return np.asarray(probabilities @ (1 - 2 * bits), dtype=np.float64)
+    return np.asarray(probabilities @ z_signs(qubits), dtype=np.float64)
 
 
 def qiskit_circuit(qubits: int, reps: int = DEFAULT_REPS) -> Any:
@@ -124,9 +142,16 @@ def build_network(
             self.weights = nn.Parameter(torch.empty(ansatz.num_parameters).uniform_(-np.pi, np.pi))
             self.head = nn.Linear(qubits, 1)
             self.ansatz = ansatz
+            # While training under noise: the NoisyDensityProgram of the device-transpiled layer circuit
+            # (parameters x[0..qubits-1], then the ansatz's), else None (exact statevector).
+            self.noisy: Any = None
+            self.signs = torch.as_tensor(z_signs(qubits))
 
         def expectations(self, x: torch.Tensor) -> torch.Tensor:
             angles = self.encoder(x.reshape(x.shape[0], -1))
+            if self.noisy is not None:
+                values = torch.cat([angles, self.weights.expand(angles.shape[0], -1)], dim=1)
+                return self.noisy.probabilities(values) @ self.signs  # type: ignore[no-any-return]
             return quantum_layer(angles, self.weights, self.ansatz)  # type: ignore[no-any-return]
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -236,6 +261,7 @@ def train_quantum_forecaster(
     model: str = MODEL,
     noise_model: str | None = None,
     shots: int | None = None,
+    device: DeviceTarget | None = None,
 ) -> tuple[dict[str, Any], FittedQuantumForecaster]:
     """Train the hybrid QNN and score it on the test part next to the persistence baseline (and the
     seasonal-naive one when ``season_length`` is given).
@@ -244,7 +270,8 @@ def train_quantum_forecaster(
     (``qubits`` and ``reps`` for the quantum layer; ``hidden_layers`` sizes the classical encoder), the same
     emitted lines, and the same ``(result, fitted)`` return, the result adding ``model_name``,
     ``simulation`` and ``circuit`` (qubits, depth, parameters, gate counts of the Qiskit circuit).
-    ``noise_model``: the test predictions run under that device's noise with ``shots`` (module docstring).
+    ``noise_model`` or ``device``: trained under that device's noise, test predictions with ``shots`` on
+    Aer or on the device (module docstring).
     """
     import torch
 
@@ -295,13 +322,21 @@ def train_quantum_forecaster(
         xt_test = torch.as_tensor(x_test, dtype=torch.float64)
         yt_test = torch.as_tensor(y_test, dtype=torch.float64)
         circuit = circuit_summary(qiskit_circuit(qubits, reps))
+        runner, program = _prepare_noisy_training(
+            qubits, reps, noise_model, device, shots, seed, len(y_train), emit
+        )
+        network.noisy = program
+        training_simulation = (
+            SIMULATION if program is None else f"{program.describe()} of {_where(runner, noise_model)}"
+        )
         if emit is not None:
             emit.log(
                 f"{MODEL_NAME}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
                 f"{len(features)} feature(s); {qubits} qubits, RealAmplitudes reps {reps} "
-                f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); {SIMULATION}"
+                f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); "
+                f"trained on the {training_simulation}"
             )
-            emit.progress(5, "training")
+            emit.progress(5, "training", "executing" if program is not None else None)
         train_loss, test_loss = train_epochs(
             network,
             optimizer,
@@ -314,14 +349,12 @@ def train_quantum_forecaster(
             emit=emit,
             epoch_label="epoch",
         )
-        noisy = None
+        network.noisy = None  # the saved model predicts exactly
         with torch.no_grad():
-            if noise_model is None:
+            if runner is None:
                 predicted_scaled = network(xt_test).numpy()
             else:
-                noisy, predicted_scaled = _noisy_predictions(
-                    network, xt_test, qubits, reps, noise_model, shots, seed, emit
-                )
+                predicted_scaled = _noisy_predictions(network, xt_test, qubits, runner, emit)
 
     predicted = target_normalizer.inverse_transform(predicted_scaled)
     results = evaluate_forecast(y_raw, predicted, test_start, season_length)
@@ -366,9 +399,23 @@ def train_quantum_forecaster(
         "baselines": {name: value for name, value in results.items() if name != "model"},
         "loss": {"train": train_loss, "test": test_loss},
         "charts": charts,
-        "simulation": SIMULATION if noisy is None else f"trained on the {SIMULATION}; {noisy.describe()}",
+        "simulation": SIMULATION
+        if runner is None
+        else f"trained on the {training_simulation}; test predictions: {runner.describe()}",
         "noise_model": noise_model,
-        "backend_run": noisy.summary() if noisy is not None else None,
+        "device": device.name if device is not None else None,
+        "backend_run": runner.summary() if runner is not None else None,
+        "noisy_training": None
+        if program is None
+        else {
+            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd gradients",
+            "active_qubits": program.qubits,
+            "isa_gates": program.gate_count,
+            "operations_after_merging": len(program.ops),
+            "rows_simulated": program.rows_run,
+            "simulation_seconds": round(program.seconds, 3),
+        },
+        "saved_model_predicts": SAVED_MODEL_PREDICTS if runner is not None else None,
         "architecture": fitted.architecture(),
         "circuit": circuit,
         "data": {
@@ -387,29 +434,66 @@ def train_quantum_forecaster(
     return result, fitted
 
 
-def _noisy_predictions(
-    network: Any,
-    x: Any,
+def _where(runner: Any, noise_model: str | None) -> str:
+    """The device whose noise a run uses, in words."""
+    if noise_model is not None and not hasattr(runner, "job_ids"):
+        return f"noise model {noise_model} ({runner.device}, qubits {runner.physical_qubits})"
+    return f"the calibration of {runner.device}"
+
+
+def _prepare_noisy_training(
     qubits: int,
     reps: int,
-    noise_model: str,
+    noise_model: str | None,
+    device: DeviceTarget | None,
     shots: int | None,
     seed: int,
+    rows: int,
     emit: Emitter | None,
-) -> tuple[Any, FloatArray]:
-    """The trained network's outputs on ``x`` with the quantum layer run under ``noise_model``: the
-    encoder's angles and the trained weights bound into the device-transpiled circuit, <Z_q> from its
-    measured shots, then the linear head."""
+) -> tuple[Any, Any]:
+    """(runner, program) for a noisy run: where the test predictions run (Aer with the noise model's noise,
+    or the device) and the differentiable noisy program the network trains on; (None, None) without noise.
+    Noisy training above ``MAX_NOISY_TRAINING_QUBITS`` active qubits is refused (NoisyDensityError)."""
+    if noise_model is None and device is None:
+        return None, None
+    from qmlstudio_worker.quantum.backends import prepare_runner
+    from qmlstudio_worker.quantum.noisy_density import (
+        check_noisy_training_qubits,
+        compile_for_backend,
+        from_noisy_circuit,
+    )
+
+    check_noisy_training_qubits(qubits, rows)  # before connecting or transpiling
+    circuit = qiskit_circuit(qubits, reps)
+    parameters = list(circuit.parameters)  # x[0..qubits-1], then the ansatz's: the order of a value row
+    runner = prepare_runner(
+        circuit,
+        parameters,
+        shots=shots,
+        seed=seed,
+        noise_model=noise_model,
+        device=device,
+        emit=emit,
+        percent=3,
+    )
+    assert runner is not None
+    if device is not None:
+        opened: Any = runner  # a DeviceCircuit: the backend it opened, whose target has the calibration
+        program, _, _ = compile_for_backend(circuit, parameters, opened.backend, seed)
+    else:
+        program = from_noisy_circuit(runner)
+    check_noisy_training_qubits(program.qubits, rows)  # routing may add qubits
+    return runner, program
+
+
+def _noisy_predictions(network: Any, x: Any, qubits: int, runner: Any, emit: Emitter | None) -> FloatArray:
+    """The trained network's outputs on ``x`` with the quantum layer run by ``runner`` (Aer under the
+    noise model, or the device): the encoder's angles and the trained weights bound into the transpiled
+    circuit, <Z_q> from its measured shots, then the linear head."""
     import torch
 
-    from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_noisy
-
-    circuit = qiskit_circuit(qubits, reps)
     if emit is not None:
-        emit.progress(90, f"transpiling for {noise_model}", "preparing")
-    runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots or DEFAULT_NOISY_SHOTS, seed)
-    if emit is not None:
-        emit.progress(91, f"test predictions under the {noise_model} noise", "executing")
+        emit.progress(91, "test predictions on the circuits that run")  # still executing
     angles = network.encoder(x.reshape(x.shape[0], -1)).numpy()
     weights = np.tile(network.weights.detach().numpy(), (angles.shape[0], 1))
     # The circuit's parameters are x[0..qubits-1] then the ansatz's, the order of this row.
@@ -417,7 +501,7 @@ def _noisy_predictions(
     out = network.head(torch.as_tensor(expectations, dtype=torch.float64)).squeeze(-1).numpy()
     if emit is not None:
         emit.progress(94, "metrics and charts", "post-processing")
-    return runner, np.asarray(out, dtype=np.float64)
+    return np.asarray(out, dtype=np.float64)
 
 
 # ----------------------------------------------------------------------------------------------------

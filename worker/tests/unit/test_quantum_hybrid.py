@@ -18,6 +18,7 @@ from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.forecast_metrics import persistence_forecast, regression_metrics
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum import hybrid
+from qmlstudio_worker.quantum.devices import DeviceTarget
 from qmlstudio_worker.quantum.statevector import (
     PQC_NAMES,
     Ansatz,
@@ -184,39 +185,118 @@ def test_z_from_probabilities_matches_the_statevector() -> None:
         assert np.abs(ours - _z_expectations(state, 3)).max() < 1e-12
 
 
-def test_under_a_noise_model_the_test_predictions_run_the_noisy_circuit(stock: pd.DataFrame) -> None:
-    def train(noise: str | None, shots: int | None = None) -> tuple:
-        return hybrid.train_quantum_forecaster(
+def _train_noisy(
+    frame: pd.DataFrame,
+    noise: str | None,
+    shots: int | None = None,
+    seed: int = 42,
+    device: DeviceTarget | None = None,
+) -> tuple:
+    return hybrid.train_quantum_forecaster(
+        frame,
+        training_features=FEATURES,
+        prediction_feature="Close",
+        train_share=0.6,
+        epochs=4,
+        learning_rate=0.05,
+        qubits=4,
+        seed=seed,
+        noise_model=noise,
+        shots=shots,
+        device=device,
+    )
+
+
+def test_under_a_noise_model_the_network_trains_on_the_noisy_channel(stock: pd.DataFrame) -> None:
+    exact, _ = _train_noisy(stock, None)
+    noisy, fitted = _train_noisy(stock, "fake_kyiv", 2048)
+    again, _ = _train_noisy(stock, "fake_kyiv", 2048)
+    # Trained under the device's noise: another loss history than the exact training, and it falls.
+    assert noisy["loss"] != exact["loss"]
+    assert noisy["loss"]["train"][-1] < noisy["loss"]["train"][0]
+    # The same seed repeats the noisy training and the shot-sampled test predictions exactly.
+    assert noisy["loss"] == again["loss"]
+    assert noisy["metrics"] == again["metrics"]
+    assert noisy["noise_model"] == "fake_kyiv"
+    assert noisy["simulation"].startswith("trained on the exact noisy channel")
+    assert "noise model fake_kyiv" in noisy["simulation"]
+    assert "2048 shots" in noisy["simulation"]  # the test predictions: Aer with shots
+    training = noisy["noisy_training"]
+    assert training["active_qubits"] == 4
+    assert training["rows_simulated"] > 4 * noisy["data"]["train_windows"]  # every epoch's batches
+    run = noisy["backend_run"]
+    assert (run["device"], run["shots"]) == ("fake_kyiv", 2048)
+    assert run["circuits_run"] == noisy["data"]["test_windows"]
+    assert exact["backend_run"] is None
+    assert exact["noisy_training"] is None
+    assert noisy["saved_model_predicts"] == hybrid.SAVED_MODEL_PREDICTS
+    assert fitted.network.noisy is None  # the saved model predicts exactly
+    assert fitted.predict(stock).shape == (len(stock) - fitted.window,)
+
+
+def test_the_noisy_training_loss_is_the_noisy_models(stock: pd.DataFrame) -> None:
+    """The reported final test loss is the trained network's with the noisy layer, not the exact one."""
+    import torch
+
+    from qmlstudio_worker.quantum.backends import prepare_noisy
+    from qmlstudio_worker.quantum.noisy_density import from_noisy_circuit
+
+    result, fitted = _train_noisy(stock, "fake_torino", 1024, seed=3)
+    windows = hybrid.prepare_windows(
+        stock,
+        FEATURES,
+        "Close",
+        from_index=None,
+        to_index=None,
+        train_share=0.6,
+        window=fitted.window,
+        missing_values="impute_average",
+        normalization="[0,1]",
+        seed=3,
+    )
+    circuit = hybrid.qiskit_circuit(4, hybrid.DEFAULT_REPS)
+    noisy = prepare_noisy(circuit, list(circuit.parameters), "fake_torino", 1024, 3)
+    x, y = torch.as_tensor(windows.x_test), torch.as_tensor(windows.y_test)
+    with torch.no_grad():
+        fitted.network.noisy = from_noisy_circuit(noisy)
+        noisy_loss = float(torch.nn.functional.mse_loss(fitted.network(x), y))
+        fitted.network.noisy = None
+        exact_loss = float(torch.nn.functional.mse_loss(fitted.network(x), y))
+    assert result["loss"]["test"][-1] == pytest.approx(noisy_loss, abs=1e-12)
+    assert abs(noisy_loss - exact_loss) > 1e-6
+
+
+def test_on_a_device_it_trains_under_the_devices_calibration_and_predicts_on_it(stock: pd.DataFrame) -> None:
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv
+
+    device = DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
+    result, _ = _train_noisy(stock, None, 512, device=device)
+    with_noise_model, _ = _train_noisy(stock, "fake_kyiv", 512)
+    # FakeKyiv's calibration is the fake_kyiv noise model's: the same noisy training
+    assert result["loss"] == with_noise_model["loss"]
+    assert result["device"] == "ibm_kyiv"
+    assert "the calibration of fake_kyiv" in result["simulation"]
+    run = result["backend_run"]
+    assert run["local_testing_mode"] is True
+    assert run["shots"] == 512
+    assert len(run["provider_job_ids"]) == 1
+    assert run["circuits_run"] == result["data"]["test_windows"]
+
+
+def test_noisy_training_above_the_qubit_limit_is_refused(stock: pd.DataFrame) -> None:
+    from qmlstudio_worker.quantum.noisy_density import MAX_NOISY_TRAINING_QUBITS, NoisyDensityError
+
+    with pytest.raises(NoisyDensityError, match=f"at most {MAX_NOISY_TRAINING_QUBITS} qubits"):
+        hybrid.train_quantum_forecaster(
             stock,
             training_features=FEATURES,
             prediction_feature="Close",
             train_share=0.6,
-            epochs=3,
+            epochs=1,
             learning_rate=0.01,
-            qubits=3,
-            seed=42,
-            noise_model=noise,
-            shots=shots,
+            qubits=MAX_NOISY_TRAINING_QUBITS + 1,
+            noise_model="fake_kyiv",
         )
-
-    exact, _ = train(None)
-    noisy, fitted = train("fake_kyiv", 2048)
-    again, _ = train("fake_kyiv", 2048)
-    # The same exact training; only the test predictions differ (device noise and shots), repeatably.
-    assert noisy["loss"] == exact["loss"]
-    assert noisy["data"]["predicted"] != exact["data"]["predicted"]
-    assert noisy["metrics"] == again["metrics"]
-    assert noisy["noise_model"] == "fake_kyiv"
-    run = noisy["backend_run"]
-    assert (run["device"], run["shots"]) == ("fake_kyiv", 2048)
-    assert run["circuits_run"] == noisy["data"]["test_windows"]
-    assert "fake_kyiv" in noisy["simulation"]
-    assert exact["backend_run"] is None
-    # Noise shrinks the expectation values but keeps the model close to its exact predictions.
-    gap = np.abs(np.array(noisy["data"]["predicted"]) - np.array(exact["data"]["predicted"]))
-    spread = np.ptp(stock["Close"].to_numpy(dtype=float))
-    assert 0 < gap.max() < spread
-    assert fitted.predict(stock).shape == (len(stock) - fitted.window,)  # the saved model predicts exactly
 
 
 def _stock_job(extension: dict[str, object], **changes: object) -> tuple[int, list[dict[str, object]]]:
@@ -240,14 +320,26 @@ def _stock_job(extension: dict[str, object], **changes: object) -> tuple[int, li
     return code, [json.loads(line) for line in stream.getvalue().splitlines()]
 
 
-def test_the_stock_job_honours_a_noise_model_and_refuses_a_device() -> None:
+def test_the_stock_job_trains_under_a_noise_model_and_on_a_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qmlstudio_worker.quantum import devices
+
     code, lines = _stock_job({"quantum_noise_model": "fake_kyiv"})
     assert code == 0, lines[-1]
     result = lines[-1]["data"]
-    assert result["quantum_run"]["noise_model"] == "fake_kyiv"
-    assert result["quantum_run"]["backend_run"]["shots"] == 1024  # the body's 0 shots: the noisy default
+    run = result["quantum_run"]
+    assert run["noise_model"] == "fake_kyiv"
+    assert run["backend_run"]["shots"] == 1024  # the body's 0 shots: the noisy default
+    assert run["noisy_training"]["active_qubits"] == 4
+    assert run["simulation"].startswith("trained on the exact noisy channel")
     phases = [line.get("phase") for line in lines if line["type"] == "progress" and line.get("phase")]
     assert phases == ["preparing", "executing", "post-processing"]
+    monkeypatch.setenv(devices.LOCAL_TESTING_ENV, "1")
     code, lines = _stock_job({}, use_quantum_simulator=False, quantum_device_backend="ibm_kyiv")
+    assert code == 0, lines[-1]
+    run = lines[-1]["data"]["quantum_run"]
+    assert run["device"] == "ibm_kyiv"
+    assert run["backend_run"]["local_testing_mode"] is True
+    code, lines = _stock_job({"quantum_noise_model": "fake_kyiv"}, qubits=9)
     assert code == 2
-    assert lines[-1]["field"] == "/params/use_quantum_simulator"
+    assert lines[-1]["field"] == "/params/qubits"
+    assert "Noisy training of 9 qubits" in lines[-1]["message"]
