@@ -52,7 +52,11 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
       // The same services over the registry of the copied schemas (what a server started on them has).
       const registry = loadRegistry(schemasDir);
       const services = { ...stack.services, registry };
-      services.predict = createPredictService(stack.config, services, pino({ level: 'silent' }));
+      services.predict = createPredictService(
+        stack.config,
+        { ...services, jobs: stack.services.repositories.jobs },
+        pino({ level: 'silent' }),
+      );
       app = await buildApp(services, { serveWebApp: false });
       ownerId = (await stack.services.repositories.users.findByEmail(ADMIN.email))!.id;
     });
