@@ -182,15 +182,18 @@ def test_a_progress_phase_outside_the_three_is_refused() -> None:
         Emitter(io.StringIO()).progress(5, "x", "queued")  # type: ignore[arg-type]
 
 
-def test_noise_with_adam_and_unknown_noise_models_are_refused(
+def test_adam_trains_under_noise_and_unknown_noise_models_are_refused(
     tiny_fraud: Path, parse_protocol_lines: Callable[[str], Lines]
 ) -> None:
-    body = _fixture_body("fraud-detection", "example with model_type Quantum", optimizer_alg="ADAM")
+    body = _fixture_body(
+        "fraud-detection", "example with model_type Quantum", optimizer_alg="ADAM", optimizer_alg_maxiter=3
+    )
     code, lines = _run(
         "fraud-detection", body, tiny_fraud, parse_protocol_lines, quantum_noise_model="fake_kyiv"
     )
-    assert code == EXIT_VALIDATION_ERROR
-    assert "choose COBYLA or SPSA with a noise model" in lines[-1]["message"]
+    assert code == EXIT_OK, lines[-1]
+    config = lines[-1]["data"]["training_data"]["config"]
+    assert config["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
     code, lines = _run(
         "fraud-detection", body, tiny_fraud, parse_protocol_lines, quantum_noise_model="fake_x"
     )
@@ -239,3 +242,38 @@ def test_models_without_a_noisy_path_refuse_a_noise_model_or_a_device_rather_tha
         require_ideal_simulator({"use_quantum_simulator": False}, inputs, "hybrid quantum forecaster")
     assert device.value.field == "/params/use_quantum_simulator"
     require_ideal_simulator({"use_quantum_simulator": True}, inputs, "hybrid quantum forecaster")
+
+
+def test_the_method_is_the_density_matrix_up_to_the_measured_crossover_and_trajectories_above() -> None:
+    from qmlstudio_worker.quantum.backends import MAX_DENSITY_MATRIX_QUBITS, simulation_method
+
+    assert simulation_method(4) == "density_matrix"
+    assert simulation_method(MAX_DENSITY_MATRIX_QUBITS) == "density_matrix"
+    assert simulation_method(MAX_DENSITY_MATRIX_QUBITS + 1) == "statevector"
+    assert simulation_method(15) == "statevector"  # the vehicle-routing sample: 17 GB as a density matrix
+
+
+def test_trajectories_and_the_density_matrix_give_the_same_noisy_distribution_within_shot_noise() -> None:
+    from qiskit.circuit.library import real_amplitudes
+    from qiskit.quantum_info import Statevector
+
+    circuit = real_amplitudes(4, reps=2)
+    values = np.random.default_rng(5).uniform(-np.pi, np.pi, (2, circuit.num_parameters))
+    shots = 3000
+    density = prepare_noisy(circuit, list(circuit.parameters), "fake_kyiv", shots, 7, method="density_matrix")
+    # one noise realisation per shot, as Aer's trajectories define them
+    paths = prepare_noisy(
+        circuit, list(circuit.parameters), "fake_kyiv", shots, 7, method="statevector", trajectories=shots
+    )
+    assert density.summary()["simulation_method"] == "density_matrix"
+    assert paths.summary()["simulation_method"] == "statevector"
+    assert paths.summary()["trajectories"] == shots
+    assert "trajectories" in paths.describe()
+    exact = density.distributions(values)  # the exact noisy distribution, readout error included
+    sampled = paths.probabilities(values)
+    np.testing.assert_allclose(sampled.sum(axis=1), 1.0)
+    # fixed seeds: deterministic; 5 standard deviations of (trajectory + shot) sampling per outcome
+    sigma = np.sqrt(2 * exact * (1 - exact) / shots) + 1e-3
+    assert np.all(np.abs(sampled - exact) <= 5 * sigma)
+    ideal = np.stack([Statevector(circuit.assign_parameters(v)).probabilities() for v in values])
+    assert np.abs(exact - ideal).sum(axis=1).max() > 0.05  # and the noise is really there
