@@ -172,7 +172,7 @@ def _probability_program(measured: Any) -> tuple[Any, list[int]]:
     program = measured.remove_final_measurements(inplace=False)  # keeps every qubit
     if any(inst.operation.name == "measure" for inst in program.data):
         raise ValueError("the circuit measures before its end")
-    program.save_probabilities(qubits=[program.qubits[q] for q in order])  # type: ignore[attr-defined]
+    program.save_probabilities(qubits=[program.qubits[q] for q in order])
     return program, order
 
 
