@@ -181,3 +181,21 @@ describe('object fields', () => {
     ).toEqual(['aer_simulator_statevector', 'statevector_simulator', 'qasm_simulator']);
   });
 });
+
+describe('options a condition disables', () => {
+  it('ADAM is shown disabled with its reason while the device picker is on a real device', () => {
+    const reason = registry.platform.messages.adamNeedsSimulation;
+    const optimizerUi = (data: ReturnType<typeof createExampleAppData>['appData']) =>
+      getTabSections(fraud, 'model', data).find((s) => s.uiSchema.optimizer_algorithm)!.uiSchema
+        .optimizer_algorithm as { 'ui:options': Record<string, unknown> };
+    const simulator = createExampleAppData(fraud).appData;
+    expect(optimizerUi(simulator)['ui:options'].disabledOptions).toBeUndefined();
+    const device = setFieldValue(
+      fraud,
+      simulator,
+      '/model_configurations/quantum_device/use_quantum_sim',
+      false,
+    );
+    expect(optimizerUi(device)['ui:options'].disabledOptions).toEqual({ ADAM: reason });
+  });
+});
