@@ -3,8 +3,11 @@
 // estimate of the form's circuit (qubits, transpiled depth, two-qubit gates, evaluations, run time, all as
 // numbers) and follows the form (one circuit repetition: a shallower circuit); the device picker defaults to
 // the statevector simulator without noise. Run from the top bar, the output reaches Completed and draws its
-// confusion matrix and ROC curve; the noise what-if re-runs it under the fake Brisbane snapshot's noise, as a
-// new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output}.png.
+// confusion matrix and ROC curve; the noise what-if's 'Re-run under…' menu offers the schema's labelled
+// backends ('IBM Brisbane (snapshot)', not fake_brisbane) and re-runs it under the Brisbane snapshot's noise,
+// as a new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output,what-if}.png.
+
+import { readFileSync } from 'node:fs';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -30,6 +33,15 @@ const SHOTS = 'tests/artifacts';
 const EXAMPLE = 'Fraud Detection Example';
 const SHORT_STEPS = '8';
 const WHAT_IF_DEADLINE_MS = 240_000;
+
+/** The noise models as the schema labels them (defs.json noiseModel x-field.labels, without 'None'). */
+function schemaNoiseLabels(): Map<string, string> {
+  const defs = JSON.parse(readFileSync('schemas/defs.json', 'utf8')) as {
+    $defs: { noiseModel: { enum: string[]; 'x-field': { labels: string[] } } };
+  };
+  const { enum: names, 'x-field': xField } = defs.$defs.noiseModel;
+  return new Map(names.flatMap((name, i) => (name === 'None' ? [] : [[name, xField.labels[i]!] as const])));
+}
 
 /** The value shown beside a label of the estimate panel (a <dt>/<dd> pair). */
 const figure = (estimate: Locator, label: string | RegExp): Locator =>
@@ -191,12 +203,23 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
         // Noise what-if: the finished output re-run under a device snapshot's noise, as a new output.
         const whatIf = page.getByTestId('what-if');
         await whatIf.waitFor({ timeout: 30_000 });
+        const menu = whatIf.getByLabel('Re-run under…');
+        await menu.click(); // opens the menu (a native select: its popup is not in screenshots)
         const backends = await whatIf.locator('option').allTextContents();
-        // It ran on the ideal simulator, so that one is not offered again.
+        // It ran on the ideal simulator, so that one is not offered again; it says where it ran.
         expect(backends).not.toContain('Ideal simulator');
-        const noisy = backends.find((label) => /brisbane/i.test(label));
-        expect(noisy, `a Brisbane noise model among ${backends.join(', ')}`).toBeDefined();
-        await whatIf.getByLabel('Re-run under…').selectOption({ label: noisy! });
+        await whatIf.getByText('Ran on Ideal simulator.').waitFor();
+        // The noise models are offered under the schema's labels, in its order, never by raw name.
+        const labels = schemaNoiseLabels();
+        expect(await whatIf.locator('optgroup[label="Noise models"] option').allTextContents()).toEqual([
+          ...labels.values(),
+        ]);
+        expect(backends.filter((label) => /fake_/.test(label))).toEqual([]);
+        const noisy = labels.get('fake_brisbane')!;
+        expect(noisy).toBe('IBM Brisbane (snapshot)');
+        await menu.selectOption({ label: noisy });
+        await menu.press('Escape');
+        await shot(page, 'what-if', whatIf);
         await whatIf.getByRole('button', { name: 'Re-run', exact: true }).click();
         const startedNote = whatIf.getByRole('status');
         await startedNote.waitFor({ timeout: 30_000 });
@@ -231,7 +254,7 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
             output_logs: { message: string }[];
           };
         }>(product, `/application-outputs/${rerunId}/detail`, { token: session.token });
-        expect(rerun.body.data.name).toMatch(/what-if: fake_brisbane/);
+        expect(rerun.body.data.name).toContain(`(what-if: ${noisy})`);
         expect(rerun.body.data.app_data.model_configurations.quantum_device.quantum_noise_model).toBe(
           'fake_brisbane',
         );
