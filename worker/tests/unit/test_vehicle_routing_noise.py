@@ -1,7 +1,7 @@
 """Vehicle routing off the ideal simulator: QAOA's circuit is the QUBO's own (equal to the torch state), the
 smallest instance (a depot and 2 stops, 6 qubits) runs under the fake_kyiv noise and on ibm_kyiv in the
-runtime's local testing mode, repeats with its seed, and the shipped-size instance (14 qubits) is refused
-under noise with its memory and time instead of being simulated ideally."""
+runtime's local testing mode, repeats with its seed; the shipped sample (14 qubits) runs under noise on
+statevector trajectories, and a size above the limit is refused with its measured cost."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import REPO_ROOT
 from test_handlers_financial import refusal, result_of, run
 from test_quantum_vehicle_routing import COORDINATES, _body, stops_csv  # noqa: F401 (fixture)
 
@@ -117,19 +118,38 @@ def test_the_device_path_runs_in_local_testing_mode(
     assert any(line["type"] == "log" and "submitted to" in line["message"] for line in lines)
 
 
-def test_the_shipped_size_is_refused_under_noise_with_its_cost(
-    stops_csv: Path,  # noqa: F811 (the fixture)
+def test_the_shipped_sample_runs_under_noise_on_statevector_trajectories(
     parse_protocol_lines: Callable[[str], Lines],
 ) -> None:
-    body = _body("example with model_type Quantum")
-    code, lines = run(
-        "vehicle-routing", body, stops_csv, None, parse_protocol_lines, quantum_noise_model="fake_kyiv"
+    # the sample's 4 rows (depot + 3 stops): 14 qubits, once refused as a 4.3 GB density matrix
+    body = _body(
+        "example with model_type Quantum", model="VQE", optimizer_alg_maxiter=2, circuit_repetition=1
     )
-    line = refusal(code, lines)
-    assert line["field"] == "/extension/quantum_noise_model"
-    assert "needs 14 qubits" in line["message"]
-    assert "4.3 GB density matrix" in line["message"]
-    assert "at most 6 qubits" in line["message"]
+    sample = REPO_ROOT / "samples" / "delivery_locations.csv"
+    code, lines = run(
+        "vehicle-routing", body, sample, None, parse_protocol_lines, quantum_noise_model="fake_kyiv"
+    )
+    data = result_of(code, lines)
+    selection = data["selection"]
+    assert selection["qubits"] == 14
+    assert selection["noise_model"] == "fake_kyiv"
+    run_summary = selection["backend_run"]
+    assert run_summary["simulation_method"] == "statevector"
+    assert run_summary["trajectories"] == 64
+    assert run_summary["circuits_run"] == 3  # 2 COBYLA evaluations and the final measurement
+    assert "trajectories" in selection["simulation"]
+    assert 0 <= data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"] <= 1
+
+
+def test_above_the_limit_the_refusal_gives_the_measured_cost() -> None:
+    assert vr.noisy_refusal(14, "fake_kyiv", None, 100) is None
+    assert vr.noisy_refusal(20, None, None, 100) is None  # the ideal simulator: not a noisy refusal
+    message = vr.noisy_refusal(vr.MAX_NOISY_QUBITS + 4, "fake_kyiv", None, 100)
+    assert message is not None
+    assert f"needs {vr.MAX_NOISY_QUBITS + 4} qubits" in message
+    seconds = vr.NOISY_SECONDS_AT_SAMPLE * 2 ** (vr.MAX_NOISY_QUBITS + 4 - vr.SAMPLE_QUBITS)
+    assert f"at least {seconds:,.0f} s per evaluation" in message
+    assert f"at most {vr.MAX_NOISY_QUBITS} qubits" in message
 
 
 def test_a_device_without_a_token_says_so(
