@@ -122,8 +122,12 @@ describe('running an application', () => {
       await table.waitFor();
       const headers = await table.locator('thead th').allTextContents();
       expect(headers.length).toBe(3); // metric, the model, the baseline
-      const rows = await table.locator('tbody th').allTextContents();
+      // Rows are labelled in words ('MAPE (%)'); data-metric keeps the worker's key.
+      const rows = await table
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-metric')));
       expect(rows.slice(0, 6)).toEqual(['mse', 'rmse', 'mae', 'mape', 'r2', 'direction_accuracy']);
+      expect(await table.locator('tbody th').first().textContent()).toBe('MSE');
       const charts = page.getByTestId('chart-spec');
       await charts.first().locator('svg path').first().waitFor();
       expect(await charts.count()).toBeGreaterThanOrEqual(3);

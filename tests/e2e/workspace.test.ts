@@ -220,7 +220,7 @@ describe('the workspace, from an empty application to a completed run', () => {
       // metric, this model, the baseline
       expect(await metrics.locator('thead th').count()).toBe(3);
       expect(await metrics.locator('tbody th').allTextContents()).toEqual(
-        expect.arrayContaining(['mse', 'rmse', 'mae']),
+        expect.arrayContaining(['MSE', 'RMSE', 'MAE']),
       );
       await shot(page, 'stock-blank-output-metrics');
 

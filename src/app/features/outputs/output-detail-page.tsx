@@ -20,7 +20,7 @@ import {
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
-import { isOngoing, outputTabs, TABS, type LiveState, type OutputTab } from './output-rules';
+import { isOngoing, outputTabs, predictedColumn, TABS, type LiveState, type OutputTab } from './output-rules';
 import '../applications/applications.css';
 import './outputs.css';
 
@@ -178,6 +178,7 @@ function VisualizationTab({
           metrics={view.metrics}
           baseline={detail.baseline}
           modelName={detail.trained_model_type}
+          target={predictedColumn(detail.app_data)}
         />
       )}
       <OutputCharts charts={view.charts} ongoing={ongoing} name={detail.name} />

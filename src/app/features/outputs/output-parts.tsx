@@ -10,7 +10,10 @@ import {
   isOngoing,
   latestStep,
   liveMetricChart,
+  metricLabel,
+  metricNotes,
   metricRows,
+  quantumBackend,
   type LiveState,
 } from './output-rules';
 import './outputs.css';
@@ -134,8 +137,12 @@ export function outputView(detail: OutputDetail, live: LiveState, ongoing: boole
   };
 }
 
-/** The run's facts both output views list in their summary: created, completed, model type, execution time. */
+/**
+ * The run's facts both output views list in their summary: created, completed, model type, where a
+ * quantum model's circuits ran (simulator, noise, shots or device), execution time.
+ */
 export function OutputFacts({ detail, ongoing }: { detail: OutputDetail; ongoing: boolean }) {
+  const backend = quantumBackend(detail.app_data);
   return (
     <>
       <dt>Created Date</dt>
@@ -144,6 +151,12 @@ export function OutputFacts({ detail, ongoing }: { detail: OutputDetail; ongoing
       <dd>{ongoing ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
       <dt>Model Type</dt>
       <dd>{detail.trained_model_type ?? '—'}</dd>
+      {backend && (
+        <>
+          <dt>Quantum Backend</dt>
+          <dd data-testid="quantum-backend">{backend}</dd>
+        </>
+      )}
       <dt>Execution Time</dt>
       <dd data-testid="execution-time">{formatExecutionTime(detail.execution_time)}</dd>
     </>
@@ -212,37 +225,54 @@ export function DatasetNote({ dataset }: { dataset: OutputDetail['dataset'] }) {
  */
 const metricCell = (value: number | undefined) => (value === undefined ? 'n/a' : formatMetric(value));
 
-/** Each metric of the model beside the baseline's value of the same name. */
+/**
+ * Each metric of the model beside the baseline's value of the same name, labelled in words (the row's
+ * data-metric keeps the worker's key), with the units of what is there under it. `target` is the column a
+ * forecast predicts (its errors are in its units).
+ */
 export function MetricsTable({
   metrics,
   baseline,
   modelName,
+  target = null,
 }: {
   metrics: Record<string, number>;
   baseline: OutputDetail['baseline'];
   modelName: string | null;
+  target?: string | null;
 }) {
   const rows = metricRows(metrics, baseline);
   if (rows.length === 0) return <p className="muted">No Data Available</p>;
+  const notes = metricNotes(
+    rows.map((row) => row.name),
+    target,
+  );
   return (
-    <table className="metrics-table" data-testid="metrics-table">
-      <thead>
-        <tr>
-          <th scope="col">Metric</th>
-          <th scope="col">{modelName ?? 'Model'}</th>
-          {baseline && <th scope="col">{baseline.name}</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.name}>
-            <th scope="row">{row.name}</th>
-            <td>{metricCell(row.model)}</td>
-            {baseline && <td>{metricCell(row.baseline)}</td>}
+    <div className="metrics-block">
+      <table className="metrics-table" data-testid="metrics-table">
+        <thead>
+          <tr>
+            <th scope="col">Metric</th>
+            <th scope="col">{modelName ?? 'Model'}</th>
+            {baseline && <th scope="col">{baseline.name}</th>}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.name} data-metric={row.name}>
+              <th scope="row">{metricLabel(row.name)}</th>
+              <td>{metricCell(row.model)}</td>
+              {baseline && <td>{metricCell(row.baseline)}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {notes.map((note) => (
+        <p key={note} className="muted metrics-note" data-testid="metrics-note">
+          {note}
+        </p>
+      ))}
+    </div>
   );
 }
 

@@ -44,10 +44,74 @@ export function formatExecutionTime(seconds: number | null | undefined): string 
   return typeof seconds === 'number' && Number.isFinite(seconds) ? `${seconds.toFixed(2)} s` : 'N/A';
 }
 
-/** A metric value in the table: up to 4 decimals, integers as they are. */
+/**
+ * A metric value in the table: up to 4 decimals, integers as they are. A small value keeps 4 significant
+ * digits (a portfolio's risk 0.001665 read '0.0017' and an objective of -0.00004 read '-0.0000').
+ */
 export function formatMetric(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  return Number.isInteger(value) ? String(value) : value.toFixed(4);
+  if (Number.isInteger(value)) return String(value);
+  if (Math.abs(value) < 0.01) return String(Number(value.toPrecision(4)));
+  return value.toFixed(4);
+}
+
+/** What a researcher reads in the metrics table for the worker's metric keys (the keys stay the data). */
+const METRIC_LABELS: Record<string, string> = {
+  mse: 'MSE',
+  rmse: 'RMSE',
+  mae: 'MAE',
+  mape: 'MAPE (%)',
+  r2: 'R²',
+  direction_accuracy: 'Direction accuracy',
+  accuracy: 'Accuracy',
+  precision: 'Precision',
+  recall: 'Recall',
+  f1: 'F1 score',
+  fMeasure: 'F-measure',
+  roc_auc: 'ROC AUC',
+  pr_auc: 'PR AUC',
+  expected_return: 'Expected return',
+  risk: 'Risk',
+  objective: 'Objective',
+};
+
+/** A metric key as a label: the known ones by name, any other one in words ('val_loss' -> 'Val loss'). */
+export function metricLabel(name: string): string {
+  const known = METRIC_LABELS[name];
+  if (known) return known;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words ? words[0].toUpperCase() + words.slice(1) : name;
+}
+
+/**
+ * The units and meaning of the metrics a table shows, as sentences under it (empty when none of the
+ * known families is there). `target` is the predicted column of a forecast (its units are the errors').
+ */
+export function metricNotes(names: readonly string[], target?: string | null): string[] {
+  const has = (...keys: string[]) => keys.some((key) => names.includes(key));
+  const notes: string[] = [];
+  if (has('mse', 'rmse', 'mae')) {
+    const units = target ? `${target}'s units` : "the predicted column's units";
+    notes.push(
+      `On the test part, in ${units}: RMSE and MAE in those units, MSE in their square; MAPE in percent; ` +
+        'R² and direction accuracy as fractions (1 is perfect).',
+    );
+  }
+  if (has('accuracy', 'precision', 'recall', 'f1', 'roc_auc', 'pr_auc'))
+    notes.push(
+      'On the test part, as fractions of 1; precision, recall and F1 score are those of class 1 (the ' +
+        'positive class).',
+    );
+  if (has('expected_return', 'risk', 'objective'))
+    notes.push(
+      "Expected return: the selection's summed mean daily return; risk: the variance of its summed daily " +
+        'return; objective: risk factor × risk − expected return (lower is better).',
+    );
+  return notes;
 }
 
 /**
@@ -86,6 +150,9 @@ export function metricRows(
 ): { name: string; model: number | undefined; baseline: number | undefined }[] {
   const names = Object.keys(metrics).filter((name) => !name.startsWith('baseline_'));
   for (const name of Object.keys(baseline?.metrics ?? {})) if (!names.includes(name)) names.push(name);
+  // fMeasure is the spec's older name of F1 (the worker reports both, equal): one row, not two.
+  const alias = names.indexOf('fMeasure');
+  if (alias >= 0 && names.includes('f1') && metrics.fMeasure === metrics.f1) names.splice(alias, 1);
   names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   return names.map((name) => ({
     name,
@@ -181,4 +248,50 @@ export function latestStep(
   const name = [...names].sort((a, b) => weight(a) - weight(b))[0];
   const last = stepped[name].reduce((a, b) => (b.step > a.step ? b : a));
   return { step: last.step, name, value: last.value };
+}
+
+/** The simulators whose runs are exact (no sampling); the worker's EXACT_SIMULATORS (ml/job_support.py). */
+const EXACT_SIMULATORS = ['aer_simulator_statevector', 'statevector_simulator'];
+
+const record = (value: unknown): Record<string, unknown> | null =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+
+/**
+ * Where a quantum output's circuits ran, in words, from the configuration it ran with (the same rule as the
+ * worker's quantum_shots): a real IBM device with its shots; a simulator under a noise model with its
+ * shots; the shot-based simulator with its shots; a statevector simulator without noise exactly, no shots.
+ * A quantum model with qubits but no device choice (demand forecasting) runs on the exact statevector.
+ * Null for a classical model or a configuration that names no quantum device.
+ */
+export function quantumBackend(appData: Record<string, unknown> | null | undefined): string | null {
+  const config = record(record(appData)?.model_configurations);
+  if (!config || config.model_type !== 'Quantum') return null;
+  const device = record(config.quantum_device);
+  const shots =
+    typeof config.quantum_shots === 'number' && config.quantum_shots > 0 ? config.quantum_shots : 1024;
+  const shotsText = `${shots.toLocaleString('en-US')} shots`;
+  if (!device) {
+    return typeof config.qubits === 'number' ? 'Exact statevector simulation (no shots)' : null;
+  }
+  if (device.use_quantum_sim === false) {
+    const name = typeof device.act_quantum_device === 'string' ? device.act_quantum_device : 'IBM device';
+    return `IBM quantum device ${name}, ${shotsText}`;
+  }
+  const simulator = typeof device.sim_quantum_device === 'string' ? device.sim_quantum_device : null;
+  const noise = device.quantum_noise_model;
+  if (typeof noise === 'string' && noise !== '' && noise !== 'None')
+    return `${simulator ?? 'Simulator'} with the ${noise} noise model, ${shotsText}`;
+  if (simulator === null || EXACT_SIMULATORS.includes(simulator))
+    return `${simulator ?? 'Statevector simulator'}, exact (no shots, no noise)`;
+  return `${simulator}, ${shotsText}, no noise`;
+}
+
+/** The column a forecast predicts, from the configuration it ran with (prediction_feature or _features). */
+export function predictedColumn(appData: Record<string, unknown> | null | undefined): string | null {
+  const preprocess = record(record(appData)?.preprocess);
+  const value = preprocess?.prediction_feature ?? preprocess?.prediction_features;
+  const first = Array.isArray(value) ? (value as unknown[])[0] : value;
+  return typeof first === 'string' && first !== '' ? first : null;
 }

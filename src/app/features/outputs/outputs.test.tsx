@@ -18,7 +18,18 @@ import { AuthProvider } from '../auth/auth-context';
 import type { ChartSpec, OutputDetail } from './api';
 import { parseCsvPreview } from './csv-preview';
 import { OutputDetailPage } from './output-detail-page';
-import { applyEvent, EMPTY_LIVE, formatExecutionTime, metricRows, outputTabs } from './output-rules';
+import {
+  applyEvent,
+  EMPTY_LIVE,
+  formatExecutionTime,
+  formatMetric,
+  metricLabel,
+  metricNotes,
+  metricRows,
+  outputTabs,
+  predictedColumn,
+  quantumBackend,
+} from './output-rules';
 
 // ApexCharts needs a real layout engine; the stand-in shows what it was asked to draw.
 vi.mock('react-apexcharts', () => ({
@@ -129,6 +140,59 @@ describe('output rules', () => {
     ]);
   });
 
+  it('words where quantum circuits ran as the worker decides it (exact, noise, shots, device)', () => {
+    const run = (config: Record<string, unknown>) =>
+      quantumBackend({ model_configurations: { model_type: 'Quantum', quantum_shots: 2048, ...config } });
+    const sim = (sim_quantum_device: string, quantum_noise_model = 'None') => ({
+      quantum_device: { use_quantum_sim: true, sim_quantum_device, quantum_noise_model },
+    });
+    expect(run(sim('statevector_simulator'))).toBe('statevector_simulator, exact (no shots, no noise)');
+    expect(run(sim('qasm_simulator'))).toBe('qasm_simulator, 2,048 shots, no noise');
+    expect(run(sim('aer_simulator_statevector', 'fake_brisbane'))).toBe(
+      'aer_simulator_statevector with the fake_brisbane noise model, 2,048 shots',
+    );
+    expect(run({ quantum_device: { use_quantum_sim: false, act_quantum_device: 'ibm_kyiv' } })).toBe(
+      'IBM quantum device ibm_kyiv, 2,048 shots',
+    );
+    // Shots left out: the worker's 1024.
+    expect(
+      quantumBackend({
+        model_configurations: { model_type: 'Quantum', ...sim('qasm_simulator') },
+      }),
+    ).toBe('qasm_simulator, 1,024 shots, no noise');
+    // Demand forecasting's hybrid QNN has qubits and no device choice: the exact statevector.
+    expect(quantumBackend({ model_configurations: { model_type: 'Quantum', qubits: 4 } })).toBe(
+      'Exact statevector simulation (no shots)',
+    );
+    expect(
+      quantumBackend({ model_configurations: { model_type: 'Classical', ...sim('qasm_simulator') } }),
+    ).toBe(null);
+    expect(quantumBackend(null)).toBe(null);
+  });
+
+  it('labels metrics in words, drops the fMeasure alias, keeps small values readable, names the units', () => {
+    expect(['mse', 'mape', 'r2', 'direction_accuracy', 'pr_auc', 'expected_return'].map(metricLabel)).toEqual(
+      ['MSE', 'MAPE (%)', 'R²', 'Direction accuracy', 'PR AUC', 'Expected return'],
+    );
+    expect(metricLabel('val_loss')).toBe('Val loss');
+    expect(metricLabel('bestEpoch')).toBe('Best epoch');
+    expect(metricRows({ f1: 0.5, fMeasure: 0.5 }, null).map((row) => row.name)).toEqual(['f1']);
+    // A different value under the old name is a metric of its own.
+    expect(metricRows({ f1: 0.5, fMeasure: 0.4 }, null).map((row) => row.name)).toEqual(['f1', 'fMeasure']);
+    expect(formatMetric(-0.0024261184716570417)).toBe('-0.002426');
+    expect(formatMetric(-0.00004)).toBe('-0.00004');
+    expect(formatMetric(0.61470723)).toBe('0.6147');
+    expect(formatMetric(0)).toBe('0');
+    expect(metricNotes(['mse', 'rmse', 'mape'], 'Weekly_Sales')).toEqual([
+      "On the test part, in Weekly_Sales's units: RMSE and MAE in those units, MSE in their square; MAPE in " +
+        'percent; R² and direction accuracy as fractions (1 is perfect).',
+    ]);
+    expect(metricNotes(['loss'])).toEqual([]);
+    expect(predictedColumn({ preprocess: { prediction_features: ['Close'] } })).toBe('Close');
+    expect(predictedColumn({ preprocess: { prediction_feature: 'Weekly_Sales' } })).toBe('Weekly_Sales');
+    expect(predictedColumn({ preprocess: {} })).toBe(null);
+  });
+
   it('folds stream events into progress, logs, live loss points and charts', () => {
     const at = '2026-03-03T10:00:00.000Z';
     let state = EMPTY_LIVE;
@@ -220,9 +284,10 @@ describe('the output detail page', () => {
         .getAllByRole('columnheader')
         .map((th) => th.textContent),
     ).toEqual(['Metric', 'LSTM', 'Persistence']);
-    const mse = within(table).getByRole('rowheader', { name: 'mse' }).closest('tr')!;
+    const mse = within(table).getByRole('rowheader', { name: 'MSE' }).closest('tr')!;
+    expect(mse.dataset.metric).toBe('mse');
     expect([...mse.querySelectorAll('td')].map((td) => td.textContent)).toEqual(['0.2500', '0.3600']);
-    expect(within(table).queryByRole('rowheader', { name: 'baseline_mse' })).toBeNull();
+    expect(within(table).queryByRole('rowheader', { name: /baseline/i })).toBeNull();
     expect(screen.getByTestId('output-dataset').textContent).toContain('Synthetic');
     expect(screen.getAllByTestId('apex').map((chart) => chart.dataset.type)).toEqual(['line', 'heatmap']);
   });
@@ -243,8 +308,50 @@ describe('the output detail page', () => {
       [...within(table).getByRole('rowheader', { name }).closest('tr')!.querySelectorAll('td')].map(
         (td) => td.textContent,
       );
-    expect(cells('direction_accuracy')).toEqual(['0.5500', 'n/a']);
-    expect(cells('mse')).toEqual(['0.2500', '0.3600']);
+    expect(cells('Direction accuracy')).toEqual(['0.5500', 'n/a']);
+    expect(cells('MSE')).toEqual(['0.2500', '0.3600']);
+  });
+
+  it('says where a quantum output ran and labels its metrics in words with their units (issue #12)', async () => {
+    const device = {
+      use_quantum_sim: true,
+      sim_quantum_device: 'aer_simulator_statevector',
+      quantum_noise_model: 'None',
+      check_custom_ibm_token: false,
+    };
+    renderOutput(
+      output({
+        trained_model_type: 'Variational Quantum Classifier',
+        app_data: {
+          preprocess: { target_column: 'Class' },
+          model_configurations: { model_type: 'Quantum', quantum_shots: 1024, quantum_device: device },
+        },
+        metrics: { accuracy: 0.935, f1: 0.0347, fMeasure: 0.0347, roc_auc: 0.7178, risk: 0.0016652 },
+        baseline: { name: 'majority class', metrics: { accuracy: 0.995, f1: 0, fMeasure: 0, roc_auc: 0.5 } },
+      }),
+    );
+    expect(await screen.findByRole('heading', { name: 'Tech stocks #41' })).toBeTruthy();
+    // Exact statevector: the 1024 shots of the form are not what ran.
+    expect(screen.getByTestId('quantum-backend').textContent).toBe(
+      'aer_simulator_statevector, exact (no shots, no noise)',
+    );
+    fireEvent.click(screen.getByRole('tab', { name: 'Visualization' }));
+    const table = screen.getByTestId('metrics-table');
+    const rows = within(table).getAllByRole('rowheader');
+    expect(rows.map((th) => th.textContent)).toEqual(['Accuracy', 'F1 score', 'ROC AUC', 'Risk']);
+    expect(rows.map((th) => th.closest('tr')!.dataset.metric)).toEqual(['accuracy', 'f1', 'roc_auc', 'risk']);
+    // A small value keeps its significant digits.
+    expect(within(rows[3].closest('tr')!).getAllByRole('cell')[0].textContent).toBe('0.001665');
+    const notes = screen.getAllByTestId('metrics-note').map((p) => p.textContent);
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toMatch(/fractions of 1.*class 1/);
+    expect(notes[1]).toMatch(/variance of its summed daily return/);
+  });
+
+  it('gives a classical output no quantum backend', async () => {
+    renderOutput(output({ app_data: { model_configurations: { model_type: 'Classical' } } }));
+    expect(await screen.findByRole('heading', { name: 'Tech stocks #41' })).toBeTruthy();
+    expect(screen.queryByTestId('quantum-backend')).toBeNull();
   });
 
   it('shows a Failed output red with its reason and no Model Inference without a trained model', async () => {

@@ -9,6 +9,7 @@ import {
   ResultLogs,
   useLiveOutput,
 } from '../../outputs/output-parts';
+import { predictedColumn } from '../../outputs/output-rules';
 import { OutputSummary } from './output-summary';
 import { configurationChanges, SAME_CONFIGURATION } from './outputs-rules';
 import { WhatIfControl } from './what-if-control';
@@ -94,6 +95,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                     metrics={outputView(shown, live, ongoing).metrics}
                     baseline={shown.baseline}
                     modelName={shown.trained_model_type}
+                    target={predictedColumn(shown.app_data)}
                   />
                 </>
               )}

@@ -270,7 +270,7 @@ describe('output detail in the tab', () => {
         .getAllByRole('columnheader')
         .map((h) => h.textContent),
     ).toEqual(['Metric', 'LSTM', 'Persistence']);
-    expect(within(table).getByRole('row', { name: /mse 0.2500 0.3600/ })).toBeTruthy();
+    expect(within(table).getByRole('row', { name: /^MSE 0.2500 0.3600/ })).toBeTruthy();
     expect(screen.getByTestId('execution-time').textContent).toBe('19.26 s');
     fireEvent.click(screen.getByRole('tab', { name: 'Visualization' }));
     expect(within(screen.getByTestId('output-charts')).getAllByTestId('apex')).toHaveLength(1);
