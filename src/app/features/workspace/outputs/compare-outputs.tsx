@@ -1,6 +1,6 @@
 import type { Problem } from '../../../../engine';
 import type { OutputDetail } from '../../outputs/api';
-import { formatMetric } from '../../outputs/output-rules';
+import { formatMetric, metricLabel } from '../../outputs/output-rules';
 import { compareOutputs, SPLITS_DIFFER } from './outputs-rules';
 import { useOutputDetails } from './use-output-details';
 
@@ -52,8 +52,8 @@ export function CompareOutputs({
             </thead>
             <tbody>
               {comparison.rows.map((row) => (
-                <tr key={row.metric}>
-                  <th scope="row">{row.metric}</th>
+                <tr key={row.metric} data-metric={row.metric}>
+                  <th scope="row">{metricLabel(row.metric)}</th>
                   {row.values.map((value, index) => (
                     <td key={comparison.names[index]}>{formatMetric(value)}</td>
                   ))}

@@ -328,7 +328,7 @@ describe('comparing pinned outputs', () => {
         .getAllByRole('columnheader')
         .map((h) => h.textContent),
     ).toEqual(['Metric', '#41 LSTM', '#42 GRU']);
-    expect(within(table).getByRole('row', { name: 'mse 0.2500 0.2000' })).toBeTruthy();
+    expect(within(table).getByRole('row', { name: 'MSE 0.2500 0.2000' })).toBeTruthy();
     expect(screen.getByTestId('compare-split').textContent).toBe(
       'Same dataset and split: Apple and Google stock price, 100 rows used.',
     );
