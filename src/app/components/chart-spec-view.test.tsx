@@ -19,6 +19,29 @@ const yFormatter = (spec: ChartSpec): Formatter => {
   return yaxis.labels.formatter;
 };
 
+describe('y axis numbers (seen on the quantum outputs)', () => {
+  it('gives every tick the decimals of the axis scale, never -0.0000, and whole data no trailing zeros', () => {
+    // Test error bars up to 9,632: the zero tick read '0.0000' beside '2000'.
+    const bars = line({ type: 'bar', label: 'error', series: [{ name: 'rmse', data: [9631.92, 2881.3] }] });
+    expect([0, 2000, 8000].map(yFormatter(bars))).toEqual(['0', '2000', '8000']);
+    // A VQE convergence axis crossing zero: a tick a hair below 0 read '-0.0000'.
+    const energy = line({ label: 'energy', series: [{ name: 'energy', data: [0.2, -0.24] }] });
+    expect(yFormatter(energy)(-1e-17)).toBe('0.0000');
+    expect(yFormatter(energy)(-0.1)).toBe('-0.1000');
+    // Selected stocks (0 or 1): '0.2', '1', not '0.2000', '1.0000'.
+    const selected = line({
+      type: 'bar',
+      label: 'selected (1) or not (0)',
+      series: [{ name: 's', data: [1, 0, 1] }],
+    });
+    expect([0, 0.2, 1].map(yFormatter(selected))).toEqual(['0', '0.2', '1']);
+    // Loss axes keep their 4 decimals, without the minus of a zero.
+    expect(
+      yFormatter(line({ title: 'Training loss', series: [{ name: 'loss', data: [0.5, 0.25] }] }))(-0),
+    ).toBe('0.0000');
+  });
+});
+
 describe('chart types', () => {
   it('maps line, bar, heatmap and confusion_matrix onto ApexCharts line, bar and heatmap', () => {
     expect(apexConfig(line()).type).toBe('line');

@@ -20,13 +20,35 @@ const COLORS = ['#4f46e5', '#f97316', '#10b981', '#ef4444', '#0ea5e9', '#a855f7'
 /** Spec section 9: a long x axis gets about one tick per n/20 points, so about 20 ticks. */
 const MAX_TICKS = 20;
 
-/** Axis numbers: at most 4 decimals (spec section 9: loss axes show 4), none for large values. */
-export function formatAxisNumber(value: number): string {
+/** '-0.0000' (a tick a hair below zero) reads as 0. */
+const withoutNegativeZero = (text: string) => (/^-0(?:\.0+)?$/.test(text) ? text.slice(1) : text);
+
+const decimalsFor = (magnitude: number) => (magnitude >= 1000 ? 0 : magnitude >= 10 ? 2 : 4);
+
+/**
+ * Axis numbers: at most 4 decimals (spec section 9: loss axes show 4), none for large values. `scale` is
+ * the largest magnitude on the axis: every tick gets at most its decimals, so an axis up to 9,600 reads
+ * 0, 2000, 4000 (not 0.0000, 2000), and one up to 17 reads 13.50, 14.00.
+ */
+export function formatAxisNumber(value: number, scale = Math.abs(value)): string {
   if (!Number.isFinite(value)) return '';
-  const magnitude = Math.abs(value);
-  if (magnitude >= 1000) return value.toFixed(0);
-  if (magnitude >= 10) return value.toFixed(2);
-  return value.toFixed(4);
+  const decimals = Math.min(decimalsFor(Math.abs(value)), decimalsFor(Math.abs(scale)));
+  return withoutNegativeZero(value.toFixed(decimals));
+}
+
+/** Ticks of an axis whose data are whole numbers (0/1 selections, counts): no trailing zeros ('0.2', '1'). */
+export function formatWholeDataTick(value: number): string {
+  if (!Number.isFinite(value)) return '';
+  return withoutNegativeZero(String(Number(value.toFixed(2))));
+}
+
+/** The y values of a spec's series (numbers, [x, y] pairs and {x, y} cells alike). */
+function yValues(spec: ChartSpec): number[] {
+  return spec.series.flatMap((s) =>
+    s.data
+      .map((point) => (isCell(point) ? point.y : isPair(point) ? point[1] : point))
+      .filter((y): y is number => typeof y === 'number' && Number.isFinite(y)),
+  );
 }
 
 const isPair = (point: Point): point is [number | string | null, number | string | null] =>
@@ -104,6 +126,13 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
   }
   const pairs = spec.series.some((s) => s.data.some(isPair));
   const loss = isLossChart(spec);
+  const values = yValues(spec);
+  const scale = Math.max(0, ...values.map(Math.abs));
+  const yFormatter: (v: number) => string = loss
+    ? (v) => withoutNegativeZero(v.toFixed(4))
+    : values.length > 0 && values.every(Number.isInteger)
+      ? formatWholeDataTick
+      : (v) => formatAxisNumber(v, scale);
   // ApexCharts 7.9.1 throws while placing the data labels of a bar chart whose only series has a
   // name (it drew an empty card): a lone bar series goes unnamed; its legend is hidden anyway.
   const unnamed = spec.type === 'bar' && spec.series.length === 1;
@@ -134,7 +163,7 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       xaxis,
       yaxis: {
         title: { text: spec.label },
-        labels: { formatter: loss ? (v: number) => v.toFixed(4) : (v: number) => formatAxisNumber(v) },
+        labels: { formatter: yFormatter },
       },
     },
   };
