@@ -277,3 +277,18 @@ def test_trajectories_and_the_density_matrix_give_the_same_noisy_distribution_wi
     assert np.all(np.abs(sampled - exact) <= 5 * sigma)
     ideal = np.stack([Statevector(circuit.assign_parameters(v)).probabilities() for v in values])
     assert np.abs(exact - ideal).sum(axis=1).max() > 0.05  # and the noise is really there
+
+
+def test_the_noise_of_the_circuits_qubits_is_the_devices_noise_on_them() -> None:
+    from qiskit_aer.noise.device.models import basic_device_gate_errors
+
+    from qmlstudio_worker.quantum.backends import _TargetOn, fake_backend
+
+    backend = fake_backend("fake_kyiv")
+    physical = [3, 4, 5, 15]
+    restricted = basic_device_gate_errors(target=_TargetOn(backend.target, physical))
+    full = [e for e in basic_device_gate_errors(target=backend.target) if set(e[1]) <= set(physical)]
+    assert len(restricted) == len(full) > 0
+    for (gate, qargs, error), (gate_full, qargs_full, error_full) in zip(restricted, full, strict=True):
+        assert (gate, qargs) == (gate_full, qargs_full)
+        assert error == error_full
