@@ -182,6 +182,11 @@ def stratified_sample(y: np.ndarray[Any, Any], cap: int, seed: int) -> np.ndarra
     return np.sort(np.concatenate(chosen))
 
 
+def evaluated_part(scored: int, test_rows: int) -> str:
+    """What the charts' rows are: the whole test part, or the seeded sample of it a measured run scored."""
+    return "test part" if scored >= test_rows else f"sampled test rows ({scored:,} of {test_rows:,})"
+
+
 @dataclass
 class FittedQSVC(FittedVQC):
     """The VQC's preprocessing and reduction (``reps`` are the feature map's) plus the SVM's support
@@ -350,13 +355,14 @@ def train_qsvc_fraud(
     base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
     classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
     curves = {MODEL: scores, "majority-class baseline": base_scores}
+    scored_part = evaluated_part(len(y_test), len(y_all_test))
     charts = [
-        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix (test part)"),
+        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix ({scored_part})"),
         confusion_matrix_chart(
-            y_test, base_pred, classes, "Majority-class baseline: confusion matrix (test part)"
+            y_test, base_pred, classes, f"Majority-class baseline: confusion matrix ({scored_part})"
         ),
-        roc_chart(y_test, curves, positive, "ROC curve (test part)"),
-        pr_chart(y_test, curves, positive, "Precision-recall curve (test part)"),
+        roc_chart(y_test, curves, positive, f"ROC curve ({scored_part})"),
+        pr_chart(y_test, curves, positive, f"Precision-recall curve ({scored_part})"),
     ]
     is_pos = y_test == positive
     tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))

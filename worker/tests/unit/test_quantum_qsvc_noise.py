@@ -75,9 +75,11 @@ def test_noisy_rows_keep_fraud_up_to_half_and_test_rows_are_stratified() -> None
     assert int(common[qsvc.stratified_sample(common, 150, seed=3)].sum()) == 60  # 40 %: its own share
 
 
-def _tiny_fraud(tmp_path: Path) -> Path:
+def _tiny_fraud(tmp_path: Path, fraud: int = 6, others: int = 34) -> Path:
     frame = pd.read_csv(REPO_ROOT / "samples" / "credit_card_fraud_synthetic.csv")
-    small = pd.concat([frame[frame["Class"] == 1].head(6), frame[frame["Class"] == 0].head(34)]).sort_index()
+    small = pd.concat(
+        [frame[frame["Class"] == 1].head(fraud), frame[frame["Class"] == 0].head(others)]
+    ).sort_index()
     path = tmp_path / "fraud_tiny.csv"
     small.to_csv(path, index=False)
     return path
@@ -130,7 +132,8 @@ def test_a_qsvc_fraud_job_runs_on_a_device_in_local_testing_mode(
         quantum_device_backend="ibm_kyiv",
         actual_quantum_device_token="local-test-token",
     )
-    code, lines = run("fraud-detection", body, _tiny_fraud(tmp_path), None, parse_protocol_lines)
+    # each kernel is one local provider job: 20 rows keep it to seconds
+    code, lines = run("fraud-detection", body, _tiny_fraud(tmp_path, 4, 16), None, parse_protocol_lines)
     data = result_of(code, lines)
     config = data["training_data"]["config"]
     assert config["device"] == "ibm_kyiv"
@@ -138,6 +141,30 @@ def test_a_qsvc_fraud_job_runs_on_a_device_in_local_testing_mode(
     assert len(config["backend_run"]["provider_job_ids"]) == 2  # the training kernel, then the test kernel
     submitted = [m["message"] for m in lines if m["type"] == "log" and "submitted to" in m["message"]]
     assert len(submitted) == 2
+
+
+def test_charts_of_a_sampled_test_part_say_how_many_rows_were_scored() -> None:
+    assert qsvc.evaluated_part(40, 40) == "test part"
+    assert qsvc.evaluated_part(150, 6_000) == "sampled test rows (150 of 6,000)"
+    rng = np.random.default_rng(0)
+    y_train, y_test = np.array([1] * 6 + [0] * 18), np.array([1] * 4 + [0] * 12)
+    x_train = rng.normal(size=(24, 3)) + y_train[:, None]
+    x_test = rng.normal(size=(16, 3)) + y_test[:, None]
+    result, _ = qsvc.train_qsvc_fraud(
+        x_train,
+        y_train,
+        x_test,
+        y_test,
+        reps=1,
+        shots=128,
+        noise_model="fake_kyiv",
+        qubits=2,
+        max_test_rows=6,
+    )
+    assert result["config"]["test_rows_scored"] == 6
+    titles = [chart["title"] for chart in result["charts"]]
+    assert "ROC curve (sampled test rows (6 of 16))" in titles
+    assert all("test part" not in title for title in titles)
 
 
 def test_the_estimate_under_a_noise_model_counts_the_capped_kernel_circuits() -> None:
