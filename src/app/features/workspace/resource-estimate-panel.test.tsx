@@ -10,6 +10,7 @@ import { browserRegistry } from '../../../renderers/browser-registry';
 import { fakeApi } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach } from '../../test-support/page-test';
 import {
+  describedUnit,
   ESTIMATE_INCOMPLETE,
   ESTIMATE_QUANTUM_ONLY,
   ESTIMATE_REFUSED,
@@ -143,6 +144,15 @@ describe('ResourceEstimatePanel', () => {
     expect(row.querySelector('dt')!.textContent).toBe('Circuit evaluations');
     expect(row.querySelector('dd')!.textContent).toBe(
       '14,000 circuits (one per training row per evaluation)',
+    );
+  });
+
+  it('reads one described circuit in the singular (a portfolio QAOA: one circuit per energy evaluation)', () => {
+    expect(describedUnit('circuits (one per energy evaluation)', 1)).toBe(
+      'circuit (one per energy evaluation)',
+    );
+    expect(describedUnit('circuits (one per energy evaluation)', 2)).toBe(
+      'circuits (one per energy evaluation)',
     );
   });
 

@@ -19,6 +19,11 @@ export function formatDuration(seconds: number): string {
   return rest ? `${hours} h ${rest} min` : `${hours} h`;
 }
 
+/** A described unit after its number: one circuit reads '1 circuit (...)', not '1 circuits (...)'. */
+export function describedUnit(unit: string, n: number): string {
+  return n === 1 ? unit.replace(/^(\w+?)s\b/, '$1') : unit;
+}
+
 const count = (n: number | null | undefined, none: string) =>
   n === null || n === undefined ? none : n.toLocaleString('en-US');
 
@@ -39,7 +44,7 @@ function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
           'Circuit evaluations',
           estimate.evaluations_per_iteration === null || estimate.evaluations_per_iteration === undefined
             ? 'not counted'
-            : `${count(estimate.evaluations_per_iteration, '')} ${unit}`,
+            : `${count(estimate.evaluations_per_iteration, '')} ${describedUnit(unit, estimate.evaluations_per_iteration)}`,
         ],
     ['Total shots', count(estimate.total_shots, 'none (exact statevector simulation)')],
     [
