@@ -346,7 +346,10 @@ def prepare_noisy(
     program, order = _probability_program(compact)
     chosen = method or simulation_method(compact.num_qubits)
     readout = _device_readout(backend, physical)
-    simulator = AerSimulator(noise_model=_device_noise(backend, physical), method=chosen)
+    # the rows of one call are Aer experiments: a small density matrix runs one per core (Aer parallelizes
+    # the state itself only from 14 qubits, the trajectories' shots on its own)
+    options = {"max_parallel_experiments": 0} if chosen == "density_matrix" else {}
+    simulator = AerSimulator(noise_model=_device_noise(backend, physical), method=chosen, **options)
     return NoisyCircuit(
         noise_model=noise_model,
         device=str(backend.name),
