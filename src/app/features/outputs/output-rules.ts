@@ -46,12 +46,13 @@ export function formatExecutionTime(seconds: number | null | undefined): string 
 
 /**
  * A metric value in the table: up to 4 decimals, integers as they are. A small value keeps 4 significant
- * digits (a portfolio's risk 0.001665 read '0.0017' and an objective of -0.00004 read '-0.0000').
+ * digits (a portfolio's risk 0.001665 read '0.0017' and an objective of -0.00004 read '-0.0000'); 0.005
+ * reads '0.005000' beside '0.5000'.
  */
 export function formatMetric(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   if (Number.isInteger(value)) return String(value);
-  if (Math.abs(value) < 0.01) return String(Number(value.toPrecision(4)));
+  if (Math.abs(value) < 0.01) return value.toPrecision(4);
   return value.toFixed(4);
 }
 

@@ -180,7 +180,8 @@ describe('output rules', () => {
     // A different value under the old name is a metric of its own.
     expect(metricRows({ f1: 0.5, fMeasure: 0.4 }, null).map((row) => row.name)).toEqual(['f1', 'fMeasure']);
     expect(formatMetric(-0.0024261184716570417)).toBe('-0.002426');
-    expect(formatMetric(-0.00004)).toBe('-0.00004');
+    expect(formatMetric(-0.00004)).toBe('-0.00004000');
+    expect(formatMetric(0.005)).toBe('0.005000');
     expect(formatMetric(0.61470723)).toBe('0.6147');
     expect(formatMetric(0)).toBe('0');
     expect(metricNotes(['mse', 'rmse', 'mape'], 'Weekly_Sales')).toEqual([
