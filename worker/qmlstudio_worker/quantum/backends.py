@@ -297,6 +297,7 @@ class NoisyCircuit:
             "trajectories": self.trajectories,
             "transpile_seconds": round(self.transpile_seconds, 3),
             "circuits_run": self.circuits_run,
+            "simulator_calls": self.calls,
             "simulation_seconds": round(self.run_seconds, 3),
         }
 

@@ -4,18 +4,25 @@ From a job body (the same one execute-job sends) :func:`estimate` builds the Qis
 model would run, transpiles it for the chosen simulator (``AerSimulator``, optimization level 1, seeded)
 and reports its qubits, depth and two-qubit-gate count; the circuit evaluations per optimizer iteration
 (or per epoch for the hybrid forecasters), the iterations, the total shots a shot-based backend would
-take, and a run time estimated from one timing of this worker's own simulation of that circuit on this
-machine (so it reflects the exact simulator the job uses, not a device). Evaluation counts per
-iteration: COBYLA 1, SPSA 2, ADAM 2 P + 1 on a sampler (parameter shift over P parameters; our exact
-simulator takes one autograd pass instead, which the time estimate uses). ``rows`` (the dataset's row
-count, which the body does not carry) scales the per-row models; without it they are reported per row.
+take, and a run time measured on this machine. Timing (:func:`_timed`): one warm-up call excluded (first-call
+costs of torch, Aer and the noise model), then the median of ``TIMING_CALLS`` calls, each the call the run
+itself repeats, scaled by the run's true number of such calls: the optimizer's evaluations
+(:func:`optimizer_evaluations`: SPSA's calibration included) and, for the fraud VQC, the exact trainings of
+the angle-range search that precede the real one (``vqc.ANGLE_RANGES`` on the fit part of the rows).
+Evaluation counts per iteration on a sampler: COBYLA 1, SPSA 2, ADAM 2 P + 1 (parameter shift over P
+parameters; our exact simulator takes one autograd pass instead, which the time estimate uses). ``rows``
+(the dataset's row count, which the body does not carry) scales the per-row models; without it they are
+reported per row.
 
 Off the ideal simulator the circuit is transpiled for the chosen backend's target instead, as the run does
 (:mod:`.backends`, :mod:`.devices`: measured, optimization level 1, seeded with the run's default seed): a
 noise model's device snapshot, or a real device's own snapshot from the fake provider (offline, so no token
 or network is needed; the live device may be calibrated differently). Under a noise model the run time is
-timed on this machine's noisy simulation of that circuit (Aer density matrix, the run's shots); a device's
-run time depends on the provider's queue and is not estimated.
+timed on this machine's noisy simulation of that circuit (:mod:`.backends`: the run's method and shots) in
+the run's call shape (:func:`noisy_plan`): one row per call for portfolio and routing (each optimizer
+evaluation, then the final measurement), the training rows per call for the VQC, calls of up to
+``ROWS_PER_CALL`` kernel entries for the QSVC; ``simulator_calls`` and ``noisy_circuits_run`` say what the
+run will call. A device's run time depends on the provider's queue and is not estimated.
 """
 
 from __future__ import annotations
@@ -51,18 +58,36 @@ TESTED_UNDER_NOISE = {
     ("demand-forecasting", "Hybrid quantum neural network"),
 }
 FRAUD_TRAIN_SHARE = 0.7  # the fraud test_ratio options are 0.3 to 0.8; the body's value is used when present
-TIMING_REPEATS = 3
+#: Timed calls after the warm-up call (excluded: first-call costs of torch, Aer and the noise model); their
+#: median is the estimate's cost per call, so one slow or fast call does not swing the estimate.
+TIMING_CALLS = 3
+#: Fewer timed calls (at least one) once the warm-up and the timed calls took this long (a 14-qubit noisy
+#: call takes several seconds, and the server waits for the estimate).
+TIMING_BUDGET_SECONDS = 10.0
 
 
 def _timed(action: Callable[[], Any]) -> float:
-    """The fastest of a few runs of ``action`` (seconds): the machine's cost without warm-up noise."""
+    """The median seconds of ``TIMING_CALLS`` calls of ``action`` after one warm-up call (excluded)."""
+    started = time.perf_counter()
     action()
-    best = math.inf
-    for _ in range(TIMING_REPEATS):
+    spent = time.perf_counter() - started
+    samples: list[float] = []
+    while len(samples) < TIMING_CALLS and (not samples or spent < TIMING_BUDGET_SECONDS):
         started = time.perf_counter()
         action()
-        best = min(best, time.perf_counter() - started)
-    return best
+        samples.append(time.perf_counter() - started)
+        spent += samples[-1]
+    return float(np.median(samples))
+
+
+def optimizer_evaluations(optimizer: str, maxiter: int) -> int:
+    """Objective evaluations a run of ``optimizer`` makes (:func:`.optimizers.minimize`): COBYLA and ADAM
+    one per iteration, SPSA its calibration (2 per step), 2 per iteration and the final point."""
+    from qmlstudio_worker.quantum.optimizers import CALIBRATION_STEPS
+
+    if optimizer == "SPSA":
+        return 2 * CALIBRATION_STEPS + 2 * maxiter + 1
+    return maxiter
 
 
 def _compiled_summary(circuit: Any, compiled: Any, transpiled_for: str) -> dict[str, Any]:
@@ -108,13 +133,37 @@ def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
     )
 
 
-def _noisy_seconds_per_circuit(circuit: Any, noise_model: str, shots: int) -> float:
-    """Seconds per circuit of this machine's noisy simulation of ``circuit`` (what a noisy run repeats)."""
+def _noisy_seconds_per_call(circuit: Any, noise_model: str, shots: int, rows_per_call: int) -> float:
+    """Seconds of one call of this machine's noisy simulation of ``circuit`` with ``rows_per_call``
+    parameter rows: the call a noisy run repeats (one row per optimizer evaluation for portfolio and routing,
+    the training rows for the VQC, up to ``ROWS_PER_CALL`` kernel entries for the QSVC)."""
     from qmlstudio_worker.quantum.backends import prepare_noisy
 
     runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, RUN_SEED)
-    values = np.random.default_rng(0).uniform(0.1, 1.0, (NOISY_TIMING_ROWS, circuit.num_parameters))
-    return _timed(lambda: runner.probabilities(values)) / NOISY_TIMING_ROWS
+    values = np.random.default_rng(0).uniform(0.1, 1.0, (rows_per_call, circuit.num_parameters))
+    return _timed(lambda: runner.probabilities(values))
+
+
+def noisy_plan(
+    kind: str, model: str, evaluations: int, train_rows: int | None, test_rows: int | None
+) -> tuple[int, int] | None:
+    """(simulator calls, circuits) of a noisy run, as its code calls
+    :meth:`.backends.NoisyCircuit.probabilities`; None where the count depends on the data (the QSVC's
+    support vectors) or the rows are unknown.
+
+    - portfolio and routing: one call of one row per optimizer evaluation, then one for the final
+      measurement;
+    - the fraud VQC: every evaluation measures its training rows (calls of at most ``ROWS_PER_CALL``
+      rows), then the test rows are scored the same way."""
+    from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
+
+    if kind in ("portfolio-optimization", "vehicle-routing"):
+        return evaluations + 1, evaluations + 1
+    if model != "Variational Quantum Classifier" or train_rows is None or test_rows is None:
+        return None
+    per_evaluation = math.ceil(train_rows / ROWS_PER_CALL)
+    calls = evaluations * per_evaluation + math.ceil(test_rows / ROWS_PER_CALL)
+    return calls, evaluations * train_rows + test_rows
 
 
 def _target(params: Mapping[str, Any], noise_model: str | None) -> tuple[str, str | None, Any | None]:
@@ -135,6 +184,7 @@ def _target(params: Mapping[str, Any], noise_model: str | None) -> tuple[str, st
 
 
 def _per_iteration(optimizer: str, parameters: int) -> int:
+    """Circuit evaluations per iteration on a sampler (ADAM: the parameter shift's 2 P + 1)."""
     return EVALUATIONS_PER_ITERATION.get(optimizer, 2 * parameters + 1)
 
 
@@ -172,21 +222,50 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
     iterations = int(params.get("optimizer_alg_maxiter") or 100)
     ansatz = Ansatz(pqc, qubits, int(params.get("circuit_repetition") or 2))
     circuit = qiskit_feature_map(qubits, vqc.FEATURE_MAP_REPS).compose(ansatz.qiskit_circuit())
-    used = min(train, vqc.MAX_TRAIN_ROWS) if train is not None else None
-    # One evaluation is timed at the real row count: its cost is the PQC's unitary plus one matmul.
-    batch = used if used is not None else 1
-    states = zz_feature_map_states(np.random.default_rng(0).uniform(0, 0.5, (batch, qubits)))
-    weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64)
-    per_evaluation = _timed(lambda: vqc._odd_probability(states, ansatz, weights))
-    per_iteration = _per_iteration(optimizer, ansatz.num_parameters)
+    cap = min(vqc.MAX_TRAIN_ROWS, vqc.MAX_NOISY_TRAIN_ROWS) if measured else vqc.MAX_TRAIN_ROWS
+    used = min(train, cap) if train is not None else None
+    evaluations = optimizer_evaluations(optimizer, iterations)
+
+    def loss_seconds(batch: int) -> float:
+        """One evaluation of the training loss as the run calls it (vqc.train_vqc_fraud's ``loss``): the
+        odd-parity probability of ``batch`` rows and the class-weighted cross-entropy; ADAM adds the
+        backward pass."""
+        states = zz_feature_map_states(
+            np.random.default_rng(0).uniform(0, 0.5, (batch, qubits)), vqc.FEATURE_MAP_REPS
+        )
+        fraud = torch.zeros(batch, dtype=torch.bool)
+        fraud[::5] = True
+        weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64, requires_grad=optimizer == "ADAM")
+
+        def call() -> None:
+            if optimizer == "ADAM":
+                vqc._weighted_cross_entropy(vqc._odd_probability(states, ansatz, weights), fraud).backward()
+                return
+            with torch.no_grad():
+                vqc._weighted_cross_entropy(vqc._odd_probability(states, ansatz, weights), fraud)
+
+        return _timed(call)
+
+    seconds = None
+    search_seconds = None
+    if used is not None:
+        # the angle range is chosen first: one exact training per candidate on the fit part of the rows
+        fit_rows = max(1, used - round(used * vqc.VALIDATION_SHARE))
+        search_seconds = len(vqc.ANGLE_RANGES) * evaluations * loss_seconds(fit_rows)
+        seconds = search_seconds + evaluations * loss_seconds(used)
     return {
         "model": vqc.MODEL,
         "circuit": circuit,
-        "evaluations_per_iteration": None if used is None else used * per_iteration,
+        "evaluations_per_iteration": None
+        if used is None
+        else used * _per_iteration(optimizer, ansatz.num_parameters),
         "iterations": iterations,
+        "optimizer_evaluations": evaluations,
+        "train_rows": used,
+        "test_rows": None if rows is None or train is None else rows - train,
         "evaluation_unit": "circuits (one per training row per evaluation)",
-        # The simulator runs one evaluation per COBYLA/ADAM step, two per SPSA step.
-        "seconds": None if used is None else per_evaluation * iterations * (2 if optimizer == "SPSA" else 1),
+        "seconds": seconds,
+        "exact_search_seconds": search_seconds,
     }
 
 
@@ -267,18 +346,50 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
             ansatz.apply(zero_state(qubits, 1, ansatz.complex_amplitudes), weights)
 
     per_iteration = _per_iteration(optimizer, params_count)
-    seconds = _timed(evaluate) * iterations * (2 if optimizer == "SPSA" else 1) if simulable else None
+    evaluations = optimizer_evaluations(optimizer, iterations)
+    seconds = _timed(evaluate) * evaluations if simulable else None
     return {
         "model": model,
         "circuit": circuit,
         "evaluations_per_iteration": per_iteration,
         "iterations": iterations,
+        "optimizer_evaluations": evaluations,
         "evaluation_unit": "circuits (one per energy evaluation)",
         "seconds": seconds,
         "note": None
         if simulable
         else f"{qubits} qubits: above the simulator's limit of 16, the job is refused",
     }
+
+
+def _noisy_run_seconds(
+    kind: str, found: Mapping[str, Any], noise_model: str, shots: int
+) -> tuple[float | None, tuple[int, int] | None]:
+    """The run time under a noise model from timed calls of the run's own shape, and the run's (simulator
+    calls, circuits) where they are known (:func:`noisy_plan`)."""
+    from qmlstudio_worker.quantum import qsvc
+    from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
+
+    circuit = found["circuit"]
+    if found["model"] == qsvc.MODEL:
+        entries = found["evaluations_per_iteration"]
+        if entries is None:
+            return None, None
+        rows_per_call = min(entries, ROWS_PER_CALL)
+        per_call = _noisy_seconds_per_call(circuit, noise_model, shots, rows_per_call)
+        return per_call * entries / rows_per_call, None
+    evaluations = int(found["optimizer_evaluations"])
+    plan = noisy_plan(kind, found["model"], evaluations, found.get("train_rows"), found.get("test_rows"))
+    if kind in ("portfolio-optimization", "vehicle-routing"):
+        assert plan is not None
+        return _noisy_seconds_per_call(circuit, noise_model, shots, 1) * plan[0], plan
+    train_rows, test_rows = found.get("train_rows"), found.get("test_rows")
+    if train_rows is None or test_rows is None or plan is None:
+        return None, None
+    per_call = _noisy_seconds_per_call(circuit, noise_model, shots, min(train_rows, ROWS_PER_CALL))
+    per_row = per_call / min(train_rows, ROWS_PER_CALL)
+    search = float(found.get("exact_search_seconds") or 0.0)
+    return search + per_row * plan[1], plan
 
 
 def estimate(
@@ -308,6 +419,8 @@ def estimate(
     evaluations = None if per_iteration is None else per_iteration * found["iterations"]
     seconds = found["seconds"]
     note = found.get("note")
+    simulator_calls: int | None = None
+    circuits_run: int | None = None
     if where == "ideal":
         summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
         simulation = "exact statevector" if shots is None else f"{shots} shots per circuit"
@@ -323,9 +436,12 @@ def estimate(
         tested_only = (kind, found["model"]) in TESTED_UNDER_NOISE
         if where == "noise_model" and tested_only:
             test_windows = None if rows is None else max(1, rows - round(rows * 0.8))
-            per_circuit = _noisy_seconds_per_circuit(found["circuit"], name, shots)
             if found["seconds"] is not None and test_windows is not None:
-                seconds = found["seconds"] + per_circuit * test_windows
+                from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
+
+                batch = min(test_windows, ROWS_PER_CALL)  # the test windows in calls of that many rows
+                per_call = _noisy_seconds_per_call(found["circuit"], name, shots, batch)
+                seconds = found["seconds"] + per_call * test_windows / batch
             note = f"Trained on the exact simulator; the test predictions run under the {name} noise."
         elif (kind, found["model"]) not in NOISY_PATH_MODELS:
             note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
@@ -334,9 +450,10 @@ def estimate(
         elif kind == "vehicle-routing" and found["circuit"].num_qubits > routing.MAX_NOISY_QUBITS:
             note = routing.noisy_refusal(found["circuit"].num_qubits, name, None, evaluations or 0)
         else:
-            per_circuit = _noisy_seconds_per_circuit(found["circuit"], name, shots)
-            seconds = None if evaluations is None else per_circuit * evaluations
-            simulation = f"{shots} shots per circuit under the {name} noise (Aer density matrix)"
+            seconds, plan = _noisy_run_seconds(kind, found, name, shots)
+            if plan is not None:
+                simulator_calls, circuits_run = plan
+            simulation = f"{shots} shots per circuit under the {name} noise (Aer, the run's method)"
     return {
         "problem": kind,
         "model": found["model"],
@@ -353,6 +470,9 @@ def estimate(
         "total_shots": None if shots is None or evaluations is None else shots * evaluations,
         "simulation": simulation,
         "estimated_seconds": None if seconds is None else round(float(seconds), 3),
+        "optimizer_evaluations": found.get("optimizer_evaluations"),
+        "simulator_calls": simulator_calls,
+        "noisy_circuits_run": circuits_run,
         "rows": rows,
         "note": note,
     }

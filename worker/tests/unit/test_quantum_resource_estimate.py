@@ -148,10 +148,11 @@ def test_device_estimate_uses_the_devices_offline_snapshot() -> None:
 
 
 def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
-    refused = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=4, noise_model="fake_kyiv")
-    assert refused["transpiled_for"].startswith("fake_kyiv")
-    assert refused["estimated_seconds"] is None
-    assert "needs 14 qubits" in refused["note"]  # the job's own refusal: too big to simulate with noise
+    sample = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=4, noise_model="fake_kyiv")
+    assert sample["transpiled_for"].startswith("fake_kyiv")
+    assert sample["qubits"] == 14  # the shipped sample runs under noise (statevector trajectories)
+    assert sample["estimated_seconds"] > 0
+    assert sample["note"] is None
     small = estimate("vehicle-routing", quantum_body("vehicle-routing"), rows=3, noise_model="fake_kyiv")
     assert small["qubits"] == 6
     assert small["estimated_seconds"] > 0
@@ -164,3 +165,50 @@ def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
     on_device = {**stock, "use_quantum_simulator": False, "quantum_device_backend": "ibm_kyiv"}
     assert "ideal simulator only" in estimate("stock-price-prediction", on_device, rows=200)["note"]
     assert exact["note"] is None
+
+
+def test_the_estimate_counts_the_calls_and_evaluations_the_run_makes() -> None:
+    import numpy as np
+
+    from qmlstudio_worker.ml.portfolio import PortfolioProblem
+    from qmlstudio_worker.quantum import vehicle_routing as vr
+    from qmlstudio_worker.quantum.portfolio_vqe import solve_qaoa
+
+    returns = np.random.default_rng(1).normal(0.001, 0.02, (60, 3))
+    problem = PortfolioProblem(
+        assets=("A", "B", "C"),
+        mu=returns.mean(axis=0),
+        sigma=np.cov(returns, rowvar=False),
+        risk_factor=0.5,
+        budget=1,
+    )
+    body = quantum_body(
+        "portfolio-optimization",
+        model="QAOA",
+        stocks_names=["A", "B", "C"],
+        optimizer_alg="SPSA",
+        optimizer_alg_maxiter=2,
+        circuit_repetition=1,
+        quantum_shots=64,
+    )
+    estimated = estimate("portfolio-optimization", body, noise_model="fake_kyiv")
+    ran = solve_qaoa(problem, "SPSA", 2, 1, 42, 64, noise_model="fake_kyiv")
+    # SPSA: its calibration, 2 per step and the final point; then the final measurement; one row per call
+    assert estimated["optimizer_evaluations"] == ran["optimizer"]["evaluations"]
+    assert estimated["simulator_calls"] == ran["backend_run"]["simulator_calls"]
+    assert estimated["noisy_circuits_run"] == ran["backend_run"]["circuits_run"]
+    assert estimated["total_shots"] is not None
+
+    stops = vr.RoutingInstance(
+        names=["depot", "a", "b"],
+        coordinates=np.asarray([[52.52, 13.40], [52.49, 13.39], [52.49, 13.41]]),
+        demand=np.zeros(3),
+        depot=0,
+        vehicles=1,
+        capacity=100,
+    )
+    routing = quantum_body("vehicle-routing", model="VQE", optimizer_alg="COBYLA", optimizer_alg_maxiter=5)
+    estimated = estimate("vehicle-routing", routing, rows=3, noise_model="fake_kyiv")
+    ran = vr.solve_quantum(stops, "VQE", "COBYLA", 5, 1, 42, noise_model="fake_kyiv")
+    assert estimated["optimizer_evaluations"] == ran["optimizer"]["evaluations"] == 5
+    assert estimated["simulator_calls"] == ran["backend_run"]["simulator_calls"] == 6
