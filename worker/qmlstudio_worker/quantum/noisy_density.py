@@ -9,8 +9,10 @@ model into a :class:`NoisyDensityProgram`, a batched density-matrix simulation i
   gate's ``QuantumError`` of the noise model on those qubits as a channel (its ``SuperOp``, precomputed);
   a fixed gate and its error are one superoperator, and runs of fixed one-qubit operations (and of
   noiseless ``rz`` on one qubit) are merged;
-- rotation angles are the transpiler's ``ParameterExpression`` of the model's parameters; they must be
-  linear, ``c0 + sum_i c_i p_i`` (checked with the expression's gradient), else :class:`NoisyDensityError`;
+- rotation angles are the transpiler's ``ParameterExpression`` of the model's parameters. Linear ones,
+  ``c0 + sum_i c_i p_i`` (checked with the expression's gradient: every angle of a transpiled ansatz), are
+  one matrix product for all gates; others (the ZZ feature map's ``2 (pi - x_i)(pi - x_j)``) are evaluated
+  in torch from the expression's sympy form, and one torch cannot evaluate is a :class:`NoisyDensityError`;
 - the measurement is the diagonal of the final density matrix, marginalized to the measured qubits,
   reordered to the classical bits (index bit c = clbit c = qubit c of the MODEL, the layout of
   ``NoisyCircuit.probabilities``) and passed through each qubit's readout assignment matrix.
@@ -107,12 +109,22 @@ class _Superop:
 
 
 @dataclass
+class _Formula:
+    """A non-linear angle term: ``function`` of the value columns ``columns`` (torch in, torch out)."""
+
+    function: Any
+    columns: list[int]
+    text: str
+
+
+@dataclass
 class _Phase:
-    """A diagonal rotation rz(angle) on ``qubit``; angle = offset + values @ coefficients."""
+    """A diagonal rotation rz(angle) on ``qubit``; angle = offset + values @ coefficients + formulas."""
 
     qubit: int
     offset: float
     coefficients: np.ndarray[Any, Any]  # (parameters,)
+    formulas: list[_Formula] = field(default_factory=list)
 
 
 @dataclass
@@ -124,38 +136,61 @@ class _Rotation:
     offset: float
     coefficients: np.ndarray[Any, Any]
     error: np.ndarray[Any, Any] | None
+    formulas: list[_Formula] = field(default_factory=list)
 
 
 _Op = _Superop | _Phase | _Rotation
 
 
-def _linear_angle(value: Any, parameters: Sequence[Any], gate: str) -> tuple[float, np.ndarray[Any, Any]]:
-    """(c0, c) with angle = c0 + sum c_i p_i for a gate parameter (a number or a ParameterExpression)."""
+def _formula(value: Any, parameters: Sequence[Any], gate: str) -> _Formula:
+    """A non-linear angle (the ZZ feature map's 2 (pi - x_i)(pi - x_j)) as a torch function of its value
+    columns, through the expression's sympy form (arithmetic and the usual functions)."""
+    import sympy  # type: ignore[import-untyped]
+    import torch
+
+    expression = value.sympify()
+    by_name = {str(p): i for i, p in enumerate(parameters)}
+    symbols = sorted(expression.free_symbols, key=str)
+    functions = {"sin": torch.sin, "cos": torch.cos, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt}
+    function = sympy.lambdify(symbols, expression, modules=[functions, "math"])
+    formula = _Formula(function, [by_name[str(sym)] for sym in symbols], str(value))
+    try:  # checked once here: an expression torch cannot evaluate is refused before training
+        probe = function(*(torch.zeros(1, dtype=torch.float64) for _ in symbols))
+        torch.as_tensor(probe, dtype=torch.float64)
+    except Exception as exc:
+        raise NoisyDensityError(f"the {gate} angle {value} cannot be evaluated in torch: {exc}") from None
+    return formula
+
+
+def _angle(
+    value: Any, parameters: Sequence[Any], gate: str
+) -> tuple[float, np.ndarray[Any, Any], list[_Formula]]:
+    """(c0, c, formulas): angle = c0 + sum c_i p_i (+ formulas when it is not linear) for a gate parameter
+    (a number or a ParameterExpression of the model's parameters). Linear angles (every angle of a
+    transpiled ansatz) are one matrix product for all gates; others are evaluated term by term."""
     from qiskit.circuit import ParameterExpression
 
     coefficients = np.zeros(len(parameters), dtype=np.float64)
     if not isinstance(value, ParameterExpression):
-        return float(value), coefficients
+        return float(value), coefficients, []
     position = {p: i for i, p in enumerate(parameters)}
     for p in value.parameters:
         if p not in position:
             raise NoisyDensityError(
                 f"the {gate} angle {value} uses the parameter {p}, which is not the model's"
             )
+    for p in value.parameters:
         slope = value.gradient(p)
         if isinstance(slope, ParameterExpression):
             if slope.parameters:
-                raise NoisyDensityError(
-                    f"the {gate} angle {value} is not linear in the model's parameters; the noisy "
-                    "simulation supports angles c0 + sum c_i p_i only"
-                )
+                return 0.0, np.zeros(len(parameters)), [_formula(value, parameters, gate)]
             slope = complex(slope)
         slope = complex(slope)
         if abs(slope.imag) > 1e-12:
             raise NoisyDensityError(f"the {gate} angle {value} is not real")
         coefficients[position[p]] = slope.real
     offset = complex(value.bind(dict.fromkeys(value.parameters, 0.0), allow_unknown_parameters=True))
-    return offset.real, coefficients
+    return offset.real, coefficients, []
 
 
 def _superop(matrix_or_channel: Any) -> np.ndarray[Any, Any]:
@@ -230,6 +265,7 @@ class NoisyDensityProgram:
         if not self._tensors:
             phases = [op for op in self.ops if isinstance(op, _Phase | _Rotation)]
             self._tensors["offsets"] = torch.tensor([op.offset for op in phases], dtype=torch.float64)
+            self._tensors["formulas"] = [(j, op.formulas) for j, op in enumerate(phases) if op.formulas]
             self._tensors["coefficients"] = torch.as_tensor(
                 np.stack([op.coefficients for op in phases], axis=1)
                 if phases
@@ -325,6 +361,12 @@ class NoisyDensityProgram:
         tensors = self._prepared()
         batch, n = values.shape[0], self.qubits
         angles = tensors["offsets"] + values @ tensors["coefficients"]
+        if tensors["formulas"]:
+            columns = list(angles.unbind(1))
+            for j, formulas in tensors["formulas"]:
+                for f in formulas:
+                    columns[j] = columns[j] + f.function(*(values[:, c] for c in f.columns))
+            angles = torch.stack(columns, 1)
         rho = torch.zeros((batch, *([2] * (2 * n))), dtype=torch.complex128)
         rho.reshape(batch, -1)[:, 0] = 1
         # logical axes, most significant first: row bits n-1..0, then column bits 2n-1..n
@@ -440,14 +482,15 @@ def compile_noisy(circuit: Any, noise: Any, parameters: Sequence[Any]) -> NoisyD
         error_superop = _error_superop(error) if error is not None else None
         is_parameterized = any(hasattr(p, "parameters") for p in inst.operation.params)
         if name in _PHASE_GATES and error_superop is None:
-            offset, coefficients = _linear_angle(inst.operation.params[0], params, name)
+            offset, coefficients, formulas = _angle(inst.operation.params[0], params, name)
             q = qubits[0]
             previous = ops[last[q]] if q in last else None
             if isinstance(previous, _Phase) and previous.qubit == q:
                 previous.offset += offset
                 previous.coefficients = previous.coefficients + coefficients
+                previous.formulas = previous.formulas + formulas
             else:
-                ops.append(_Phase(q, offset, coefficients))
+                ops.append(_Phase(q, offset, coefficients, formulas))
                 last[q] = len(ops) - 1
             continue
         if is_parameterized:
@@ -456,8 +499,8 @@ def compile_noisy(circuit: Any, noise: Any, parameters: Sequence[Any]) -> NoisyD
                     f"the parameterized gate {name} is not supported by the noisy simulation "
                     f"(supported: {', '.join(_PHASE_GATES + _ROTATIONS)} without error)"
                 )
-            offset, coefficients = _linear_angle(inst.operation.params[0], params, name)
-            ops.append(_Rotation(name, qubits[0], offset, coefficients, error_superop))
+            offset, coefficients, formulas = _angle(inst.operation.params[0], params, name)
+            ops.append(_Rotation(name, qubits[0], offset, coefficients, error_superop, formulas))
             last[qubits[0]] = len(ops) - 1
             continue
         try:

@@ -10,8 +10,9 @@
   over ``CALIBRATION_STEPS`` random directions); ``maxiter`` iterations of two evaluations each; seeded
   directions. The curve is the mean of each iteration's two evaluations.
 - **ADAM**: torch's Adam, learning rate ``ADAM_LEARNING_RATE``, ``maxiter`` steps on the exact gradient of
-  the simulated circuit (autograd through the statevector: no parameter shift, no shots). The curve is the
-  objective at every step.
+  the simulated circuit (autograd through the statevector, or under a noise model through the noisy
+  density-matrix simulation of :mod:`.noisy_density`: no parameter shift, no shots). The curve is the
+  objective at every step. A real device gives no such gradient: :data:`ADAM_ON_A_DEVICE` is the refusal.
 
 Every run is deterministic for a given seed.
 """
@@ -31,6 +32,11 @@ CALIBRATION_STEPS = 25
 ADAM_LEARNING_RATE = 0.05
 SPSA_ALPHA, SPSA_GAMMA, SPSA_C = 0.602, 0.101, 0.2
 SPSA_TARGET_MAGNITUDE = 2 * math.pi / 10
+#: The one wording of the refusal of ADAM on a real IBM device (models raise it; the server may mirror it).
+ADAM_ON_A_DEVICE = (
+    "ADAM trains on the gradient of a simulation, which a real device does not give: "
+    "choose COBYLA or SPSA to run on an IBM device"
+)
 
 Objective = Callable[[Any], Any]  # torch.Tensor (weights) -> torch scalar tensor
 

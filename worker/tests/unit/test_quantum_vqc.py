@@ -210,3 +210,32 @@ def test_fraud_probability_equals_qiskit_statevector(pqc: str) -> None:
     for row in range(5):
         state = Statevector(circuit.assign_parameters([*x[row], *weights]))
         assert abs(ours[row] - state.probabilities() @ parity(4)) < 1e-10
+
+
+def test_adam_under_a_noise_model_trains_on_the_noisy_channel(prepared) -> None:  # type: ignore[no-untyped-def]
+    result, _ = _train(prepared, optimizer="ADAM", maxiter=8, noise_model="fake_kyiv", shots=256)
+    exact, _ = _train(prepared, optimizer="ADAM", maxiter=8)
+    curve = result["losses"]["train"]
+    assert len(curve) == 8
+    assert curve[-1] < curve[0]  # the noisy loss falls
+    # the same start, another loss: the optimizer sees the noisy channel's
+    assert abs(curve[0] - exact["losses"]["train"][0]) > 1e-4
+    config = result["config"]
+    assert config["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
+    assert config["noisy_training"]["active_qubits"] == 4
+    assert config["noisy_training"]["rows_simulated"] == 8 * result["data"]["train_rows_used"]
+    # only the test rows ran on Aer with shots: training ran no sampled circuit
+    assert config["backend_run"]["circuits_run"] == len(prepared.y_test)
+    assert 0 <= result["metrics"]["roc_auc"] <= 1
+
+
+def test_adam_on_a_device_is_refused(prepared) -> None:  # type: ignore[no-untyped-def]
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv
+
+    from qmlstudio_worker.quantum.devices import DeviceTarget
+    from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
+
+    device = DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
+    with pytest.raises(ValueError, match="choose COBYLA or SPSA to run on an IBM device") as refused:
+        _train(prepared, optimizer="ADAM", maxiter=2, device=device)
+    assert str(refused.value) == ADAM_ON_A_DEVICE
