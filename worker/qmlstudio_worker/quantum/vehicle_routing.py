@@ -147,8 +147,11 @@ def qubit_count(n: int) -> int:
 
 
 def evaluations_of(optimizer: str, maxiter: int) -> int:
-    """Circuit evaluations of a run: one per COBYLA iteration, two per SPSA step."""
-    return maxiter * (2 if optimizer == "SPSA" else 1)
+    """Circuit evaluations of a run (:func:`.optimizers.minimize`): one per COBYLA iteration; SPSA's
+    calibration, two per step and the final point."""
+    from qmlstudio_worker.quantum.optimizers import CALIBRATION_STEPS
+
+    return 2 * CALIBRATION_STEPS + 2 * maxiter + 1 if optimizer == "SPSA" else maxiter
 
 
 def noisy_refusal(

@@ -164,3 +164,10 @@ def test_a_device_without_a_token_says_so(
     code, lines = run("vehicle-routing", body, stops_csv, None, parse_protocol_lines)
     line = refusal(code, lines)
     assert line["message"] == devices.NO_TOKEN.format(device="ibm_kyiv")
+
+
+def test_the_refusals_evaluation_count_is_the_optimizers() -> None:
+    spsa = vr.solve_quantum(_three_stops(), "QAOA", optimizer="SPSA", maxiter=2, reps=1, seed=3)
+    assert vr.evaluations_of("SPSA", 2) == spsa["optimizer"]["evaluations"]
+    cobyla = vr.solve_quantum(_three_stops(), "QAOA", optimizer="COBYLA", maxiter=7, reps=1, seed=3)
+    assert vr.evaluations_of("COBYLA", 7) == cobyla["optimizer"]["evaluations"] == 7
