@@ -26,7 +26,11 @@ The energies are exact (the statevector's probabilities) when ``shots`` is None;
 evaluation samples that many bitstrings from the exact distribution with a seeded generator (the
 shot-based simulator). With ``noise_model`` (a fake IBM device, :mod:`.backends`) every evaluation and the
 final measurement run the Qiskit circuit, transpiled for that device, under its noise (``shots``, 1024 by
-default); ADAM is refused then (no exact gradient). The trained circuit is then measured ``shots`` times
+default). ADAM under a noise model follows the gradient of the exact noisy channel instead: the same
+transpiled circuit and noise in the differentiable torch density-matrix simulation of :mod:`.noisy_density`
+(its energy curve is that channel's, the infinite-shot expectation; the final circuit is still measured on
+Aer with ``shots``). ADAM on a real device is refused (``optimizers.ADAM_ON_A_DEVICE``).
+The trained circuit is then measured ``shots`` times
 (1024 when the run is exact) and the selection is the best feasible bitstring among those measurements,
 as Qiskit's MinimumEigenOptimizer picks it (its classical objective is cheap to evaluate); the result
 also names the most probable feasible bitstring, and reports the selection next to the
@@ -47,7 +51,7 @@ from qmlstudio_worker.ml.portfolio import PortfolioProblem, RankedSelection, sol
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
 from qmlstudio_worker.quantum.devices import DeviceTarget
-from qmlstudio_worker.quantum.optimizers import minimize
+from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, minimize
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
 
 PENALTY_FACTOR = 1.1
@@ -194,11 +198,8 @@ def _solve(
         def state_of(weights: Any) -> Any:
             return qaoa_state(energy, weights[:reps], weights[reps:], n)
 
-    if (noise_model is not None or device is not None) and optimizer == "ADAM":
-        raise ValueError(
-            "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
-            "choose COBYLA or SPSA with a noise model or a device"
-        )
+    if device is not None and optimizer == "ADAM":
+        raise ValueError(ADAM_ON_A_DEVICE)
     # weights are [betas, gammas] for QAOA and the ansatz's θ in order: the circuits' sorted parameters
     noisy = prepare_runner(
         circuit,
@@ -211,6 +212,13 @@ def _solve(
         percent=5,
     )
 
+    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
+    if noisy is not None and optimizer == "ADAM":
+        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
+
+        channel = from_noisy_circuit(noisy)
+        check_noisy_training_qubits(channel.qubits, 1)
+
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
 
@@ -220,6 +228,8 @@ def _solve(
         return np.asarray(noisy.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
 
     def objective(weights: Any) -> Any:
+        if channel is not None:
+            return cvar(channel.probabilities(weights.reshape(1, -1))[0], energy, alpha)
         if noisy is not None:
             return cvar(torch.as_tensor(noisy_distribution(weights)), energy, alpha)
         probs = distribution(weights)
@@ -229,7 +239,10 @@ def _solve(
 
     summary = circuit_summary(circuit)
     simulation = (
-        noisy.describe() + " per evaluation"
+        f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for {noise_model}; "
+        f"the energy curve is that channel's; the final circuit measured by {noisy.describe()}"
+        if channel is not None and noisy is not None
+        else noisy.describe() + " per evaluation"
         if noisy is not None
         else "exact statevector (torch)"
         if shots is None
@@ -356,6 +369,15 @@ def _solve(
         "noise_model": noise_model,
         "device": device.name if device is not None else None,
         "backend_run": noisy.summary() if noisy is not None else None,
+        "noisy_training": None
+        if channel is None
+        else {
+            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd "
+            "gradients for ADAM",
+            "active_qubits": channel.qubits,
+            "evaluations": channel.rows_run,
+            "simulation_seconds": round(channel.seconds, 3),
+        },
         "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
         "circuit": summary,
         "parameters": [float(v) for v in found.x],

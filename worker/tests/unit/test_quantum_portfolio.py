@@ -165,3 +165,29 @@ def test_emits_protocol_lines(four_assets: PortfolioProblem) -> None:
         "energy",
     }
     assert portfolio_vqe.READOUT_SHOTS == 1024
+
+
+def test_adam_under_a_noise_model_follows_the_noisy_channel(four_assets: PortfolioProblem) -> None:
+    noisy = solve_qaoa(four_assets, "ADAM", 10, 1, seed=5, noise_model="fake_kyiv", shots=512)
+    exact = solve_qaoa(four_assets, "ADAM", 10, 1, seed=5)
+    curve = noisy["convergence"]
+    assert len(curve) == 10
+    assert curve[-1] < curve[0]  # the noisy energy falls
+    assert abs(curve[0] - exact["convergence"][0]) > 1e-4  # the same start: the noise changes the energy
+    assert noisy["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
+    assert noisy["noisy_training"]["evaluations"] == 10
+    assert noisy["backend_run"]["circuits_run"] == 1  # only the final circuit is measured on Aer
+    vqe = solve_sampling_vqe(four_assets, "ADAM", 4, 1, seed=1, noise_model="fake_torino", shots=256)
+    assert vqe["noisy_training"]["active_qubits"] >= 4
+
+
+def test_adam_on_a_device_is_refused(four_assets: PortfolioProblem) -> None:
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv
+
+    from qmlstudio_worker.quantum.devices import DeviceTarget
+    from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
+
+    device = DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
+    with pytest.raises(ValueError, match="to run on an IBM device") as refused:
+        solve_qaoa(four_assets, "ADAM", 2, 1, device=device)
+    assert str(refused.value) == ADAM_ON_A_DEVICE
