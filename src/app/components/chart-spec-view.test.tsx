@@ -3,7 +3,7 @@
 // about one x tick per n/20 points.
 import { describe, expect, it } from 'vitest';
 import type { ChartSpec } from '../../generated/worker-contract';
-import { apexConfig, heatRanges, isLossChart, xTickAmount } from './chart-spec-view';
+import { apexConfig, heatRanges, isLossChart, xAxisTitle, xTickAmount } from './chart-spec-view';
 
 const line = (over: Partial<ChartSpec> = {}): ChartSpec => ({
   type: 'line',
@@ -39,6 +39,36 @@ describe('y axis numbers (seen on the quantum outputs)', () => {
     expect(
       yFormatter(line({ title: 'Training loss', series: [{ name: 'loss', data: [0.5, 0.25] }] }))(-0),
     ).toBe('0.0000');
+  });
+});
+
+describe('x axis titles (the quantum outputs drew none)', () => {
+  it('names the x axis of ROC and precision-recall curves, per-epoch/per-evaluation charts and dates', () => {
+    const pairs = (title: string) =>
+      line({
+        title,
+        categories: [],
+        series: [
+          {
+            name: 'm',
+            data: [
+              [0, 0],
+              [1, 1],
+            ],
+          },
+        ],
+      });
+    expect(xAxisTitle(pairs('ROC curve (test part)'))).toBe('False positive rate');
+    expect(xAxisTitle(pairs('Precision-recall curve (test part)'))).toBe('Recall');
+    expect(xAxisTitle(line({ title: 'Training and test loss per epoch', categories: [1, 2] }))).toBe('Epoch');
+    expect(xAxisTitle(line({ title: 'VQE convergence: energy per evaluation', categories: [1, 2] }))).toBe(
+      'Evaluation',
+    );
+    expect(xAxisTitle(line({ title: 'Actual vs predicted Close (test part)' }))).toBe('Date');
+    // Nothing says what the x axis is: no title is made up.
+    expect(xAxisTitle(line({ title: 'Selected stocks', categories: ['AAPL', 'NVDA'] }))).toBeUndefined();
+    const roc = apexConfig(pairs('ROC curve (test part)')).options.xaxis as { title: { text?: string } };
+    expect(roc.title.text).toBe('False positive rate');
   });
 });
 

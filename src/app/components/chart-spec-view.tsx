@@ -89,6 +89,23 @@ export function xTickAmount(points: number): number | undefined {
   return points > MAX_TICKS ? MAX_TICKS : undefined;
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
+
+/**
+ * The x axis title a ChartSpec implies (the protocol carries only the y label): the two standard curves by
+ * their names (ROC: false positive rate; precision-recall: recall), a title '... per epoch' (evaluation,
+ * iteration) names its step, dates are 'Date'. Undefined when nothing says it (no title is made up).
+ */
+export function xAxisTitle(spec: ChartSpec): string | undefined {
+  if (/\bROC\b/.test(spec.title)) return 'False positive rate';
+  if (/precision[- ]recall/i.test(spec.title)) return 'Recall';
+  const per = /\bper (epoch|evaluation|iteration|step)\b/i.exec(spec.title);
+  if (per) return per[1][0].toUpperCase() + per[1].slice(1).toLowerCase();
+  if (spec.categories.length > 0 && spec.categories.every((c) => typeof c === 'string' && ISO_DATE.test(c)))
+    return 'Date';
+  return undefined;
+}
+
 /** The ApexCharts type, series and options of a ChartSpec (exported for tests). */
 export function apexConfig(spec: ChartSpec): ApexChartConfig {
   const base: ApexOptions = {
@@ -142,13 +159,20 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       ? s.data.map((p) => (isPair(p) ? [Number(p[0]), p[1] === null ? null : Number(p[1])] : p))
       : s.data.map((p) => (isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p)),
   })) as ApexAxisChartSeries;
+  const xTitle = xAxisTitle(spec);
   const xaxis: ApexXAxis = pairs
-    ? { type: 'numeric', tickAmount: 5, labels: { formatter: (v: string) => Number(v).toFixed(2) } }
+    ? {
+        type: 'numeric',
+        tickAmount: 5,
+        labels: { formatter: (v: string) => Number(v).toFixed(2) },
+        title: { text: xTitle },
+      }
     : {
         type: 'category',
         categories: spec.categories.map(String),
         tickAmount: xTickAmount(spec.categories.length),
         labels: { rotate: -30, hideOverlappingLabels: true },
+        title: { text: xTitle },
       };
   return {
     type: spec.type === 'bar' ? 'bar' : 'line',
