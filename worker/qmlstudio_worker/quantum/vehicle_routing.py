@@ -32,6 +32,13 @@ shared with other jobs): 14 s per QAOA evaluation (reps 2, 514 ECR gates) and 5 
 (``NOISY_SECONDS_AT_SAMPLE``). Every instance the QUBO takes (``MAX_QUBITS``) runs under noise
 (``MAX_NOISY_QUBITS``); :func:`noisy_refusal` keeps the limit and its measured estimate for a larger one.
 A real device takes every size up to ``MAX_QUBITS``.
+
+ADAM under a noise model follows the autograd gradient of the exact noisy channel: the same transpiled
+circuit and noise in the torch density-matrix simulation of :mod:`.noisy_density` (the energy curve is that
+channel's, the infinite-shot expectation; the final circuit is measured as above). That simulation keeps
+every active qubit's density matrix, so it takes the 6-qubit instance and refuses larger ones with its
+measured cost (``noisy_density.MAX_NOISY_TRAINING_QUBITS``); ADAM on a real device is refused
+(``optimizers.ADAM_ON_A_DEVICE``).
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ import numpy as np
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
 from qmlstudio_worker.quantum.devices import DeviceTarget
-from qmlstudio_worker.quantum.optimizers import minimize
+from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, minimize
 from qmlstudio_worker.quantum.portfolio_vqe import MAX_QUBITS, basis_bits, qaoa_state
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
 
@@ -353,11 +360,8 @@ def solve_quantum(
     if kind not in ("QAOA", "VQE"):
         raise ValueError(f"unknown quantum optimizer {kind!r}; expected QAOA or VQE")
     off_ideal = noise_model is not None or device is not None
-    if off_ideal and optimizer == "ADAM":
-        raise ValueError(
-            "ADAM trains on the exact gradient of the simulation, which a noisy run does not have: "
-            "choose COBYLA or SPSA with a noise model or a device"
-        )
+    if device is not None and optimizer == "ADAM":
+        raise ValueError(ADAM_ON_A_DEVICE)
     if off_ideal and shots is None:
         shots = DEFAULT_NOISY_SHOTS
     started = time.monotonic()
@@ -397,6 +401,14 @@ def solve_quantum(
         percent=5,
     )
 
+    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
+    if runner is not None and optimizer == "ADAM":
+        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
+
+        check_noisy_training_qubits(n, 1)  # before compiling a circuit too large to simulate this way
+        channel = from_noisy_circuit(runner)
+        check_noisy_training_qubits(channel.qubits, 1)
+
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
 
@@ -406,6 +418,8 @@ def solve_quantum(
         return np.asarray(runner.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
 
     def objective(weights: Any) -> Any:
+        if channel is not None:
+            return channel.probabilities(weights.reshape(1, -1))[0] @ energy
         if runner is not None:
             return torch.as_tensor(float(runner_distribution(weights) @ energy_np))
         probs = distribution(weights)
@@ -416,7 +430,10 @@ def solve_quantum(
 
     summary = circuit_summary(circuit)
     simulation = (
-        runner.describe() + " per evaluation"
+        f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for {noise_model}; "
+        f"the energy curve is that channel's; the final circuit measured by {runner.describe()}"
+        if channel is not None and runner is not None
+        else runner.describe() + " per evaluation"
         if runner is not None
         else "exact statevector (torch)"
         if shots is None
@@ -510,6 +527,15 @@ def solve_quantum(
         "noise_model": noise_model,
         "device": device.name if device is not None else None,
         "backend_run": runner.summary() if runner is not None else None,
+        "noisy_training": None
+        if channel is None
+        else {
+            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd "
+            "gradients for ADAM",
+            "active_qubits": channel.qubits,
+            "evaluations": channel.rows_run,
+            "simulation_seconds": round(channel.seconds, 3),
+        },
         "parameters": [float(v) for v in found.x],
         "seed": seed,
         "circuit": summary,

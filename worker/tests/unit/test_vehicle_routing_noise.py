@@ -77,9 +77,24 @@ def test_qaoa_under_fake_kyiv_reports_routes_against_the_optimum_and_repeats() -
     assert again["optimum_probability"] == solved["optimum_probability"]
 
 
-def test_adam_is_refused_under_noise() -> None:
-    with pytest.raises(ValueError, match="ADAM"):
-        vr.solve_quantum(_three_stops(), "VQE", optimizer="ADAM", maxiter=2, noise_model="fake_kyiv")
+def test_adam_under_noise_follows_the_noisy_channel_and_is_refused_on_a_device() -> None:
+    from qiskit_ibm_runtime.fake_provider import FakeKyiv
+
+    from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
+
+    solved = vr.solve_quantum(
+        _three_stops(), "QAOA", optimizer="ADAM", maxiter=6, reps=1, noise_model="fake_kyiv"
+    )
+    curve = solved["convergence"]
+    assert len(curve) == 6
+    assert curve[-1] < curve[0]  # the noisy energy falls
+    assert solved["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
+    assert solved["noisy_training"]["evaluations"] == 6
+    assert solved["backend_run"]["circuits_run"] == 1  # only the final circuit is measured on Aer
+    device = devices.DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
+    with pytest.raises(ValueError, match="to run on an IBM device") as refused:
+        vr.solve_quantum(_three_stops(), "VQE", optimizer="ADAM", maxiter=2, device=device)
+    assert str(refused.value) == ADAM_ON_A_DEVICE
 
 
 @pytest.fixture
