@@ -14,6 +14,7 @@ import {
   metricNotes,
   metricRows,
   quantumBackend,
+  withMetricCategories,
   type LiveState,
 } from './output-rules';
 import './outputs.css';
@@ -291,7 +292,7 @@ export function OutputCharts({
   return (
     <div className="output-charts" data-testid="output-charts">
       {charts.map((chart, index) => (
-        <ChartSpecView key={`${chart.title}-${index}`} spec={chart} />
+        <ChartSpecView key={`${chart.title}-${index}`} spec={withMetricCategories(chart)} />
       ))}
     </div>
   );

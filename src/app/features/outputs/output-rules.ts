@@ -296,3 +296,14 @@ export function predictedColumn(appData: Record<string, unknown> | null | undefi
   const first = Array.isArray(value) ? (value as unknown[])[0] : value;
   return typeof first === 'string' && first !== '' ? first : null;
 }
+
+/**
+ * A chart whose categories are all metric keys (the test-error bars: 'rmse', 'mae') with them labelled
+ * like the metrics table ('RMSE', 'MAE'); any other chart as it is.
+ */
+export function withMetricCategories(chart: ChartSpec): ChartSpec {
+  const { categories } = chart;
+  if (categories.length === 0 || !categories.every((c) => typeof c === 'string' && c in METRIC_LABELS))
+    return chart;
+  return { ...chart, categories: categories.map((c) => metricLabel(String(c))) };
+}

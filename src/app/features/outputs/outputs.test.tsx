@@ -29,6 +29,7 @@ import {
   outputTabs,
   predictedColumn,
   quantumBackend,
+  withMetricCategories,
 } from './output-rules';
 
 // ApexCharts needs a real layout engine; the stand-in shows what it was asked to draw.
@@ -192,6 +193,16 @@ describe('output rules', () => {
     expect(predictedColumn({ preprocess: { prediction_features: ['Close'] } })).toBe('Close');
     expect(predictedColumn({ preprocess: { prediction_feature: 'Weekly_Sales' } })).toBe('Weekly_Sales');
     expect(predictedColumn({ preprocess: {} })).toBe(null);
+    const bars: ChartSpec = {
+      type: 'bar',
+      title: 'Test error: model and baselines',
+      label: 'error',
+      series: [{ name: 'Quantum', data: [0.61, 0.51] }],
+      categories: ['rmse', 'mae'],
+    };
+    expect(withMetricCategories(bars).categories).toEqual(['RMSE', 'MAE']);
+    const stocks = { ...bars, categories: ['AAPL', 'rmse'] };
+    expect(withMetricCategories(stocks)).toBe(stocks);
   });
 
   it('folds stream events into progress, logs, live loss points and charts', () => {
