@@ -142,15 +142,18 @@ def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
     )
 
 
-def _noisy_seconds_per_call(circuit: Any, noise_model: str, shots: int, rows_per_call: int) -> float:
+def _noisy_seconds_per_call(
+    circuit: Any, noise_model: str, shots: int, rows_per_call: int
+) -> tuple[float, float]:
     """Seconds of one call of this machine's noisy simulation of ``circuit`` with ``rows_per_call``
     parameter rows: the call a noisy run repeats (one row per optimizer evaluation for portfolio and routing,
-    the training rows for the VQC, up to ``ROWS_PER_CALL`` kernel entries for the QSVC)."""
+    the training rows for the VQC, up to ``ROWS_PER_CALL`` kernel entries for the QSVC); and the seconds of
+    transpiling for the device and building its noise, which the run spends once."""
     from qmlstudio_worker.quantum.backends import prepare_noisy
 
     runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, RUN_SEED)
     values = np.random.default_rng(0).uniform(0.1, 1.0, (rows_per_call, circuit.num_parameters))
-    return _timed(lambda: runner.probabilities(values))
+    return _timed(lambda: runner.probabilities(values)), runner.transpile_seconds
 
 
 def noisy_plan(
@@ -385,20 +388,21 @@ def _noisy_run_seconds(
         if entries is None:
             return None, None
         rows_per_call = min(entries, ROWS_PER_CALL)
-        per_call = _noisy_seconds_per_call(circuit, noise_model, shots, rows_per_call)
-        return per_call * entries / rows_per_call, None
+        per_call, setup = _noisy_seconds_per_call(circuit, noise_model, shots, rows_per_call)
+        return setup + per_call * entries / rows_per_call, None
     evaluations = int(found["optimizer_evaluations"])
     plan = noisy_plan(kind, found["model"], evaluations, found.get("train_rows"), found.get("test_rows"))
     if kind in ("portfolio-optimization", "vehicle-routing"):
         assert plan is not None
-        return _noisy_seconds_per_call(circuit, noise_model, shots, 1) * plan[0], plan
+        per_call, setup = _noisy_seconds_per_call(circuit, noise_model, shots, 1)
+        return setup + per_call * plan[0], plan
     train_rows, test_rows = found.get("train_rows"), found.get("test_rows")
     if train_rows is None or test_rows is None or plan is None:
         return None, None
-    per_call = _noisy_seconds_per_call(circuit, noise_model, shots, min(train_rows, ROWS_PER_CALL))
+    per_call, setup = _noisy_seconds_per_call(circuit, noise_model, shots, min(train_rows, ROWS_PER_CALL))
     per_row = per_call / min(train_rows, ROWS_PER_CALL)
     search = float(found.get("exact_search_seconds") or 0.0)
-    return search + per_row * plan[1], plan
+    return setup + search + per_row * plan[1], plan
 
 
 def estimate(
@@ -449,8 +453,8 @@ def estimate(
                 from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
 
                 batch = min(test_windows, ROWS_PER_CALL)  # the test windows in calls of that many rows
-                per_call = _noisy_seconds_per_call(found["circuit"], name, shots, batch)
-                seconds = found["seconds"] + per_call * test_windows / batch
+                per_call, setup = _noisy_seconds_per_call(found["circuit"], name, shots, batch)
+                seconds = found["seconds"] + setup + per_call * test_windows / batch
             note = f"Trained on the exact simulator; the test predictions run under the {name} noise."
         elif (kind, found["model"]) not in NOISY_PATH_MODELS:
             note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
