@@ -45,10 +45,16 @@ Tensor = Any  # torch.Tensor (torch is imported inside the functions)
 #: Noisy training (gradients through the density matrix) stops being practical above this many active
 #: qubits on this machine: the one constant of the limit (:func:`check_noisy_training_qubits`).
 MAX_NOISY_TRAINING_QUBITS = 6
-#: Measured here (2 cores shared with other jobs, load about 10; one torch thread), the hybrid QNN's layer
+#: Measured here (2 cores shared with other jobs, load about 5; one torch thread), the hybrid QNN's layer
 #: (RealAmplitudes reps 2) on fake_kyiv, 32 rows forward and backward: qubits -> (extra peak memory in GB,
-#: seconds). 4 qubits: 0.03 GB, 0.06 s. Every further qubit multiplies the work by 4 (4**n entries per row).
-NOISY_TRAINING_COST: dict[int, tuple[float, float]] = {6: (0.13, 1.1), 7: (0.37, 8.7), 8: (1.0, 58.0)}
+#: seconds). 4 qubits: 0.03 GB, 0.06 s. Every further qubit multiplies the work by about 4 to 5 (4**n
+#: entries per row). The stock example (50 training windows) takes 0.6 s per epoch at 6 qubits and 17 s at 8.
+NOISY_TRAINING_COST: dict[int, tuple[float, float]] = {
+    6: (0.29, 0.39),
+    7: (0.41, 4.3),
+    8: (0.85, 24.0),
+    9: (3.5, 124.0),
+}
 #: Aer leaves out the terms of a QuantumError whose probability is below this (its C++ QuantumError
 #: threshold); the program does the same so that it computes what Aer runs.
 AER_ERROR_THRESHOLD = 1e-10
