@@ -53,6 +53,9 @@ export function formatMetric(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   if (Number.isInteger(value)) return String(value);
   if (Math.abs(value) < 0.01) return value.toPrecision(4);
+  // A demand forecast's MSE (92,773,918.96) read '92773918.9643': large values get separators, 2 decimals.
+  if (Math.abs(value) >= 1000)
+    return value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   return value.toFixed(4);
 }
 

@@ -185,6 +185,8 @@ describe('output rules', () => {
     expect(formatMetric(0.005)).toBe('0.005000');
     expect(formatMetric(0.61470723)).toBe('0.6147');
     expect(formatMetric(0)).toBe('0');
+    expect(formatMetric(92773918.96432997)).toBe('92,773,918.96');
+    expect(formatMetric(-2881.30393)).toBe('-2,881.30');
     expect(metricNotes(['mse', 'rmse', 'mape'], 'Weekly_Sales')).toEqual([
       "On the test part, in Weekly_Sales's units: RMSE and MAE in those units, MSE in their square; MAPE in " +
         'percent; R² and direction accuracy as fractions (1 is perfect).',
