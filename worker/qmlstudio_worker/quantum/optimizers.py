@@ -32,11 +32,9 @@ CALIBRATION_STEPS = 25
 ADAM_LEARNING_RATE = 0.05
 SPSA_ALPHA, SPSA_GAMMA, SPSA_C = 0.602, 0.101, 0.2
 SPSA_TARGET_MAGNITUDE = 2 * math.pi / 10
-#: The one wording of the refusal of ADAM on a real IBM device (models raise it; the server may mirror it).
-ADAM_ON_A_DEVICE = (
-    "ADAM trains on the gradient of a simulation, which a real device does not give: "
-    "choose COBYLA or SPSA to run on an IBM device"
-)
+#: The one wording of the refusal of ADAM on a real IBM device (the models raise it), the same sentence as
+#: the server's and the form's (schemas/platform.json messages.adamNeedsSimulation).
+ADAM_ON_A_DEVICE = "ADAM needs the exact gradient of a simulation: choose COBYLA or SPSA for a real device."
 
 Objective = Callable[[Any], Any]  # torch.Tensor (weights) -> torch scalar tensor
 

@@ -35,3 +35,15 @@ def test_refuses_unknown_method_and_bad_iterations() -> None:
         minimize(_bowl, np.zeros(2), "BFGS", 10)
     with pytest.raises(ValueError, match="positive integer"):
         minimize(_bowl, np.zeros(2), "COBYLA", 0)
+
+
+def test_the_adam_device_refusal_is_the_forms_sentence() -> None:
+    """The worker refuses ADAM on a real device with the sentence the form and the server show."""
+    import json
+
+    from conftest import REPO_ROOT
+
+    from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
+
+    messages = json.loads((REPO_ROOT / "schemas" / "platform.json").read_text(encoding="utf-8"))["messages"]
+    assert messages["adamNeedsSimulation"] == ADAM_ON_A_DEVICE

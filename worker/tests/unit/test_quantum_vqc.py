@@ -236,6 +236,6 @@ def test_adam_on_a_device_is_refused(prepared) -> None:  # type: ignore[no-untyp
     from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
 
     device = DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
-    with pytest.raises(ValueError, match="choose COBYLA or SPSA to run on an IBM device") as refused:
+    with pytest.raises(ValueError, match="choose COBYLA or SPSA for a real device") as refused:
         _train(prepared, optimizer="ADAM", maxiter=2, device=device)
     assert str(refused.value) == ADAM_ON_A_DEVICE
