@@ -27,9 +27,10 @@ The noisy simulation picks its method by size (:func:`.backends.simulation_metho
 depot and 2 stops) runs on Aer's density matrix, the shipped sample (a depot and 3 stops, 14 qubits, 15
 active after routing on the heavy-hex device: a 17 GB density matrix) on statevector trajectories, the mean
 of 64 noise realisations per evaluation in 16 * 2**15 bytes. Measured on this 2-core machine (fake_kyiv,
-shared with other jobs): 14 to 21 s per QAOA evaluation (reps 2, 514 ECR gates) and 5 to 6 s per VQE
-evaluation (RealAmplitudes reps 2); 10 COBYLA iterations took 252 s (QAOA) and 80 s (VQE), so the form's 100
-iterations take about 25 to 40 min (QAOA) and 10 min (VQE) (``NOISY_SECONDS_AT_SAMPLE``). Under fake_kyiv the
+shared with other jobs, so the numbers range with their load): 6 to 21 s per QAOA evaluation (reps 2, 514
+ECR gates) and 5 to 6 s per VQE evaluation (RealAmplitudes reps 2); 10 COBYLA iterations of QAOA took 66 s
+(estimate 69 s) to 252 s, 10 of VQE 80 s, so the form's 100 iterations take about 10 to 40 min (QAOA) and
+10 min (VQE) (``NOISY_SECONDS_AT_SAMPLE`` is a busy machine's 14 s). Under fake_kyiv the
 final distribution is close to uniform (optimum probability about 0.001 after 10 QAOA iterations): the best
 feasible bitstring among the 1,024 shots is still reported next to the exact optimum.
 Every instance the QUBO takes (``MAX_QUBITS``) runs under noise
