@@ -1,26 +1,22 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
-import { StatusBadge } from '../../components/status-badge';
-import { formatTimestamp } from '../../format/dates';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { PipelineFlow } from '../../../renderers';
 import type { AppData } from '../../../engine';
 import { DemoTabs } from '../demo-data/demo-tabs';
 import type { OutputDetail } from './api';
 import { InferenceTab } from './inference-tab';
+import { OutputSummary } from '../workspace/outputs/output-summary';
 import {
   DatasetNote,
-  FailureReason,
-  LiveProgress,
   MetricsTable,
   OutputCharts,
-  OutputFacts,
   outputView,
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
-import { isOngoing, outputTabs, predictedColumn, TABS, type LiveState, type OutputTab } from './output-rules';
+import { outputTabs, predictedColumn, TABS, type LiveState, type OutputTab } from './output-rules';
 import '../applications/applications.css';
 import './outputs.css';
 
@@ -56,10 +52,14 @@ export function OutputDetailPage() {
   useEffect(() => {
     if (!Number.isInteger(id) || id <= 0) void navigate('/error/404', { replace: true });
   }, [id, navigate]);
-  const { detail, live, status, error, stopping, stop } = useLiveOutput(id, onLoadError);
-
-  const tabs = useMemo(() => (detail ? outputTabs(detail) : null), [detail]);
-  const selected: OutputTab | null = tab && tabs?.tabs.includes(tab) ? tab : (tabs?.initial ?? null);
+  const output = useLiveOutput(id, onLoadError);
+  const { detail, live, ongoing } = output;
+  const idFact = detail && (
+    <>
+      <dt>Output Id</dt>
+      <dd>{detail.id}</dd>
+    </>
+  );
 
   return (
     <section className="page output-detail">
@@ -73,57 +73,28 @@ export function OutputDetailPage() {
         </button>
         <h1>{detail ? detail.name : 'Output'}</h1>
       </div>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      {!detail || !tabs || !selected || !status ? (
-        !error && <p className="muted">Loading…</p>
-      ) : (
-        <>
-          <div className="card output-summary">
-            <dl className="detail-summary">
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={status} />
-                {status === 'Completed' && (
-                  <span className="muted" data-testid="completed-at">
-                    {' '}
-                    {formatTimestamp(detail.completed_at)}
-                  </span>
-                )}
-              </dd>
-              <dt>Output Id</dt>
-              <dd>{detail.id}</dd>
-              <OutputFacts detail={detail} ongoing={isOngoing(status)} />
-            </dl>
-            {isOngoing(status) && (
-              <button type="button" className="button danger" onClick={() => void stop()} disabled={stopping}>
-                Stop
-              </button>
-            )}
-          </div>
-          {status === 'Failed' && <FailureReason detail={detail} live={live} />}
-          {isOngoing(status) && <LiveProgress live={live} />}
-          <DemoTabs
-            label="Output"
-            idPrefix="output"
-            tabs={tabs.tabs.map((t) => ({ id: TAB_IDS[t], title: t }))}
-            selected={TAB_IDS[selected]}
-            onSelect={(picked) => setTab(tabs.tabs.find((t) => TAB_IDS[t] === picked) ?? null)}
-          >
-            {selected === TABS.inference && <InferenceTab detail={detail} />}
-            {selected === TABS.pipeline && <PipelineTab detail={detail} />}
-            {selected === TABS.results && (
-              <ResultsTab detail={detail} live={live} ongoing={isOngoing(status)} />
-            )}
-            {selected === TABS.visualization && (
-              <VisualizationTab detail={detail} live={live} ongoing={isOngoing(status)} />
-            )}
-          </DemoTabs>
-        </>
-      )}
+      <OutputSummary output={output} facts={idFact}>
+        {(found) => {
+          const tabs = outputTabs(found);
+          const selected: OutputTab = tab && tabs.tabs.includes(tab) ? tab : tabs.initial;
+          return (
+            <DemoTabs
+              label="Output"
+              idPrefix="output"
+              tabs={tabs.tabs.map((t) => ({ id: TAB_IDS[t], title: t }))}
+              selected={TAB_IDS[selected]}
+              onSelect={(picked) => setTab(tabs.tabs.find((t) => TAB_IDS[t] === picked) ?? null)}
+            >
+              {selected === TABS.inference && <InferenceTab detail={found} />}
+              {selected === TABS.pipeline && <PipelineTab detail={found} />}
+              {selected === TABS.results && <ResultsTab detail={found} live={live} ongoing={ongoing} />}
+              {selected === TABS.visualization && (
+                <VisualizationTab detail={found} live={live} ongoing={ongoing} />
+              )}
+            </DemoTabs>
+          );
+        }}
+      </OutputSummary>
     </section>
   );
 }

@@ -149,7 +149,7 @@ export function OutputFacts({ detail, ongoing }: { detail: OutputDetail; ongoing
       <dt>Created Date</dt>
       <dd>{formatTimestamp(detail.created_at)}</dd>
       <dt>Completed</dt>
-      <dd>{ongoing ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
+      <dd data-testid="completed-at">{ongoing ? 'N/A' : formatTimestamp(detail.completed_at)}</dd>
       <dt>Model Type</dt>
       <dd>{detail.trained_model_type ?? '—'}</dd>
       {backend && (
