@@ -160,29 +160,31 @@ describe('outputDetail', () => {
     ]);
   });
 
-  it("shows a device run's provider state and queue position in the timeline, once per change", () => {
-    const report = (state: string, position: number | null) => ({
+  it("shows a device run's provider reports in the timeline, once per change", () => {
+    // The worker's own wording (quantum/devices.py provider_stage); IBM reports no queue position.
+    const report = (state: string, stage: string) => ({
       percent: 20,
-      stage: position === null ? `${state} at the provider` : `Queued at the provider (position ${position})`,
+      stage,
       phase: 'executing',
-      provider: { job_id: 'd5q', state, queue_position: position },
+      provider: { job_id: 'd5q', state, queue_position: null },
     });
+    const queued = report('QUEUED', 'Queued at the provider (12 jobs pending on ibm_kyiv)');
     const events = [
       event('status', { status: 'running' }),
       event('progress', { percent: 17, stage: 'transpiling for ibm_kyiv', phase: 'preparing' }),
-      event('progress', report('QUEUED', 3)),
-      event('progress', report('QUEUED', 3)),
-      event('progress', report('QUEUED', 1)),
-      event('progress', report('RUNNING', null)),
+      event('progress', queued),
+      event('progress', queued),
+      event('progress', report('RUNNING', 'Running on ibm_kyiv at the provider')),
       event('progress', { percent: 30, stage: 'iteration 1/5', phase: 'executing' }),
+      event('progress', report('QUEUED', 'Queued at the provider (3 jobs pending on ibm_kyiv)')),
       event('status', { status: 'Completed' }),
     ];
     expect(timelineOf(events).map((entry) => [entry.phase, entry.reason])).toEqual([
       [null, null],
       ['preparing', 'transpiling for ibm_kyiv'],
-      ['executing', 'Queued at the provider (position 3)'],
-      ['executing', 'Queued at the provider (position 1)'],
-      ['executing', 'RUNNING at the provider'],
+      ['executing', 'Queued at the provider (12 jobs pending on ibm_kyiv)'],
+      ['executing', 'Running on ibm_kyiv at the provider'],
+      ['executing', 'Queued at the provider (3 jobs pending on ibm_kyiv)'],
       [null, null],
     ]);
   });

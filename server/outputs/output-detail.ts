@@ -125,17 +125,21 @@ export function simplifiedAppData(appData: Record<string, unknown> | null): Reco
   return { output_layer_name: null, 'Model Configurations': structuredClone(configurations) };
 }
 
-/** A device run's provider report on a progress line: its state and queue position, as one key. */
+/**
+ * A device run's provider report on a progress line as one key: its state, queue position (IBM Quantum
+ * Platform reports none, so the worker sends null) and stage (a queued job's names the device's pending
+ * jobs).
+ */
 const providerKey = (payload: Record<string, unknown>): string | null =>
   isObject(payload.provider)
-    ? `${String(payload.provider.state)}|${String(payload.provider.queue_position)}`
+    ? `${String(payload.provider.state)}|${String(payload.provider.queue_position)}|${String(payload.stage)}`
     : null;
 
 /**
  * The status changes (queued, running, the final one with its reason) and, between them, each change of a
  * quantum run's phase from its progress lines (preparing, executing, post-processing; the stage that
- * opened it as the reason) and, on a device, each change of the provider's state or queue position
- * ('Queued at the provider (position 3)').
+ * opened it as the reason) and, on a device, each change of the provider's report ('Queued at the
+ * provider (12 jobs pending on ibm_kyiv)', 'Running on ibm_kyiv at the provider').
  */
 export function timelineOf(events: readonly JobEventRecord[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
