@@ -14,8 +14,10 @@
 The circuits are simulated as exact statevectors in torch (float64, the layer of
 :mod:`qmlstudio_worker.quantum.hybrid` on :mod:`qmlstudio_worker.quantum.statevector`), so gradients
 reach the quantum weights by autograd, without shots; the tests compare the expectations with
-``qiskit.quantum_info.Statevector``. qiskit-machine-learning's TorchConnector is not installed: this
-module plays its part. A statevector of n qubits holds 2**n amplitudes per patch and per image:
+``qiskit.quantum_info.Statevector``. qiskit-machine-learning (installed, 0.9.0, the tests' reference
+for the VQC) is not used here: its TorchConnector would run each patch's circuit through a primitive;
+this module batches all patches in one torch simulation and plays its part. A statevector of n qubits
+holds 2**n amplitudes per patch and per image:
 :func:`check_qubit_budget` refuses a configuration whose simulation would not fit this machine's
 memory, naming the qubit counts that do.
 """

@@ -56,6 +56,7 @@ from qmlstudio_worker.quantum.vqc import (
     FittedVQC,
     VQCPredictor,
     _training_rows,
+    evaluated_part,
     preprocessing_from_card,
     read_model_card,
 )
@@ -183,11 +184,6 @@ def stratified_sample(y: np.ndarray[Any, Any], cap: int, seed: int) -> np.ndarra
     takes[int(np.argmax(takes))] -= max(0, sum(takes) - cap)  # rounding never exceeds the cap
     chosen = [rng.choice(w, size=t, replace=False) for w, t in zip(classes, takes, strict=True)]
     return np.sort(np.concatenate(chosen))
-
-
-def evaluated_part(scored: int, test_rows: int) -> str:
-    """What the charts' rows are: the whole test part, or the seeded sample of it a measured run scored."""
-    return "test part" if scored >= test_rows else f"sampled test rows ({scored:,} of {test_rows:,})"
 
 
 @dataclass
@@ -417,6 +413,7 @@ def train_qsvc_fraud(
             "test_positives": int(np.sum(y_test == positive)),
             "train_rows_used": n_rows,
             "train_positives_used": n_fraud,
+            "test_rows_scored": len(y_test),
             "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
             + ("up to half " if runner is not None else "")
             + "and a seeded sample of the others",

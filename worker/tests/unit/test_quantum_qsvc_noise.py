@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO_ROOT
 from test_handlers_financial import result_of, run
 
-from qmlstudio_worker.quantum import backends, devices, qsvc
+from qmlstudio_worker.quantum import backends, devices, qsvc, vqc
 
 Lines = list[dict[str, Any]]
 SHOTS = 4096
@@ -144,6 +144,7 @@ def test_a_qsvc_fraud_job_runs_on_a_device_in_local_testing_mode(
 
 
 def test_charts_of_a_sampled_test_part_say_how_many_rows_were_scored() -> None:
+    assert qsvc.evaluated_part is vqc.evaluated_part  # one wording for both classifiers' charts
     assert qsvc.evaluated_part(40, 40) == "test part"
     assert qsvc.evaluated_part(150, 6_000) == "sampled test rows (150 of 6,000)"
     rng = np.random.default_rng(0)
