@@ -8,18 +8,29 @@ import { describe, expect, it } from 'vitest';
 import { createExampleAppData } from '../../../engine';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { useEngineForm } from '../../../renderers';
-import { fakeApi } from '../../test-support/fake-api';
-import { cleanBrowserAfterEach } from '../../test-support/page-test';
+import { account, fakeApi } from '../../test-support/fake-api';
+import { cleanBrowserAfterEach, storeToken } from '../../test-support/page-test';
+import { AuthProvider } from '../auth/auth-context';
 import { ModelTab } from './model-tab';
-import { deviceListFallback } from './use-real-devices';
+import { deviceListFallback, NO_STORED_TOKEN_NOTE } from './use-real-devices';
 
 const stock = browserRegistry().getProblem('stock-price-prediction');
 const example = createExampleAppData(stock);
 const context = { ...example.context, applicationId: 5, userId: 7 };
 const SCHEMA_DEVICES = ['ibm_brisbane', 'ibm_kyiv', 'ibm_sherbrooke', 'ibm_torino'];
 const DEVICES = 'GET /api/quantum-devices';
+const ME = 'GET /api/users/me';
+const withToken = () => ({ body: { success: true, data: { ...account, has_custom_ibmq_token: true } } });
 
 function Tab() {
+  return (
+    <AuthProvider>
+      <Form />
+    </AuthProvider>
+  );
+}
+
+function Form() {
   const form = useEngineForm(stock, example.appData, context);
   return (
     <ModelTab
@@ -35,9 +46,20 @@ function Tab() {
 
 cleanBrowserAfterEach();
 
+/** Opens the device modal in real-device mode once the signed-in user is read. */
+async function openRealDevices(calls: { path: string }[]) {
+  render(<Tab />);
+  await waitFor(() => expect(calls.some((c) => c.path === '/api/users/me')).toBe(true));
+  fireEvent.click(screen.getByRole('button', { name: 'Select Quantum Device' }));
+  const dialog = screen.getByRole('dialog', { name: 'Quantum Device' });
+  return dialog;
+}
+
 describe('ModelTab device list', () => {
   it('lists the devices the stored token may use, with qubits, status and queue', async () => {
+    storeToken();
     const calls = fakeApi({
+      [ME]: withToken,
       [DEVICES]: () => ({
         body: {
           success: true,
@@ -51,9 +73,7 @@ describe('ModelTab device list', () => {
         },
       }),
     });
-    render(<Tab />);
-    fireEvent.click(screen.getByRole('button', { name: 'Select Quantum Device' }));
-    const dialog = screen.getByRole('dialog', { name: 'Quantum Device' });
+    const dialog = await openRealDevices(calls);
     // In simulator mode nothing is asked.
     expect(calls.filter((c) => c.path === '/api/quantum-devices')).toHaveLength(0);
     fireEvent.click(within(dialog).getByRole('checkbox', { name: 'Use Simulator' }));
@@ -71,15 +91,32 @@ describe('ModelTab device list', () => {
     [400, 'No IBM Quantum token is stored: add yours in your profile.'],
     [503, 'IBM Quantum did not answer within 60 s: try again later.'],
   ])('keeps the schema list and says why when the list answers %i', async (status, detail) => {
-    fakeApi({ [DEVICES]: () => ({ status, body: { success: false, detail } }) });
-    render(<Tab />);
-    fireEvent.click(screen.getByRole('button', { name: 'Select Quantum Device' }));
-    const dialog = screen.getByRole('dialog', { name: 'Quantum Device' });
+    storeToken();
+    const calls = fakeApi({
+      [ME]: withToken,
+      [DEVICES]: () => ({ status, body: { success: false, detail } }),
+    });
+    const dialog = await openRealDevices(calls);
     fireEvent.click(within(dialog).getByRole('checkbox', { name: 'Use Simulator' }));
     await within(dialog).findByText(deviceListFallback(detail));
     const select = within(dialog).getByLabelText<HTMLSelectElement>(/^Quantum Device/);
     const texts = [...select.options].map((o) => o.textContent).filter((t) => t?.startsWith('ibm_'));
     expect(texts).toEqual(SCHEMA_DEVICES);
     await waitFor(() => expect(select.disabled).toBe(false));
+  });
+
+  it('does not ask for the list when the profile has no stored token, and says so', async () => {
+    storeToken();
+    const calls = fakeApi({
+      [ME]: () => ({ body: { success: true, data: { ...account, has_custom_ibmq_token: false } } }),
+      [DEVICES]: () => ({ status: 400, body: { success: false, detail: 'No IBM Quantum token is stored' } }),
+    });
+    const dialog = await openRealDevices(calls);
+    fireEvent.click(within(dialog).getByRole('checkbox', { name: 'Use Simulator' }));
+    await within(dialog).findByText(deviceListFallback(NO_STORED_TOKEN_NOTE));
+    const select = within(dialog).getByLabelText<HTMLSelectElement>(/^Quantum Device/);
+    const texts = [...select.options].map((o) => o.textContent).filter((t) => t?.startsWith('ibm_'));
+    expect(texts).toEqual(SCHEMA_DEVICES);
+    expect(calls.filter((c) => c.path === '/api/quantum-devices')).toHaveLength(0);
   });
 });

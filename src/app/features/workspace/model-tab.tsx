@@ -1,5 +1,6 @@
 import type { AppData, EngineContext, FormState, Problem } from '../../../engine';
 import { SchemaForm } from '../../../renderers';
+import { useAuth } from '../auth/auth-context';
 import { ResourceEstimatePanel } from './resource-estimate-panel';
 import { useRealDevices } from './use-real-devices';
 
@@ -17,10 +18,12 @@ export interface ModelTabProps {
  * Model Configurations (spec section 2): the problem's model sections ending with 'Save Changes'. The form
  * renderer says 'Wrong configurations.' when the problem has none, and opens the quantum device, noise
  * model and custom IBM token modals itself. Under the form: the resource estimate of the current values;
- * the device picker lists the IBM devices the account's stored token may use (issue #12).
+ * the device picker lists the IBM devices the account's stored token may use (issue #12), asked only when
+ * the profile says a token is stored.
  */
 export function ModelTab({ problem, appData, context, state, onChange, onSaved }: ModelTabProps) {
-  const realDevices = useRealDevices();
+  const { user } = useAuth();
+  const realDevices = useRealDevices(user?.has_custom_ibmq_token === true);
   return (
     <div className="workspace-card">
       <SchemaForm
