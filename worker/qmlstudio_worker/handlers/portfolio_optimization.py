@@ -42,6 +42,9 @@ from qmlstudio_worker.ml.run_record import seed_everything
 
 PROBLEM = "portfolio-optimization"
 METRICS = ("expected_return", "risk", "objective")
+#: A quantum run's metrics next to METRICS: the exact optimum's probability in the final measurements,
+#: the gap of the selection's objective above the optimum's (0 when found), all budget-feasible bitstrings'
+QUANTUM_METRICS = ("optimum_probability", "optimality_gap", "feasible_probability")
 
 
 def _metrics_of(problem: PortfolioProblem, bits: Sequence[int]) -> dict[str, float]:
@@ -172,6 +175,11 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         q = _run_quantum(params, inputs, emit)
         problem, chosen = q["problem"], q["chosen"]
         metrics = _metrics_of(problem, chosen.bits)  # the solver emitted them as metric lines
+        # how close the quantum run came to the exact optimum (emitted by the solver as well):
+        # the optimum's probability in the final circuit's measurements, the objective above it
+        metrics.update(
+            {name: float(q["solver"][name]) for name in QUANTUM_METRICS if q["solver"].get(name) is not None}
+        )
         result = base_result(
             problem=PROBLEM,
             model=model,

@@ -138,6 +138,15 @@ def cvar(probs: Any, energy: Any, alpha: float) -> Any:
     return (taken * energy[order]).sum() / alpha
 
 
+def _budget_label(bitstring: str, budget: int) -> str:
+    """A top-bitstrings category: the bitstring, marked when it breaks the budget (a user reads which
+    of the most probable bitstrings are selections at all)."""
+    chosen = bitstring.count("1")
+    if chosen == budget:
+        return bitstring
+    return f"{bitstring} ({'over' if chosen > budget else 'under'} budget)"
+
+
 def _bitstring(index: int, n: int) -> str:
     return "".join(str((index >> i) & 1) for i in range(n))
 
@@ -324,12 +333,12 @@ def _solve(
         },
         {
             "type": "bar",
-            "title": f"{kind}: most probable bitstrings (asset order)",
+            "title": f"{kind}: most probable bitstrings (asset order, budget {problem.budget})",
             "label": "probability",
             "series": [
                 {"name": "probability", "data": [round(float(final[z]), 10) for z in order[:TOP_BITSTRINGS]]}
             ],
-            "categories": [t["bitstring"] for t in top],
+            "categories": [_budget_label(t["bitstring"], problem.budget) for t in top],
         },
     ]
     result: dict[str, Any] = {
@@ -347,6 +356,7 @@ def _solve(
             "objective": optimum.objective,
         },
         "gap": gap,
+        "optimality_gap": gap,
         "relative_gap": gap / abs(optimum.objective) if optimum.objective else None,
         "found_optimum": selection.bits == optimum.bits,
         "optimum_probability": float(final[optimum_index]),
@@ -390,7 +400,8 @@ def _solve(
         emit.metric("risk", selection.risk)
         emit.metric("objective", selection.objective)
         emit.metric("optimum_probability", result["optimum_probability"])
-        emit.metric("gap", gap)
+        emit.metric("optimality_gap", gap)
+        emit.metric("feasible_probability", result["feasible_probability"])
         for chart in charts:
             emit.chart_spec(chart)
         emit.log(

@@ -483,6 +483,15 @@ def test_portfolio_qaoa_is_scored_next_to_the_exact_optimum(
     assert data["selection"]["exact_selection"] == classical["selection"]["assets"]
     assert len(data["selection"]["assets"]) == body["budget"]
     assert data["metrics"]["objective"] >= classical["metrics"]["objective"] - 1e-12
+    # how close it came to the optimum is a metric of the result and a live metric, not only a log line
+    solver = data["selection"]["solver_details"]
+    assert data["metrics"]["optimum_probability"] == pytest.approx(solver["optimum_probability"])
+    assert data["metrics"]["optimality_gap"] == pytest.approx(
+        data["metrics"]["objective"] - classical["metrics"]["objective"]
+    )
+    assert 0 <= data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"] <= 1
+    live = {line["name"] for line in lines if line["type"] == "metric"}
+    assert {"optimum_probability", "optimality_gap", "feasible_probability"} <= live
     percents = [line["percent"] for line in lines if line["type"] == "progress"]
     assert percents == sorted(percents)
     titles = [line["chart"]["title"] for line in lines if line["type"] == "chart"]

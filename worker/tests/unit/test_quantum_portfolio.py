@@ -161,9 +161,20 @@ def test_emits_protocol_lines(four_assets: PortfolioProblem) -> None:
     assert {line["name"] for line in lines if line["type"] == "metric"} >= {
         "objective",
         "optimum_probability",
-        "gap",
+        "optimality_gap",
         "energy",
     }
+    # the top-bitstrings chart marks the bitstrings that break the budget (they are no selection)
+    (bar,) = [c for c in charts if c["type"] == "bar"]
+    assert f"budget {four_assets.budget}" in bar["title"]
+    for category in bar["categories"]:
+        bitstring = category.split(" ")[0]
+        ones = bitstring.count("1")
+        if ones == four_assets.budget:
+            assert category == bitstring
+        else:
+            assert category == f"{bitstring} ({'over' if ones > four_assets.budget else 'under'} budget)"
+    assert any(" budget)" in category for category in bar["categories"])  # some break it in 20 steps
     assert portfolio_vqe.READOUT_SHOTS == 1024
 
 
