@@ -3,7 +3,14 @@
 // about one x tick per n/20 points.
 import { describe, expect, it } from 'vitest';
 import type { ChartSpec } from '../../generated/worker-contract';
-import { apexConfig, heatRanges, isLossChart, xAxisTitle, xTickAmount } from './chart-spec-view';
+import {
+  apexConfig,
+  dateCategories,
+  heatRanges,
+  isLossChart,
+  xAxisTitle,
+  xTickAmount,
+} from './chart-spec-view';
 
 const line = (over: Partial<ChartSpec> = {}): ChartSpec => ({
   type: 'line',
@@ -150,5 +157,49 @@ describe('axes', () => {
     const long = Array.from({ length: 400 }, (_, i) => i + 1);
     const config = apexConfig(line({ categories: long, series: [{ name: 's', data: long }] }));
     expect(config.options.xaxis?.tickAmount).toBe(20);
+  });
+});
+
+describe('dates on the x axis (the demand forecasts read as overlapping labels)', () => {
+  it('puts a line of ISO dates on a datetime axis that places its own unrotated ticks', () => {
+    const days = Array.from({ length: 120 }, (_, i) =>
+      new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10),
+    );
+    const config = apexConfig(
+      line({ categories: days, series: [{ name: 'actual', data: days.map((_, i) => i) }] }),
+    );
+    const xaxis = config.options.xaxis!;
+    expect(xaxis.type).toBe('datetime');
+    expect(xaxis.categories).toBeUndefined();
+    expect(xaxis.labels?.rotate).toBe(0);
+    expect(xaxis.labels?.datetimeUTC).toBe(true);
+    expect(xaxis.title?.text).toBe('Date');
+    const first = config.series[0].data[0] as [number, number];
+    expect(first).toEqual([Date.UTC(2024, 0, 1), 0]);
+    expect((config.series[0].data[119] as [number, number])[0]).toBe(Date.UTC(2024, 3, 29));
+    expect(config.options.tooltip?.x?.format).toBe('yyyy-MM-dd');
+  });
+
+  it('reads dates with a time as UTC, and leaves other categories and bar charts on categories', () => {
+    expect(dateCategories(['2024-01-01 10:30', '2024-01-01T11:00:00Z'])).toEqual([
+      Date.UTC(2024, 0, 1, 10, 30),
+      Date.UTC(2024, 0, 1, 11),
+    ]);
+    expect(dateCategories(['2024-01-01', 'later'])).toBeNull();
+    expect(dateCategories([1, 2])).toBeNull();
+    expect(apexConfig(line({ categories: ['AAPL', 'NVDA'] })).options.xaxis?.type).toBe('category');
+    const bars = apexConfig(line({ type: 'bar' })).options.xaxis!;
+    expect(bars.type).toBe('category');
+    expect(bars.categories).toEqual(['2024-01-01', '2024-01-02']);
+  });
+
+  it('rotates long category axes always, so their labels do not run into each other', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `store ${i}`);
+    const long = apexConfig(
+      line({ type: 'bar', categories: many, series: [{ name: 's', data: many.map(() => 1) }] }),
+    );
+    expect(long.options.xaxis?.labels?.rotateAlways).toBe(true);
+    expect(long.options.xaxis?.labels?.rotate).toBe(-45);
+    expect(apexConfig(line({ type: 'bar' })).options.xaxis?.labels?.rotateAlways).toBe(false);
   });
 });

@@ -92,6 +92,25 @@ export function xTickAmount(points: number): number | undefined {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 
 /**
+ * The categories as UTC timestamps (ms) when every one is an ISO date ('2024-01-31', '2024-01-31 10:00',
+ * '2024-01-31T10:00:00Z'; a date or time without an offset is read as UTC, as the dataset wrote it), else
+ * null.
+ */
+export function dateCategories(categories: ChartSpec['categories']): number[] | null {
+  if (categories.length === 0) return null;
+  const stamps: number[] = [];
+  for (const c of categories) {
+    if (typeof c !== 'string' || !ISO_DATE.test(c)) return null;
+    const text = c.trim().replace(' ', 'T');
+    const zoned = text.length <= 10 || /(?:Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
+    const stamp = Date.parse(zoned);
+    if (!Number.isFinite(stamp)) return null;
+    stamps.push(stamp);
+  }
+  return stamps;
+}
+
+/**
  * The x axis title a ChartSpec implies (the protocol carries only the y label): the two standard curves by
  * their names (ROC: false positive rate; precision-recall: recall), a title '... per epoch' (evaluation,
  * iteration) names its step, dates are 'Date'. Undefined when nothing says it (no title is made up).
@@ -160,6 +179,38 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       : s.data.map((p) => (isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p)),
   })) as ApexAxisChartSeries;
   const xTitle = xAxisTitle(spec);
+  // Dates on a line chart: a datetime axis, which places its own ticks (months, days) by the width, so
+  // the labels of a long forecast no longer overlap as 20 rotated 'YYYY-MM-DD' categories did.
+  const stamps = !pairs && spec.type === 'line' ? dateCategories(spec.categories) : null;
+  if (stamps) {
+    const timed = spec.series.map((s) => ({
+      name: s.name,
+      data: s.data.map((p, i) => [stamps[i] ?? null, isCell(p) ? p.y : isPair(p) ? Number(p[1]) : p]),
+    })) as ApexAxisChartSeries;
+    return {
+      type: 'line',
+      series: timed,
+      options: {
+        ...base,
+        tooltip: {
+          ...base.tooltip,
+          x: { format: stamps.every((t) => t % 86_400_000 === 0) ? 'yyyy-MM-dd' : 'yyyy-MM-dd HH:mm' },
+        },
+        stroke: { width: 2, curve: 'straight' as const },
+        xaxis: {
+          type: 'datetime',
+          labels: {
+            datetimeUTC: true,
+            rotate: 0,
+            hideOverlappingLabels: true,
+            datetimeFormatter: { year: 'yyyy', month: "MMM 'yy", day: 'dd MMM', hour: 'HH:mm' },
+          },
+          title: { text: xTitle },
+        },
+        yaxis: { title: { text: spec.label }, labels: { formatter: yFormatter } },
+      },
+    };
+  }
   const xaxis: ApexXAxis = pairs
     ? {
         type: 'numeric',
@@ -171,7 +222,11 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
         type: 'category',
         categories: spec.categories.map(String),
         tickAmount: xTickAmount(spec.categories.length),
-        labels: { rotate: -30, hideOverlappingLabels: true },
+        labels: {
+          rotate: -45,
+          rotateAlways: spec.categories.length > MAX_TICKS,
+          hideOverlappingLabels: true,
+        },
         title: { text: xTitle },
       };
   return {
