@@ -3,6 +3,7 @@
 
 import { ApiError, apiFetch, authHeaders } from '../../../api/client';
 import { httpErrorText } from '../../outputs/api';
+import type { Problem } from '../../../../engine';
 import type { WorkspaceUser } from '../workspace-types';
 
 export type ClassCounts = Record<string, number>;
@@ -99,7 +100,7 @@ export async function fetchExampleImage(file: string, user: WorkspaceUser): Prom
   return new Blob([await response.arrayBuffer()], { type: 'image/png' });
 }
 
-/** POST /brain-tumor-classification/predict/{userId}: the reply of a prediction. */
+/** POST /{api name}/predict/{userId} (brain tumor: /brain-tumor-classification/...): a prediction's reply. */
 export interface Prediction {
   success: boolean;
   prediction: string;
@@ -112,10 +113,21 @@ export interface Prediction {
 export type PredictImage = { file: File } | { imageUrl: string };
 
 /**
- * The prediction call: the image as multipart `file`, or `image_url` as JSON. A refusal rejects with
- * 'HTTP error! status: {code}, details: {text}' (spec section 7), the text being the server's message.
+ * A problem's predict path, as the server builds it from the problem file: /api/{the first segment of its
+ * job path}/predict/{userId} (server/brain-tumor/predict-routes.ts predictPathOf); no problem is named here.
  */
-export async function predictBrainTumor(
+export function predictPath(problem: Pick<Problem, 'id' | 'job'>, userId: number): string {
+  const apiName = problem.job.request.path.split('/').filter(Boolean)[0] ?? problem.id;
+  return `/api/${encodeURIComponent(apiName)}/predict/${userId}`;
+}
+
+/**
+ * The prediction call of a problem with a predict block: the image as multipart `file`, or `image_url` as
+ * JSON. A refusal rejects with 'HTTP error! status: {code}, details: {text}' (spec section 7), the text
+ * being the server's message.
+ */
+export async function predictImage(
+  problem: Pick<Problem, 'id' | 'job'>,
   userId: number,
   applicationId: number,
   modelName: string,
@@ -132,7 +144,7 @@ export async function predictBrainTumor(
     headers.set('content-type', 'application/json');
     body = JSON.stringify({ image_url: image.imageUrl });
   }
-  const response = await fetch(`/api/brain-tumor-classification/predict/${userId}?${query.toString()}`, {
+  const response = await fetch(`${predictPath(problem, userId)}?${query.toString()}`, {
     method: 'POST',
     headers,
     body,

@@ -10,6 +10,7 @@ import { browserRegistry } from '../../../../renderers/browser-registry';
 import { setAccessToken } from '../../../api/client';
 import { cleanBrowserAfterEach } from '../../../test-support/page-test';
 import type { WorkspaceUser } from '../workspace-types';
+import { predictPath } from './bio-api';
 import { IMAGE_PROCESSING_FAILED, type Pixels } from './image-validation';
 import { mriLookOf } from './mri-look';
 import { NOT_A_URL, PredictPanel, SHOW_PREDICTION_MS } from './predict-panel';
@@ -259,5 +260,21 @@ describe('Predict Brain Tumor', () => {
     open();
     fireEvent.click(screen.getByRole('button', { name: 'Use webcam' }));
     expect((await screen.findByRole('alert')).textContent).toBe(WEBCAM_FAILED);
+  });
+});
+
+describe('the predict path', () => {
+  it("comes from the problem file's job path, as the server builds its predict route", () => {
+    expect(predictPath(brain, 7)).toBe('/api/brain-tumor-classification/predict/7');
+    // Another problem with a predict block (the server's predict-problems test copies brain tumor so).
+    const renamed = {
+      ...brain,
+      id: 'skin-lesion',
+      job: {
+        ...brain.job,
+        request: { ...brain.job.request, path: '/skin-lesion-classification/execute-job/{modelType}' },
+      },
+    };
+    expect(predictPath(renamed, 3)).toBe('/api/skin-lesion-classification/predict/3');
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
 import { acceptAttribute, type Problem } from '../../../../engine';
 import type { WorkspaceUser } from '../workspace-types';
-import { fetchExampleImage, predictBrainTumor, type Prediction, type PredictImage } from './bio-api';
+import { fetchExampleImage, predictImage, type Prediction, type PredictImage } from './bio-api';
 import { MRI_EXAMPLES } from './mri-examples';
 import {
   IMAGE_PROCESSING_FAILED,
@@ -149,7 +149,7 @@ export function PredictPanel({
     }
     setBusy(true);
     try {
-      const reply = await predictBrainTumor(user.id, applicationId, model, image);
+      const reply = await predictImage(problem, user.id, applicationId, model, image);
       setResult(reply);
       moveTimer.current = setTimeout(() => onPredicted(reply), SHOW_PREDICTION_MS);
     } catch (e) {
