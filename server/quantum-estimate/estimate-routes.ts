@@ -71,6 +71,18 @@ const estimateData = {
       type: ['number', 'null'],
       description: "Run time from a timing of the worker's simulation on this machine (null: not simulable)",
     },
+    optimizer_evaluations: {
+      ...nullableInteger,
+      description: "The optimizer's objective evaluations over the run (SPSA's calibration included)",
+    },
+    simulator_calls: {
+      ...nullableInteger,
+      description: 'Under a noise model: the noisy simulator calls the run makes (null: not planned)',
+    },
+    noisy_circuits_run: {
+      ...nullableInteger,
+      description: 'Under a noise model: the circuits those simulator calls run (null: not planned)',
+    },
     rows: nullableInteger,
     note: { type: ['string', 'null'] },
   },

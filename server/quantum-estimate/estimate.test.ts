@@ -68,6 +68,12 @@ describe.skipIf(!mode.available)('resource estimate', () => {
     expect(noisy.depth).toBeGreaterThan(ideal.depth); // routed onto the device's heavy-hex coupling
     expect(noisy.total_shots).toBe(body.quantum_shots * noisy.circuit_evaluations);
     expect(noisy.estimated_seconds).toBeGreaterThan(0);
+    // The run's plan under noise passes through the reply schema (it dropped these fields before).
+    // Portfolio: one noisy call of one circuit per optimizer evaluation, then the final measurement.
+    expect(noisy.optimizer_evaluations).toBeGreaterThan(0);
+    expect(noisy.simulator_calls).toBe(noisy.optimizer_evaluations + 1);
+    expect(noisy.noisy_circuits_run).toBe(noisy.simulator_calls);
+    expect(ideal.simulator_calls).toBeNull();
     const device = (
       await post('portfolio-optimization', {
         params: { ...body, use_quantum_simulator: false, quantum_device_backend: 'ibm_kyiv' },

@@ -5667,6 +5667,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -5865,6 +5871,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -6063,6 +6075,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -6261,6 +6279,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -6459,6 +6483,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -6657,6 +6687,12 @@ export interface paths {
                 simulation?: string;
                 /** @description Run time from a timing of the worker's simulation on this machine (null: not simulable) */
                 estimated_seconds?: number | null;
+                /** @description The optimizer's objective evaluations over the run (SPSA's calibration included) */
+                optimizer_evaluations?: number | null;
+                /** @description Under a noise model: the noisy simulator calls the run makes (null: not planned) */
+                simulator_calls?: number | null;
+                /** @description Under a noise model: the circuits those simulator calls run (null: not planned) */
+                noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
               };
@@ -9332,7 +9368,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Where a quantum output ran and the backends a what-if re-run may choose */
+    /** Where a quantum output ran and the backends a what-if re-run may choose, labelled */
     get: {
       parameters: {
         query?: never;
@@ -9364,8 +9400,24 @@ export interface paths {
                   | {
                       device: string;
                     };
-                noise_models: string[];
-                devices: string[];
+                /** @description Where the output ran, labelled */
+                backend_label: string;
+                noise_models: {
+                  /** @description What the request names (fake_kyiv, ibm_kyiv) */
+                  name: string;
+                  /** @description The schema's label, as the form shows it */
+                  label: string;
+                  /** @description Present when the re-run's configuration may not use it: the schema's reason */
+                  refused?: string;
+                }[];
+                devices: {
+                  /** @description What the request names (fake_kyiv, ibm_kyiv) */
+                  name: string;
+                  /** @description The schema's label, as the form shows it */
+                  label: string;
+                  /** @description Present when the re-run's configuration may not use it: the schema's reason */
+                  refused?: string;
+                }[];
               };
             };
           };

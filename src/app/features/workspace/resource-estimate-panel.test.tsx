@@ -15,6 +15,7 @@ import {
   ESTIMATE_QUANTUM_ONLY,
   ESTIMATE_REFUSED,
   formatDuration,
+  noisyPlan,
   ResourceEstimatePanel,
 } from './resource-estimate-panel';
 import { ESTIMATE_DEBOUNCE_MS } from './use-resource-estimate';
@@ -145,6 +146,28 @@ describe('ResourceEstimatePanel', () => {
     expect(row.querySelector('dd')!.textContent).toBe(
       '14,000 circuits (one per training row per evaluation)',
     );
+  });
+
+  it("shows a noisy run's optimizer evaluations and simulator calls in words, when the worker plans them", async () => {
+    const noisy = {
+      ...estimate(4),
+      data: { ...estimate(4).data, optimizer_evaluations: 40, simulator_calls: 41, noisy_circuits_run: 41 },
+    };
+    fakeApi({ [ROUTE]: () => ({ body: noisy }) });
+    render(panel(example.appData));
+    await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
+    const pairs = [...document.querySelectorAll('.estimate-figures > div')].map((d) => [
+      d.querySelector('dt')!.textContent,
+      d.querySelector('dd')!.textContent,
+    ]);
+    expect(pairs.slice(-3)).toEqual([
+      ['Optimizer evaluations (all of the run)', '40'],
+      ['Noisy simulation', '41 simulator calls running 41 circuits'],
+      ['Estimated run time (measured on this server)', '3 min'],
+    ]);
+    expect(noisyPlan(1, 1)).toBe('1 simulator call running 1 circuit');
+    expect(noisyPlan(3, null)).toBe('3 simulator calls');
+    expect(noisyPlan(1200, 96000)).toBe('1,200 simulator calls running 96,000 circuits');
   });
 
   it('reads one described circuit in the singular (a portfolio QAOA: one circuit per energy evaluation)', () => {

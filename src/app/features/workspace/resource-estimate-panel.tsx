@@ -27,6 +27,13 @@ export function describedUnit(unit: string, n: number): string {
 const count = (n: number | null | undefined, none: string) =>
   n === null || n === undefined ? none : n.toLocaleString('en-US');
 
+/** What a noisy run will ask of the simulator, in words: '41 simulator calls running 41 circuits'. */
+export function noisyPlan(calls: number, circuits: number | null): string {
+  const callWords = `${count(calls, '')} simulator call${calls === 1 ? '' : 's'}`;
+  if (circuits === null) return callWords;
+  return `${callWords} running ${count(circuits, '')} circuit${circuits === 1 ? '' : 's'}`;
+}
+
 function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
   const unit = estimate.evaluation_unit ?? 'iteration';
   const rows: [string, string][] = [
@@ -47,6 +54,23 @@ function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
             : `${count(estimate.evaluations_per_iteration, '')} ${describedUnit(unit, estimate.evaluations_per_iteration)}`,
         ],
     ['Total shots', count(estimate.total_shots, 'none (exact statevector simulation)')],
+    // SPSA's calibration counts here, so this can exceed iterations x evaluations per iteration.
+    ...(typeof estimate.optimizer_evaluations === 'number'
+      ? [
+          ['Optimizer evaluations (all of the run)', count(estimate.optimizer_evaluations, '')] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
+    ...(typeof estimate.simulator_calls === 'number'
+      ? [
+          ['Noisy simulation', noisyPlan(estimate.simulator_calls, estimate.noisy_circuits_run ?? null)] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     [
       'Estimated run time (measured on this server)',
       estimate.estimated_seconds === null || estimate.estimated_seconds === undefined
