@@ -28,7 +28,7 @@ of the noisy channel (infinitely many shots); the tests check it against Aer's d
 1e-10. The encoder and the head are as without noise; the loss history (training and test) is the noisy
 model's. The test predictions then run the same transpiled circuit on Aer (density matrix, ``shots`` shots
 per window: the circuits that ran), so the metrics carry shot noise too. At most
-``noisy_density.MAX_NOISY_TRAINING_QUBITS`` active qubits (refused above, with the measured cost).
+``noisy_density.NOISY_TRAINING_LIMITS["hybrid"]`` (8) active qubits (refused above, with the measured cost).
 
 On a real IBM device (``device``, :mod:`.devices`) the network is trained the same way under the noise of
 the device's own calibration (the same noise builder applied to the opened backend's target), and the test
@@ -453,7 +453,7 @@ def _prepare_noisy_training(
 ) -> tuple[Any, Any]:
     """(runner, program) for a noisy run: where the test predictions run (Aer with the noise model's noise,
     or the device) and the differentiable noisy program the network trains on; (None, None) without noise.
-    Noisy training above ``MAX_NOISY_TRAINING_QUBITS`` active qubits is refused (NoisyDensityError)."""
+    Noisy training above ``NOISY_TRAINING_LIMITS["hybrid"]`` active qubits is refused (NoisyDensityError)."""
     if noise_model is None and device is None:
         return None, None
     from qmlstudio_worker.quantum.backends import prepare_runner
@@ -463,7 +463,7 @@ def _prepare_noisy_training(
         from_noisy_circuit,
     )
 
-    check_noisy_training_qubits(qubits, rows)  # before connecting or transpiling
+    check_noisy_training_qubits(qubits, rows, "hybrid")  # before connecting or transpiling
     circuit = qiskit_circuit(qubits, reps)
     parameters = list(circuit.parameters)  # x[0..qubits-1], then the ansatz's: the order of a value row
     runner = prepare_runner(
@@ -482,7 +482,7 @@ def _prepare_noisy_training(
         program, _, _ = compile_for_backend(circuit, parameters, opened.backend, seed)
     else:
         program = from_noisy_circuit(runner)
-    check_noisy_training_qubits(program.qubits, rows)  # routing may add qubits
+    check_noisy_training_qubits(program.qubits, rows, "hybrid")  # routing may add qubits
     return runner, program
 
 

@@ -25,8 +25,9 @@ finite differences.
 Memory: a density matrix of n qubits has 4**n entries (16 bytes each) per row, and autograd keeps one per
 operation; :meth:`NoisyDensityProgram.probabilities` therefore checkpoints the program in segments
 (``torch.utils.checkpoint``: the forward pass is recomputed during backward) and runs the rows in chunks.
-Noisy TRAINING is limited to :data:`MAX_NOISY_TRAINING_QUBITS` qubits (:func:`check_noisy_training_qubits`),
-measured on this 2-core machine (docs in the constant).
+Noisy TRAINING is limited per use (:data:`NOISY_TRAINING_LIMITS`: the hybrid's mini-batches 8 qubits, the
+VQC's every-row ADAM steps 6, portfolio's and routing's one-row ADAM steps 10;
+:func:`check_noisy_training_qubits`), measured on this 2-core machine (docs in the constant).
 """
 
 from __future__ import annotations
@@ -42,18 +43,37 @@ import numpy as np
 
 Tensor = Any  # torch.Tensor (torch is imported inside the functions)
 
-#: Noisy training (gradients through the density matrix) stops being practical above this many active
-#: qubits on this machine: the one constant of the limit (:func:`check_noisy_training_qubits`).
-MAX_NOISY_TRAINING_QUBITS = 6
-#: Measured here (2 cores shared with other jobs, load about 5; one torch thread), the hybrid QNN's layer
-#: (RealAmplitudes reps 2) on fake_kyiv, 32 rows forward and backward: qubits -> (extra peak memory in GB,
-#: seconds). 4 qubits: 0.03 GB, 0.06 s. Every further qubit multiplies the work by about 4 to 5 (4**n
-#: entries per row). The stock example (50 training windows) takes 0.6 s per epoch at 6 qubits and 17 s at 8.
+#: Noisy training (gradients through the density matrix) stops being practical above a number of active
+#: qubits that depends on how many rows one training step simulates: the one table of the limits
+#: (:func:`check_noisy_training_qubits`), measured on this machine (2 cores shared with other jobs, load
+#: about 4 to 5; one torch thread):
+#:
+#: - ``"hybrid"``: the hybrid forecaster, mini-batches of up to 32 windows forward and backward per epoch.
+#:   8 qubits: 0.85 GB, 24 s per 32 windows (the stock example's 50 windows: 16.7 s per epoch); 9 qubits:
+#:   3.5 GB and 124 s per 32 windows (:data:`NOISY_TRAINING_COST`), refused.
+#: - ``"rows"``: ADAM of the fraud VQC, every training row (up to 200 under noise) at every step. 6 qubits:
+#:   0.39 s per 32 rows, about 2.4 s per step of 200 rows; 7 qubits about 27 s per step, refused.
+#: - ``"one_row"``: ADAM of portfolio and routing, one parameter row per step (:data:`NOISY_STEP_COST`).
+#:   10 qubits: about 6 s and 0.9 GB per step (100 steps: about 10 minutes); 12 qubits: about 100 s per
+#:   step, refused. The routing sample (14 to 15 active qubits) is refused: one 14-qubit density matrix
+#:   alone is 4.3 GB (16 bytes x 4**14), and every operation writes a new one.
+NOISY_TRAINING_LIMITS: dict[str, int] = {"hybrid": 8, "rows": 6, "one_row": 10}
+#: Measured as above, the hybrid QNN's layer (RealAmplitudes reps 2) on fake_kyiv, 32 rows forward and
+#: backward: qubits -> (extra peak memory in GB, seconds). 4 qubits: 0.03 GB, 0.06 s. Every further qubit
+#: multiplies the work by about 4 to 5 (4**n entries per row). The stock example (50 training windows)
+#: takes 0.6 s per epoch at 6 qubits and 16.7 s at 8.
 NOISY_TRAINING_COST: dict[int, tuple[float, float]] = {
     6: (0.29, 0.39),
     7: (0.41, 4.3),
     8: (0.85, 24.0),
     9: (3.5, 124.0),
+}
+#: The same for ONE row forward and backward (an ADAM step of portfolio or routing; RealAmplitudes reps 2
+#: on fake_kyiv): qubits -> (extra peak memory in GB, seconds).
+NOISY_STEP_COST: dict[int, tuple[float, float]] = {
+    8: (0.28, 0.2),
+    9: (0.95, 1.4),
+    10: (0.85, 6.1),  # checkpointed (recomputed during backward): less memory than 9 qubits
 }
 #: Aer leaves out the terms of a QuantumError whose probability is below this (its C++ QuantumError
 #: threshold); the program does the same so that it computes what Aer runs.
@@ -65,38 +85,67 @@ ROWS_PER_CHUNK = 32
 
 NOISY_TRAINING_LIMIT = (
     "Noisy training of {qubits} qubits (after transpiling for the device) needs about {gb} GB and "
-    "{seconds} s per epoch of {rows} rows on this machine: it simulates the density matrix of every "
-    "qubit. Noisy training allows at most {limit} qubits: choose {limit} or fewer, or train without a "
-    "noise model."
+    "{seconds} s {per} on this machine: it simulates the density matrix of every qubit. {what} allows "
+    "at most {limit} qubits under a noise model: {choose}."
 )
+#: Per use of the limit: (what is limited, the unit of the time quoted, what the user can choose instead).
+_LIMIT_WORDS: dict[str, tuple[str, str, str]] = {
+    "hybrid": (
+        "Noisy training of the hybrid network",
+        "per epoch of {rows:,} rows",
+        "choose {limit} or fewer qubits, or train without a noise model",
+    ),
+    "rows": (
+        "ADAM under a noise model",
+        "per step of {rows:,} rows",
+        "choose {limit} or fewer qubits, COBYLA or SPSA (they measure the noisy circuits on Aer), or "
+        "train without a noise model",
+    ),
+    "one_row": (
+        "ADAM under a noise model",
+        "per step (one row)",
+        "choose COBYLA or SPSA (they measure the noisy circuits on Aer), a smaller problem, or train "
+        "without a noise model",
+    ),
+}
 
 
 class NoisyDensityError(ValueError):
     """A circuit or noise model the noisy density simulation cannot compile, in words for the user."""
 
 
-def noisy_training_cost(qubits: int, rows: int) -> tuple[float, float]:
+def noisy_training_cost(qubits: int, rows: int, use: str = "rows") -> tuple[float, float]:
     """(GB, seconds) one pass over ``rows`` rows (forward and backward) needs here, from the measurements of
-    :data:`NOISY_TRAINING_COST` (beyond them, times 4 per qubit)."""
-    known = max(n for n in NOISY_TRAINING_COST if n <= max(qubits, min(NOISY_TRAINING_COST)))
-    gb, seconds = NOISY_TRAINING_COST[known]
+    :data:`NOISY_TRAINING_COST` (32 rows) or, for ``use`` "one_row", :data:`NOISY_STEP_COST` (beyond them,
+    times 4 per qubit)."""
+    table, measured_rows = (NOISY_STEP_COST, 1) if use == "one_row" else (NOISY_TRAINING_COST, 32)
+    known = max(n for n in table if n <= max(qubits, min(table)))
+    gb, seconds = table[known]
     scale = 4.0 ** (qubits - known)
-    return gb * scale, seconds * scale * max(rows, 1) / 32
+    return gb * scale, seconds * scale * max(rows, 1) / measured_rows
 
 
-def check_noisy_training_qubits(qubits: int, rows: int = 32) -> None:
-    """Refuse noisy training above :data:`MAX_NOISY_TRAINING_QUBITS` active qubits, with what it would cost
-    for ``rows`` training rows per epoch."""
-    if qubits <= MAX_NOISY_TRAINING_QUBITS:
+def check_noisy_training_qubits(qubits: int, rows: int = 32, use: str = "rows") -> None:
+    """Refuse noisy training above ``NOISY_TRAINING_LIMITS[use]`` active qubits, with what it would cost
+    for ``rows`` rows per epoch (the hybrid) or per ADAM step."""
+    if use not in NOISY_TRAINING_LIMITS:
+        raise ValueError(
+            f"unknown noisy training use {use!r}; expected one of {', '.join(NOISY_TRAINING_LIMITS)}"
+        )
+    limit = NOISY_TRAINING_LIMITS[use]
+    if qubits <= limit:
         return
-    gb, seconds = noisy_training_cost(qubits, rows)
+    gb, seconds = noisy_training_cost(qubits, rows, use)
+    what, per, choose = _LIMIT_WORDS[use]
     raise NoisyDensityError(
         NOISY_TRAINING_LIMIT.format(
             qubits=qubits,
-            limit=MAX_NOISY_TRAINING_QUBITS,
             gb=f"{gb:.2g}",
             seconds=f"{seconds:,.0f}",
-            rows=rows,
+            per=per.format(rows=rows),
+            what=what,
+            limit=limit,
+            choose=choose.format(limit=limit),
         )
     )
 

@@ -226,7 +226,7 @@ def _solve(
         from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
 
         channel = from_noisy_circuit(noisy)
-        check_noisy_training_qubits(channel.qubits, 1)
+        check_noisy_training_qubits(channel.qubits, 1, "one_row")
 
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]
@@ -338,7 +338,7 @@ def _solve(
             "series": [
                 {"name": "probability", "data": [round(float(final[z]), 10) for z in order[:TOP_BITSTRINGS]]}
             ],
-            "categories": [_budget_label(t["bitstring"], problem.budget) for t in top],
+            "categories": [_budget_label(_bitstring(z, n), problem.budget) for z in order[:TOP_BITSTRINGS]],
         },
     ]
     result: dict[str, Any] = {

@@ -40,8 +40,10 @@ A real device takes every size up to ``MAX_QUBITS``.
 ADAM under a noise model follows the autograd gradient of the exact noisy channel: the same transpiled
 circuit and noise in the torch density-matrix simulation of :mod:`.noisy_density` (the energy curve is that
 channel's, the infinite-shot expectation; the final circuit is measured as above). That simulation keeps
-every active qubit's density matrix, so it takes the 6-qubit instance and refuses larger ones with its
-measured cost (``noisy_density.MAX_NOISY_TRAINING_QUBITS``); ADAM on a real device is refused
+every active qubit's density matrix; one row per ADAM step allows 10 active qubits
+(``noisy_density.NOISY_TRAINING_LIMITS["one_row"]``, about 6 s per step there), so it takes the 6-qubit
+instance and refuses the next, the 14-qubit sample (14 to 15 active qubits after transpiling: one density
+matrix alone is 4.3 GB), with its measured cost; ADAM on a real device is refused
 (``optimizers.ADAM_ON_A_DEVICE``).
 """
 
@@ -409,9 +411,11 @@ def solve_quantum(
     if runner is not None and optimizer == "ADAM":
         from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
 
-        check_noisy_training_qubits(n, 1)  # before compiling a circuit too large to simulate this way
+        check_noisy_training_qubits(
+            n, 1, "one_row"
+        )  # before compiling a circuit too large to simulate this way
         channel = from_noisy_circuit(runner)
-        check_noisy_training_qubits(channel.qubits, 1)
+        check_noisy_training_qubits(channel.qubits, 1, "one_row")
 
     def distribution(weights: Any) -> Any:
         return probabilities(state_of(weights))[0]

@@ -365,7 +365,7 @@ def train_vqc_fraud(
         from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
 
         channel = from_noisy_circuit(noisy)
-        check_noisy_training_qubits(channel.qubits, n_rows)
+        check_noisy_training_qubits(channel.qubits, n_rows, "rows")
         channel_angles = torch.as_tensor(train_angles, dtype=torch.float64)
         odd_tensor = torch.as_tensor(odd)
 

@@ -204,16 +204,40 @@ def test_angles_of_other_parameters_and_unsupported_gates_are_refused() -> None:
         compile_noisy(late, NoiseModel(), [])
 
 
-def test_noisy_training_above_the_qubit_limit_is_refused_with_the_numbers() -> None:
-    check_noisy_training_qubits(noisy_density.MAX_NOISY_TRAINING_QUBITS)
-    limit = noisy_density.MAX_NOISY_TRAINING_QUBITS
+def test_noisy_training_limits_depend_on_the_rows_a_step_simulates() -> None:
+    limits = noisy_density.NOISY_TRAINING_LIMITS
+    # the hybrid's mini-batches take the stock/demand form's 8 qubits, one-row ADAM steps 10, the VQC's
+    # every-row ADAM steps 6 (measured costs in the constants' docs)
+    assert limits == {"hybrid": 8, "rows": 6, "one_row": 10}
+    for use, limit in limits.items():
+        check_noisy_training_qubits(limit, 32, use)
+        with pytest.raises(NoisyDensityError, match=f"at most {limit} qubits under a noise model"):
+            check_noisy_training_qubits(limit + 1, 32, use)
+    with pytest.raises(ValueError, match="unknown noisy training use"):
+        check_noisy_training_qubits(4, 1, "batch")
+
+
+def test_the_hybrids_refusal_above_8_qubits_states_the_measured_cost() -> None:
     with pytest.raises(NoisyDensityError) as refused:
-        check_noisy_training_qubits(8, rows=320)
+        check_noisy_training_qubits(9, rows=320, use="hybrid")
     message = str(refused.value)
-    gb, seconds = noisy_density.NOISY_TRAINING_COST[8]
+    gb, seconds = noisy_density.NOISY_TRAINING_COST[9]
+    assert (gb, seconds) == (3.5, 124.0)  # measured: 9 qubits, 32 windows forward and backward
     assert message.startswith(
-        f"Noisy training of 8 qubits (after transpiling for the device) needs about {gb:.2g} GB"
+        f"Noisy training of 9 qubits (after transpiling for the device) needs about {gb:.2g} GB"
     )
     assert f"{seconds * 10:,.0f} s per epoch of 320 rows" in message
-    assert f"at most {limit} qubits" in message
-    assert "train without a noise model" in message
+    assert "hybrid network allows at most 8 qubits" in message
+    assert "choose 8 or fewer qubits, or train without a noise model" in message
+
+
+def test_one_row_adam_refusal_quotes_the_per_step_cost_and_the_other_optimizers() -> None:
+    # the routing sample: 14 active qubits
+    with pytest.raises(NoisyDensityError) as refused:
+        check_noisy_training_qubits(14, 1, "one_row")
+    message = str(refused.value)
+    gb, seconds = noisy_density.noisy_training_cost(14, 1, "one_row")
+    gb10, seconds10 = noisy_density.NOISY_STEP_COST[10]
+    assert (gb, seconds) == (gb10 * 4**4, seconds10 * 4**4)
+    assert f"needs about {gb:.2g} GB and {seconds:,.0f} s per step (one row)" in message
+    assert "choose COBYLA or SPSA" in message

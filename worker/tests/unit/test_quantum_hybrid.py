@@ -284,9 +284,10 @@ def test_on_a_device_it_trains_under_the_devices_calibration_and_predicts_on_it(
 
 
 def test_noisy_training_above_the_qubit_limit_is_refused(stock: pd.DataFrame) -> None:
-    from qmlstudio_worker.quantum.noisy_density import MAX_NOISY_TRAINING_QUBITS, NoisyDensityError
+    from qmlstudio_worker.quantum.noisy_density import NOISY_TRAINING_LIMITS, NoisyDensityError
 
-    with pytest.raises(NoisyDensityError, match=f"at most {MAX_NOISY_TRAINING_QUBITS} qubits"):
+    limit = NOISY_TRAINING_LIMITS["hybrid"]
+    with pytest.raises(NoisyDensityError, match=f"at most {limit} qubits"):
         hybrid.train_quantum_forecaster(
             stock,
             training_features=FEATURES,
@@ -294,7 +295,7 @@ def test_noisy_training_above_the_qubit_limit_is_refused(stock: pd.DataFrame) ->
             train_share=0.6,
             epochs=1,
             learning_rate=0.01,
-            qubits=MAX_NOISY_TRAINING_QUBITS + 1,
+            qubits=limit + 1,
             noise_model="fake_kyiv",
         )
 
