@@ -118,6 +118,23 @@ describe('outputDetail', () => {
       output_data: { result_type: 'Training', training_history: { train_loss: [0.9, 0.5, 0.3] } },
     });
     expect(detail.metrics).not.toHaveProperty('label');
+    expect(detail.quantum_backend).toBeNull(); // a classical result states no quantum run
+  });
+
+  it("once Completed, says where a quantum run's circuits ran from its result, not from the form", () => {
+    const result = {
+      model: 'VQE',
+      simulation: 'noise model fake_kyiv (...) per evaluation',
+      noise_model: 'fake_kyiv',
+      backend_run: { noise_model: 'fake_kyiv', device: 'ibm_kyiv', shots: 1024, circuits_run: 41 },
+      noisy_training: null,
+    };
+    const completed = outputDetail(job({ kind: 'portfolio-optimization', status: 'Completed', result }), []);
+    expect(completed.quantum_backend).toBe(
+      'ran under the fake_kyiv noise model on Aer with 1,024 shots (41 circuits)',
+    );
+    const failed = outputDetail(job({ kind: 'portfolio-optimization', status: 'Failed', result }), []);
+    expect(failed.quantum_backend).toBeNull();
   });
 
   it("a failure's reason is an error line of the logs and the timeline's last entry", () => {

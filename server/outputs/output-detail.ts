@@ -4,6 +4,7 @@
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
 import type { ChartSpec } from '../jobs/worker-protocol';
+import { quantumRunDescription } from './quantum-run';
 
 export interface OutputLog {
   level: string;
@@ -40,6 +41,11 @@ export interface OutputDetail {
     rows_used: number | null;
   } | null;
   run_record: Record<string, unknown> | null;
+  /**
+   * Where the quantum circuits ran as the worker's result states it ('trained under the fake_kyiv noise
+   * model (exact noisy channel), test predictions on Aer with 1,024 shots'); null without such a result.
+   */
+  quantum_backend: string | null;
   /**
    * The result type and the per-epoch history (train_loss/test_loss; brain tumor adds loss, accuracy,
    * val_accuracy, val_loss); a brain tumor prediction's output_data as its route stored it
@@ -302,6 +308,7 @@ export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]):
     error: job.error,
     dataset: datasetOf(job),
     run_record: isObject(result?.run_record) ? result.run_record : null,
+    quantum_backend: job.status === JobStatus.completed ? quantumRunDescription(job.kind, result) : null,
     output_data: outputDataOf(job, result, events),
   };
 }

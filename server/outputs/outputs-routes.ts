@@ -83,6 +83,7 @@ const outputDetailSchema = {
     'error',
     'dataset',
     'run_record',
+    'quantum_backend',
     'output_data',
   ],
   properties: {
@@ -137,6 +138,11 @@ const outputDetailSchema = {
       },
     },
     run_record: nullableObject,
+    quantum_backend: {
+      type: ['string', 'null'],
+      description:
+        "Where the quantum circuits ran, as the worker's result states it (noise model, device, shots, noisy training); null when it states none",
+    },
     output_data: {
       type: 'object',
       additionalProperties: true,

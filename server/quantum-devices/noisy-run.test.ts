@@ -53,6 +53,16 @@ describe.skipIf(!mode.available)('quantum runs off the ideal simulator', () => {
     const result = JSON.stringify(stored!.result);
     expect(result).toContain('"noise_model":"fake_kyiv"');
     expect(result).toContain('"device":"fake_kyiv"');
+    // The output's 'Quantum Backend' line from this real result (server/outputs/quantum-run.ts).
+    const detail = (
+      await stack.app.inject({
+        url: `/api/application-outputs/${outputId}/detail`,
+        headers: bearer(owner.token),
+      })
+    ).json().data as Json;
+    expect(detail.quantum_backend).toMatch(
+      /^ran under the fake_kyiv noise model on Aer with [\d,]+ shots \(\d+ circuits\)$/,
+    );
     const timeline = (
       await stack.app.inject({
         url: `/api/application-outputs/${outputId}/status-timeline`,

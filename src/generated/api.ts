@@ -8761,6 +8761,8 @@ export interface paths {
                 run_record: {
                   [key: string]: unknown;
                 } | null;
+                /** @description Where the quantum circuits ran, as the worker's result states it (noise model, device, shots, noisy training); null when it states none */
+                quantum_backend: string | null;
                 /** @description A brain tumor prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name} */
                 output_data: {
                   /** @enum {string} */

@@ -43,6 +43,7 @@ export function completedOutput(overrides: Partial<OutputDetail> = {}): OutputDe
       rows_used: 100,
     },
     run_record: null,
+    quantum_backend: null,
     output_data: { result_type: 'Training', training_history: null },
     ...overrides,
   };

@@ -143,7 +143,8 @@ export function outputView(detail: OutputDetail, live: LiveState, ongoing: boole
  * quantum model's circuits ran (simulator, noise, shots or device), execution time.
  */
 export function OutputFacts({ detail, ongoing }: { detail: OutputDetail; ongoing: boolean }) {
-  const backend = quantumBackend(detail.app_data);
+  // Where the result says the circuits ran; an output from before the worker said it: the form's settings.
+  const backend = detail.quantum_backend ?? quantumBackend(detail.app_data);
   return (
     <>
       <dt>Created Date</dt>

@@ -83,6 +83,7 @@ function output(overrides: Partial<OutputDetail> = {}): OutputDetail {
       rows_used: 100,
     },
     run_record: { seed: 42 },
+    quantum_backend: null,
     ...overrides,
   });
 }
@@ -360,6 +361,23 @@ describe('the output detail page', () => {
     expect(notes).toHaveLength(2);
     expect(notes[0]).toMatch(/fractions of 1.*class 1/);
     expect(notes[1]).toMatch(/variance of its summed daily return/);
+  });
+
+  it("prefers where the result says the circuits ran over the form's settings", async () => {
+    const device = { use_quantum_sim: true, quantum_noise_model: 'fake_kyiv', check_custom_ibm_token: false };
+    const ran =
+      'trained under the fake_kyiv noise model (exact noisy channel), test predictions on Aer with 1,024 shots (12 circuits)';
+    renderOutput(
+      output({
+        trained_model_type: 'Hybrid QNN',
+        app_data: {
+          model_configurations: { model_type: 'Quantum', quantum_shots: 1024, quantum_device: device },
+        },
+        quantum_backend: ran,
+      }),
+    );
+    expect(await screen.findByRole('heading', { name: 'Tech stocks #41' })).toBeTruthy();
+    expect(screen.getByTestId('quantum-backend').textContent).toBe(ran);
   });
 
   it('gives a classical output no quantum backend', async () => {

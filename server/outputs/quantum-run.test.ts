@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { quantumRunDescription, quantumRunOf } from './quantum-run';
+
+// The 'Quantum Backend' line from what the worker's result states, in the shapes the handlers write
+// (quantum/vqc.py config, portfolio_vqe.py top level, ml/forecasting_job.py quantum_run; backend_run is
+// backends.NoisyCircuit.summary() or devices.DeviceCircuit.summary()).
+
+const noisyRun = (circuits: number) => ({
+  noise_model: 'fake_kyiv',
+  device: 'ibm_kyiv',
+  device_qubits: 127,
+  physical_qubits: [0, 1, 2, 3],
+  depth: 40,
+  shots: 1024,
+  simulation_method: 'density_matrix',
+  trajectories: null,
+  circuits_run: circuits,
+  simulator_calls: 2,
+  simulation_seconds: 1.2,
+});
+const deviceRun = {
+  device: 'ibm_kyiv',
+  device_qubits: 127,
+  local_testing_mode: false,
+  shots: 4000,
+  provider_job_ids: ['d5q1', 'd5q2'],
+  circuits_run: 300,
+};
+const noisyTraining = { method: 'exact noisy channel', active_qubits: 4, rows_simulated: 640 };
+
+describe('quantumRunDescription', () => {
+  it('says a model trained on the noisy channel was tested on Aer with its shots (forecaster quantum_run)', () => {
+    const result = {
+      model: 'Hybrid QNN',
+      quantum_run: {
+        simulation: 'trained on the exact noisy channel ...; test predictions: noise model fake_kyiv ...',
+        noise_model: 'fake_kyiv',
+        device: null,
+        backend_run: noisyRun(12),
+        noisy_training: noisyTraining,
+      },
+    };
+    expect(quantumRunDescription('demand-forecasting', result)).toBe(
+      'trained under the fake_kyiv noise model (exact noisy channel), test predictions on Aer with 1,024 shots (12 circuits)',
+    );
+  });
+
+  it("words a portfolio's final measurement, a noisy run without noisy training and a device run", () => {
+    const portfolio = {
+      method: 'VQE',
+      simulation: 'ADAM on the gradient of ...',
+      noise_model: 'fake_kyiv',
+      device: null,
+      backend_run: noisyRun(1),
+      noisy_training: { method: 'exact noisy channel', active_qubits: 4, evaluations: 30 },
+    };
+    expect(quantumRunDescription('portfolio-optimization', portfolio)).toBe(
+      'trained under the fake_kyiv noise model (exact noisy channel), the final circuit measured on Aer with 1,024 shots (1 circuit)',
+    );
+    const vqc = {
+      config: {
+        simulation: 'noise model fake_kyiv ... per row; test rows scored by the same noisy circuits',
+        noise_model: 'fake_kyiv',
+        backend_run: noisyRun(960),
+        noisy_training: null,
+      },
+    };
+    expect(quantumRunDescription('fraud-detection', vqc)).toBe(
+      'ran under the fake_kyiv noise model on Aer with 1,024 shots (960 circuits)',
+    );
+    const device = {
+      config: {
+        simulation: 'IBM device ibm_kyiv via IBM Quantum ...',
+        device: 'ibm_kyiv',
+        backend_run: deviceRun,
+      },
+    };
+    expect(quantumRunDescription('fraud-detection', device)).toBe(
+      'ran on IBM ibm_kyiv with 4,000 shots (300 circuits)',
+    );
+    const local = { ...deviceRun, local_testing_mode: true };
+    expect(
+      quantumRunDescription('demand-forecasting', {
+        quantum_run: { simulation: 'trained on ...', backend_run: local, noisy_training: noisyTraining },
+      }),
+    ).toBe(
+      "trained under ibm_kyiv's calibration (exact noisy channel), test predictions on IBM ibm_kyiv in local testing mode (its fake backend) with 4,000 shots (300 circuits)",
+    );
+  });
+
+  it('says an ideal run is exact or sampled, and nothing for a result that states no run', () => {
+    const exact = {
+      config: { simulation: 'exact statevector (torch, complex128)', noise_model: null, backend_run: null },
+    };
+    expect(quantumRunDescription('fraud-detection', exact)).toBe('exact statevector simulation (no shots)');
+    const sampled = {
+      config: {
+        simulation: 'training loss from probabilities sampled with 2048 shots per row; test scores exact',
+        noise_model: null,
+        backend_run: null,
+        shots: 2048,
+      },
+    };
+    expect(quantumRunDescription('fraud-detection', sampled)).toBe('ideal simulator with 2,048 shots');
+    expect(
+      quantumRunDescription('stock-price-prediction', { model: 'LSTM', metrics: { rmse: 1 } }),
+    ).toBeNull();
+    expect(quantumRunDescription('stock-price-prediction', null)).toBeNull();
+    expect(quantumRunOf({ a: { b: { simulation: 'x', backend_run: null } } })).toEqual({
+      simulation: 'x',
+      backend_run: null,
+    });
+  });
+});
