@@ -86,7 +86,7 @@ ROWS_PER_CHUNK = 32
 NOISY_TRAINING_LIMIT = (
     "Noisy training of {qubits} qubits (after transpiling for the device) needs about {gb} GB and "
     "{seconds} s {per} on this machine: it simulates the density matrix of every qubit. {what} allows "
-    "at most {limit} qubits under a noise model: {choose}."
+    "at most {limit} qubits: {choose}."
 )
 #: Per use of the limit: (what is limited, the unit of the time quoted, what the user can choose instead).
 _LIMIT_WORDS: dict[str, tuple[str, str, str]] = {
@@ -96,13 +96,13 @@ _LIMIT_WORDS: dict[str, tuple[str, str, str]] = {
         "choose {limit} or fewer qubits, or train without a noise model",
     ),
     "rows": (
-        "ADAM under a noise model",
+        "ADAM under a noise model (every training row per step)",
         "per step of {rows:,} rows",
         "choose {limit} or fewer qubits, COBYLA or SPSA (they measure the noisy circuits on Aer), or "
         "train without a noise model",
     ),
     "one_row": (
-        "ADAM under a noise model",
+        "ADAM under a noise model (one row per step)",
         "per step (one row)",
         "choose COBYLA or SPSA (they measure the noisy circuits on Aer), a smaller problem, or train "
         "without a noise model",
@@ -140,7 +140,7 @@ def check_noisy_training_qubits(qubits: int, rows: int = 32, use: str = "rows") 
     raise NoisyDensityError(
         NOISY_TRAINING_LIMIT.format(
             qubits=qubits,
-            gb=f"{gb:.2g}",
+            gb=f"{gb:,.0f}" if gb >= 10 else f"{gb:.2g}",
             seconds=f"{seconds:,.0f}",
             per=per.format(rows=rows),
             what=what,

@@ -23,6 +23,15 @@ the run's call shape (:func:`noisy_plan`): one row per call for portfolio and ro
 evaluation, then the final measurement), the training rows per call for the VQC, calls of up to
 ``ROWS_PER_CALL`` kernel entries for the QSVC; ``simulator_calls`` and ``noisy_circuits_run`` say what the
 run will call. A device's run time depends on the provider's queue and is not estimated.
+
+Runs that TRAIN under the noise model on the torch density simulation (:mod:`.noisy_density`: the hybrid
+forecasters, and ADAM for the VQC, portfolio and routing) are estimated as they run
+(:func:`noisy_training_plan`, :func:`_noisy_training`): the density-matrix rows they simulate (the hybrid:
+per epoch each training window of the SELECTED rows forward and backward, then every window's loss; ADAM:
+the training rows, or one row, per step), timed forward and backward in the run's chunk shape, plus the
+one-time transpile and noise setup; shots are counted only for the Aer circuits that follow (the hybrid's
+test windows, the VQC's test rows, portfolio's and routing's final circuit). Above the noisy-training limit
+(:data:`.noisy_density.NOISY_TRAINING_LIMITS`) the note is the run's own refusal.
 """
 
 from __future__ import annotations
@@ -52,8 +61,9 @@ NOISY_PATH_MODELS = {
     ("vehicle-routing", "VQE"),
     ("vehicle-routing", "QAOA"),
 }
-#: The hybrid forecasters train exactly and run only their test predictions under a noise model (hybrid.py).
-TESTED_UNDER_NOISE = {
+#: The hybrid forecasters train under a noise model on the torch density simulation (:mod:`.noisy_density`)
+#: and run their test predictions on Aer with shots (hybrid.py).
+TRAINED_UNDER_NOISE = {
     ("stock-price-prediction", "Hybrid quantum neural network"),
     ("demand-forecasting", "Hybrid quantum neural network"),
 }
@@ -154,6 +164,132 @@ def _noisy_seconds_per_call(
     runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, RUN_SEED)
     values = np.random.default_rng(0).uniform(0.1, 1.0, (rows_per_call, circuit.num_parameters))
     return _timed(lambda: runner.probabilities(values)), runner.transpile_seconds
+
+
+#: Rows of a timed pass of the torch density simulation at 6 active qubits or fewer; a quarter per further
+#: qubit (the work grows about 4 times per qubit: 8 qubits take 24 s per 32 rows), at least one. The time
+#: per row is what scales (a pass is linear in its rows).
+DENSITY_TIMING_ROWS = 32
+
+
+def _noisy_program(circuit: Any, noise_model: str, shots: int) -> tuple[Any, Any, float]:
+    """(Aer runner, torch density program, seconds of building both) for ``circuit`` under the noise
+    model, as a run under noise builds them (:func:`.backends.prepare_noisy`,
+    :func:`.noisy_density.from_noisy_circuit`)."""
+    from qmlstudio_worker.quantum.backends import prepare_noisy
+    from qmlstudio_worker.quantum.noisy_density import from_noisy_circuit
+
+    started = time.perf_counter()
+    runner = prepare_noisy(circuit, list(circuit.parameters), noise_model, shots, RUN_SEED)
+    program = from_noisy_circuit(runner)
+    return runner, program, time.perf_counter() - started
+
+
+def _density_seconds_per_row(program: Any, run_chunk: int, backward: bool, threads: int | None) -> float:
+    """Seconds per row of the torch density simulation forward (and backward with ``backward``), timed in
+    the run's shape: its checkpointing decision for chunks of ``run_chunk`` rows is kept while fewer rows
+    are timed at many qubits (:data:`DENSITY_TIMING_ROWS`), with the run's torch threads."""
+    import torch
+
+    from qmlstudio_worker.ml.recurrent import torch_settings
+
+    run_chunk = max(1, min(run_chunk, int(program.rows_per_chunk)))
+    rows = max(1, min(run_chunk, DENSITY_TIMING_ROWS >> (2 * max(0, int(program.qubits) - 6))))
+    checkpoints = bool(program._checkpointing(run_chunk))
+    setattr(program, "_checkpointing", lambda _batch: checkpoints)  # noqa: B010 (the run's decision)
+    values = torch.as_tensor(
+        np.random.default_rng(0).uniform(0.1, 1.0, (rows, len(program.parameters))), dtype=torch.float64
+    )
+
+    def call() -> None:
+        if backward:
+            program.probabilities(values.clone().requires_grad_(True))[:, 0].sum().backward()
+            return
+        with torch.no_grad():
+            program.probabilities(values)
+
+    with torch_settings(threads, deterministic=False):
+        return _timed(call) / rows
+
+
+def _aer_seconds_per_row(runner: Any, rows: int) -> float:
+    """Seconds per row of the Aer noisy simulation (shots included) in calls of up to ``ROWS_PER_CALL``."""
+    from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
+
+    batch = max(1, min(rows, ROWS_PER_CALL))
+    values = np.random.default_rng(0).uniform(0.1, 1.0, (batch, len(runner.parameters)))
+    return _timed(lambda: runner.probabilities(values)) / batch
+
+
+def noisy_training_plan(
+    kind: str, model: str, evaluations: int, train_rows: int | None, test_rows: int | None
+) -> dict[str, int] | None:
+    """What a run that TRAINS on the torch density simulation does (hybrid forecasters under a noise model,
+    ADAM under a noise model): ``density_rows`` simulated in all (each with autograd during training),
+    ``per_iteration`` of them per epoch or step, and the Aer ``aer_calls`` and ``aer_circuits`` (each
+    ``shots`` shots) that follow; None when the rows are unknown.
+
+    - hybrid: every epoch, each training window forward and backward, then the loss of every training and
+      test window without gradient; then the test windows on Aer;
+    - the fraud VQC: every ADAM step, its training rows forward and backward; then the test rows on Aer;
+    - portfolio and routing: one row per ADAM step; then the final circuit on Aer (one row)."""
+    from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
+
+    if kind in ("portfolio-optimization", "vehicle-routing"):
+        return {"per_iteration": 1, "density_rows": evaluations, "aer_calls": 1, "aer_circuits": 1}
+    if train_rows is None or test_rows is None:
+        return None
+    hybrid_run = (kind, model) in TRAINED_UNDER_NOISE
+    per_epoch = 2 * train_rows + test_rows if hybrid_run else train_rows
+    return {
+        "per_iteration": per_epoch,
+        "density_rows": evaluations * per_epoch,
+        "aer_calls": math.ceil(test_rows / ROWS_PER_CALL),
+        "aer_circuits": test_rows,
+    }
+
+
+def _noisy_training(kind: str, found: Mapping[str, Any], noise_model: str, shots: int) -> dict[str, Any]:
+    """The estimate of a run that trains under the noise model on the torch density simulation: its counts
+    (:func:`noisy_training_plan`), its time from timed passes of that simulation in the run's shape and of
+    the Aer calls that follow, or the run's own refusal above the noisy-training limit."""
+    from qmlstudio_worker.ml.recurrent import DEFAULT_BATCH_SIZE
+    from qmlstudio_worker.quantum.noisy_density import NoisyDensityError, check_noisy_training_qubits
+
+    circuit = found["circuit"]
+    hybrid_run = (kind, found["model"]) in TRAINED_UNDER_NOISE
+    if hybrid_run:
+        windows = found.get("windows")
+        train, test = windows if windows is not None else (None, None)
+        use, per_step, evaluations = "hybrid", train, int(found["iterations"])
+    elif kind in ("portfolio-optimization", "vehicle-routing"):
+        train, test = 1, 1
+        use, per_step, evaluations = "one_row", 1, int(found["optimizer_evaluations"])
+    else:
+        train, test = found.get("train_rows"), found.get("test_rows")
+        use, per_step, evaluations = "rows", train, int(found["optimizer_evaluations"])
+    plan = noisy_training_plan(kind, found["model"], evaluations, train, test)
+    out: dict[str, Any] = {"plan": plan, "seconds": None, "note": None, "active_qubits": None}
+    try:
+        check_noisy_training_qubits(circuit.num_qubits, per_step or DEFAULT_BATCH_SIZE, use)
+        runner, program, setup = _noisy_program(circuit, noise_model, shots)
+        out["active_qubits"] = program.qubits
+        check_noisy_training_qubits(program.qubits, per_step or DEFAULT_BATCH_SIZE, use)
+    except NoisyDensityError as exc:  # the run refuses it the same way
+        out["note"] = str(exc)
+        return out
+    if plan is None or train is None or test is None:
+        return out
+    threads = None if use == "one_row" else 1  # the hybrid and the VQC train on one torch thread
+    chunk = min(DEFAULT_BATCH_SIZE, train) if hybrid_run else train
+    backward = _density_seconds_per_row(program, chunk, True, threads)
+    seconds = setup + evaluations * (train if hybrid_run else per_step or 0) * backward
+    if hybrid_run:  # every epoch's loss of all windows, without gradient
+        forward = _density_seconds_per_row(program, program.rows_per_chunk, False, threads)
+        seconds += evaluations * (train + test) * forward
+    seconds += float(found.get("exact_search_seconds") or 0.0)  # the VQC's exact angle-range search
+    out["seconds"] = seconds + plan["aer_circuits"] * _aer_seconds_per_row(runner, plan["aer_circuits"])
+    return out
 
 
 def noisy_plan(
@@ -281,6 +417,22 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
     }
 
 
+def forecaster_windows(params: Mapping[str, Any], rows: int | None) -> tuple[int, int] | None:
+    """(training windows, test windows) of a forecaster run on ``rows`` dataset rows: the body's rows
+    ``from_index``..``to_index``, split in time order at ``train_test_split``, windows of
+    ``recurrent.DEFAULT_WINDOW`` rows (:func:`qmlstudio_worker.ml.recurrent.prepare_windows`; rows removed
+    for missing values left out); None without the row count."""
+    from qmlstudio_worker.ml.recurrent import DEFAULT_WINDOW
+
+    if rows is None:
+        return None
+    start = max(1, int(params.get("from_index") or 1))
+    end = min(rows, int(params.get("to_index") or rows))
+    selected = max(0, end - start + 1)
+    cut = round(selected * float(params.get("train_test_split") or 0.8))
+    return max(0, cut - DEFAULT_WINDOW), max(0, selected - cut)
+
+
 def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     import torch
 
@@ -298,14 +450,17 @@ def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
         hybrid.quantum_layer(angles, weights, ansatz).sum().backward()
 
     per_sample = _timed(step) / batch
-    samples = None if rows is None else max(1, round(rows * 0.8))
+    windows = forecaster_windows(params, rows)
+    samples = None if windows is None else max(1, windows[0])
     return {
         "model": hybrid.MODEL_NAME,
         "circuit": hybrid.qiskit_circuit(qubits, hybrid.DEFAULT_REPS),
         "evaluations_per_iteration": None if samples is None else samples * (2 * ansatz.num_parameters + 1),
         "iterations": epochs,
-        "evaluation_unit": "circuits per epoch (one per training window, parameter shift for gradients)",
+        "evaluation_unit": "circuits per epoch (one per training window of the selected rows, parameter "
+        "shift for gradients on a sampler; the exact simulator takes one autograd pass instead)",
         "seconds": None if samples is None else per_sample * samples * epochs,
+        "windows": windows,
     }
 
 
@@ -434,6 +589,8 @@ def estimate(
     note = found.get("note")
     simulator_calls: int | None = None
     circuits_run: int | None = None
+    noisy_training_rows: int | None = None
+    aer_shots: int | None = -1  # -1: the shots of every circuit evaluation
     if where == "ideal":
         summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
         simulation = "exact statevector" if shots is None else f"{shots} shots per circuit"
@@ -446,16 +603,48 @@ def estimate(
         summary = target_summary(found["circuit"], snapshot, snapshot_of)
         simulation = f"{shots} shots per circuit on {name}"
         seconds = None
-        tested_only = (kind, found["model"]) in TESTED_UNDER_NOISE
-        if where == "noise_model" and tested_only:
-            test_windows = None if rows is None else max(1, rows - round(rows * 0.8))
-            if found["seconds"] is not None and test_windows is not None:
-                from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
-
-                batch = min(test_windows, ROWS_PER_CALL)  # the test windows in calls of that many rows
-                per_call, setup = _noisy_seconds_per_call(found["circuit"], name, shots, batch)
-                seconds = found["seconds"] + setup + per_call * test_windows / batch
-            note = f"Trained on the exact simulator; the test predictions run under the {name} noise."
+        trains_under_noise = (kind, found["model"]) in TRAINED_UNDER_NOISE or (
+            (kind, found["model"]) in NOISY_PATH_MODELS
+            and found["model"] != "Quantum Support Vector Classifier"
+            and params.get("optimizer_alg") == "ADAM"
+        )
+        if (
+            where == "noise_model"
+            and trains_under_noise
+            and not (kind == "vehicle-routing" and found["circuit"].num_qubits > routing.MAX_NOISY_QUBITS)
+        ):
+            trained = _noisy_training(kind, found, name, shots)
+            seconds, note, plan = trained["seconds"], trained["note"], trained["plan"]
+            per_iteration = None if plan is None else plan["per_iteration"]
+            evaluations = None if plan is None else plan["density_rows"]
+            noisy_training_rows = evaluations
+            aer_shots = None if plan is None else plan["aer_circuits"] * shots
+            if plan is not None:
+                simulator_calls, circuits_run = plan["aer_calls"], plan["aer_circuits"]
+            active = trained["active_qubits"]
+            hybrid_run = (kind, found["model"]) in TRAINED_UNDER_NOISE
+            unit = (
+                "noisy density-matrix rows per epoch (each training window forward and backward, then the "
+                "loss of every training and test window)"
+                if hybrid_run
+                else "noisy density-matrix rows per ADAM step (forward and backward)"
+            )
+            found = {**found, "evaluation_unit": unit}
+            afterwards = (
+                "test predictions"
+                if hybrid_run
+                else "test rows scored"
+                if kind == "fraud-detection"
+                else "final circuit measured"
+            )
+            simulation = (
+                f"{shots} shots per circuit on {name}; noisy training refused (see the note)"
+                if note is not None
+                else f"trained on the exact noisy channel of {name} (torch density matrix"
+                + (f" of {active} active qubits" if active is not None else "")
+                + f", autograd gradients, no shots); {afterwards} with {shots} shots per circuit under the "
+                f"{name} noise (Aer)"
+            )
         elif (kind, found["model"]) not in NOISY_PATH_MODELS:
             note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
         elif where == "device":
@@ -480,12 +669,17 @@ def estimate(
         "iterations": found["iterations"],
         "circuit_evaluations": evaluations,
         "shots_per_evaluation": shots,
-        "total_shots": None if shots is None or evaluations is None else shots * evaluations,
+        "total_shots": aer_shots
+        if aer_shots != -1
+        else None
+        if shots is None or evaluations is None
+        else shots * evaluations,
         "simulation": simulation,
         "estimated_seconds": None if seconds is None else round(float(seconds), 3),
         "optimizer_evaluations": found.get("optimizer_evaluations"),
         "simulator_calls": simulator_calls,
         "noisy_circuits_run": circuits_run,
+        "noisy_training_rows": noisy_training_rows,
         "rows": rows,
         "note": note,
     }

@@ -160,7 +160,8 @@ def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
     stock = quantum_body("stock-price-prediction")
     exact = estimate("stock-price-prediction", stock, rows=200)
     tested = estimate("stock-price-prediction", stock, rows=200, noise_model="fake_kyiv")
-    assert "test predictions run under the fake_kyiv noise" in tested["note"]
+    assert tested["note"] is None  # it trains under the noise: no "trained on the exact simulator"
+    assert tested["simulation"].startswith("trained on the exact noisy channel of fake_kyiv")
     assert tested["estimated_seconds"] > 0
     on_device = {**stock, "use_quantum_simulator": False, "quantum_device_backend": "ibm_kyiv"}
     assert "ideal simulator only" in estimate("stock-price-prediction", on_device, rows=200)["note"]
@@ -212,3 +213,88 @@ def test_the_estimate_counts_the_calls_and_evaluations_the_run_makes() -> None:
     ran = vr.solve_quantum(stops, "VQE", "COBYLA", 5, 1, 42, noise_model="fake_kyiv")
     assert estimated["optimizer_evaluations"] == ran["optimizer"]["evaluations"] == 5
     assert estimated["simulator_calls"] == ran["backend_run"]["simulator_calls"] == 6
+
+
+def test_noisy_training_estimates_count_what_the_runs_do() -> None:
+    """The hybrid forecaster under a noise model and ADAM under a noise model train on the torch density
+    simulation (no shots): the estimate counts its rows and only the Aer circuits that follow carry shots."""
+    import numpy as np
+    import pandas as pd
+
+    from qmlstudio_worker.ml.portfolio import PortfolioProblem
+    from qmlstudio_worker.quantum import hybrid
+    from qmlstudio_worker.quantum.portfolio_vqe import solve_qaoa
+
+    csv = REPO_ROOT / "samples" / "apple_google_stock.csv"
+    file = pd.read_csv(csv)
+    body = quantum_body(
+        "stock-price-prediction",
+        from_index=1,
+        to_index=80,
+        train_test_split=0.6,
+        epochs=2,
+        qubits=4,
+        quantum_shots=256,
+    )
+    estimated = estimate("stock-price-prediction", body, rows=len(file), noise_model="fake_kyiv")
+    ran, _ = hybrid.train_quantum_forecaster(
+        file.head(80),  # rows 1..80, as the handler selects them
+        training_features=["Close", "High", "Low", "Open"],
+        prediction_feature="Close",
+        train_share=0.6,
+        epochs=2,
+        learning_rate=0.05,
+        qubits=4,
+        noise_model="fake_kyiv",
+        shots=256,
+    )
+    train, test = ran["data"]["train_windows"], ran["data"]["test_windows"]
+    assert (train, test) == (38, 32)  # the selected rows' windows, not the whole file's 5,398 rows
+    assert estimated["evaluations_per_iteration"] == 2 * train + test
+    assert estimated["noisy_training_rows"] == estimated["circuit_evaluations"]
+    assert estimated["noisy_training_rows"] == ran["noisy_training"]["rows_simulated"]
+    assert estimated["noisy_circuits_run"] == ran["backend_run"]["circuits_run"] == test
+    assert estimated["simulator_calls"] == ran["backend_run"]["simulator_calls"]
+    assert estimated["total_shots"] == test * 256  # only the test windows on Aer take shots
+    assert estimated["note"] is None
+    assert "4 active qubits" in estimated["simulation"]
+    assert estimated["estimated_seconds"] > 0
+
+    returns = np.random.default_rng(1).normal(0.001, 0.02, (60, 3))
+    problem = PortfolioProblem(
+        assets=("A", "B", "C"),
+        mu=returns.mean(axis=0),
+        sigma=np.cov(returns, rowvar=False),
+        risk_factor=0.5,
+        budget=1,
+    )
+    portfolio = quantum_body(
+        "portfolio-optimization",
+        model="QAOA",
+        stocks_names=["A", "B", "C"],
+        optimizer_alg="ADAM",
+        optimizer_alg_maxiter=4,
+        circuit_repetition=1,
+        quantum_shots=64,
+    )
+    estimated = estimate("portfolio-optimization", portfolio, noise_model="fake_kyiv")
+    solved = solve_qaoa(problem, "ADAM", 4, 1, 42, 64, noise_model="fake_kyiv")
+    # one row per ADAM step through the density simulation, then the final circuit once on Aer
+    assert estimated["noisy_training_rows"] == solved["noisy_training"]["evaluations"] == 4
+    assert estimated["evaluations_per_iteration"] == 1
+    assert estimated["simulator_calls"] == solved["backend_run"]["simulator_calls"]
+    assert estimated["noisy_circuits_run"] == solved["backend_run"]["circuits_run"] == 1
+    assert estimated["total_shots"] == 64
+
+
+def test_adam_under_noise_above_the_one_row_limit_is_estimated_as_the_runs_refusal() -> None:
+    found = estimate(
+        "vehicle-routing",
+        quantum_body("vehicle-routing", optimizer_alg="ADAM"),
+        rows=4,
+        noise_model="fake_kyiv",
+    )
+    assert found["qubits"] == 14
+    assert found["estimated_seconds"] is None
+    assert "at most 10 qubits" in found["note"]
+    assert "choose COBYLA or SPSA" in found["note"]
