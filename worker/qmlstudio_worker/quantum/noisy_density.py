@@ -54,9 +54,9 @@ Tensor = Any  # torch.Tensor (torch is imported inside the functions)
 #: - ``"rows"``: ADAM of the fraud VQC, every training row (up to 200 under noise) at every step. 6 qubits:
 #:   0.39 s per 32 rows, about 2.4 s per step of 200 rows; 7 qubits about 27 s per step, refused.
 #: - ``"one_row"``: ADAM of portfolio and routing, one parameter row per step (:data:`NOISY_STEP_COST`).
-#:   10 qubits: about 6 s and 0.9 GB per step (100 steps: about 10 minutes); 12 qubits: about 100 s per
-#:   step, refused. The routing sample (14 to 15 active qubits) is refused: one 14-qubit density matrix
-#:   alone is 4.3 GB (16 bytes x 4**14), and every operation writes a new one.
+#:   10 qubits: about 6 s and 0.9 GB per step (100 steps: about 10 minutes); 12 qubits did not finish
+#:   two steps in 400 s, refused. The routing sample (14 to 15 active qubits) is refused: one 14-qubit
+#:   density matrix alone is 4.3 GB (16 bytes x 4**14), and every operation writes a new one.
 NOISY_TRAINING_LIMITS: dict[str, int] = {"hybrid": 8, "rows": 6, "one_row": 10}
 #: Measured as above, the hybrid QNN's layer (RealAmplitudes reps 2) on fake_kyiv, 32 rows forward and
 #: backward: qubits -> (extra peak memory in GB, seconds). 4 qubits: 0.03 GB, 0.06 s. Every further qubit
