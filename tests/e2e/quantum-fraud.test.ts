@@ -5,7 +5,7 @@
 // the statevector simulator without noise. Run from the top bar, the output reaches Completed and draws its
 // confusion matrix and ROC curve; the noise what-if's 'Re-run under…' menu offers the schema's labelled
 // backends ('IBM Brisbane (snapshot)', not fake_brisbane) and re-runs it under the Brisbane snapshot's noise,
-// as a new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output,what-if}.png.
+// as a new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output,what-if,what-if-output}.png.
 
 import { readFileSync } from 'node:fs';
 
@@ -247,6 +247,7 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
           )
           .toBe('Completed');
         await watchUntilCompleted(page, rerunId);
+        await shot(page, 'what-if-output');
         const rerun = await callApi<{
           data: {
             name: string;
