@@ -4,7 +4,7 @@
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
 import type { ChartSpec } from '../jobs/worker-protocol';
-import { quantumRunDescription } from './quantum-run';
+import { quantumRunDescription, type BackendLabeller } from './quantum-run';
 
 export interface OutputLog {
   level: string;
@@ -284,7 +284,11 @@ function baselineOf(result: Record<string, unknown> | null): OutputDetail['basel
   return { name: String(baseline.name ?? ''), metrics: numberMap(baseline.metrics) };
 }
 
-export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]): OutputDetail {
+export function outputDetail(
+  job: JobRecord,
+  events: readonly JobEventRecord[],
+  backendLabel?: BackendLabeller,
+): OutputDetail {
   const result = isFinal(job.status) ? job.result : null;
   return {
     id: job.id,
@@ -308,7 +312,8 @@ export function outputDetail(job: JobRecord, events: readonly JobEventRecord[]):
     error: job.error,
     dataset: datasetOf(job),
     run_record: isObject(result?.run_record) ? result.run_record : null,
-    quantum_backend: job.status === JobStatus.completed ? quantumRunDescription(job.kind, result) : null,
+    quantum_backend:
+      job.status === JobStatus.completed ? quantumRunDescription(job.kind, result, backendLabel) : null,
     output_data: outputDataOf(job, result, events),
   };
 }

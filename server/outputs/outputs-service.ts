@@ -31,6 +31,8 @@ import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobRecord, JobsRepository } from '../jobs/jobs-repository';
 import type { JobsService } from '../jobs/jobs-service';
 import { logsOf, modelPathOf, outputDetail, simplifiedAppData, timelineOf } from './output-detail';
+import type { BackendLabeller } from './quantum-run';
+import { backendNames } from './what-if-backend';
 
 export const APPLICATION_RUNNING = 'Application is running.';
 /** Spec section 8: 'Failed to execute the application! {message}'. */
@@ -293,7 +295,17 @@ export class OutputsService {
   async detail(caller: UserRecord, outputId: number) {
     const job = await this.readable(caller, outputId);
     if (!job) return notFound;
-    return { ok: true as const, value: outputDetail(job, await this.deps.jobs.events(job.id)) };
+    const events = await this.deps.jobs.events(job.id);
+    return { ok: true as const, value: outputDetail(job, events, this.backendLabeller(job.kind)) };
+  }
+
+  /** The problem's form labels of its noise models and devices ('IBM Kyiv (snapshot)' for fake_kyiv). */
+  private backendLabeller(problemId: string): BackendLabeller {
+    const problem = this.deps.registry.findProblem(problemId);
+    if (!problem) return (name) => name;
+    const { noiseModels, devices } = backendNames(problem);
+    const labels = new Map([...noiseModels, ...devices].map((choice) => [choice.name, choice.label]));
+    return (name) => labels.get(name) ?? name;
   }
 
   async record(caller: UserRecord, outputId: number) {

@@ -76,7 +76,7 @@ describe('quantumRunDescription', () => {
       },
     };
     expect(quantumRunDescription('fraud-detection', device)).toBe(
-      'ran on IBM ibm_kyiv with 4,000 shots (300 circuits)',
+      'ran on the device ibm_kyiv with 4,000 shots (300 circuits)',
     );
     const local = { ...deviceRun, local_testing_mode: true };
     expect(
@@ -84,7 +84,18 @@ describe('quantumRunDescription', () => {
         quantum_run: { simulation: 'trained on ...', backend_run: local, noisy_training: noisyTraining },
       }),
     ).toBe(
-      "trained under ibm_kyiv's calibration (exact noisy channel), test predictions on IBM ibm_kyiv in local testing mode (its fake backend) with 4,000 shots (300 circuits)",
+      "trained under ibm_kyiv's calibration (exact noisy channel), test predictions on the device ibm_kyiv in local testing mode (its fake backend) with 4,000 shots (300 circuits)",
+    );
+  });
+
+  it("names the noise model and device as the problem's form labels them", () => {
+    const labels: Record<string, string> = { fake_kyiv: 'IBM Kyiv (snapshot)' };
+    const label = (name: string) => labels[name] ?? name;
+    const vqc = {
+      config: { simulation: 'noise model fake_kyiv ...', noise_model: 'fake_kyiv', backend_run: noisyRun(9) },
+    };
+    expect(quantumRunDescription('fraud-detection', vqc, label)).toBe(
+      'ran under the IBM Kyiv (snapshot) noise model on Aer with 1,024 shots (9 circuits)',
     );
   });
 

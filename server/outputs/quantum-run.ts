@@ -4,6 +4,10 @@
 // training on the exact noisy channel), at the top of the result, under `config` (fraud) or `quantum_run`
 // (the forecasters).
 
+/** A backend's name (fake_kyiv, ibm_kyiv) as the problem's form labels it; the name itself without one. */
+export type BackendLabeller = (name: string) => string;
+const asIs: BackendLabeller = (name) => name;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -37,6 +41,7 @@ const finalPhase = (problem: string) =>
 export function quantumRunDescription(
   problem: string,
   result: Record<string, unknown> | null,
+  label: BackendLabeller = asIs,
 ): string | null {
   const run = quantumRunOf(result);
   if (!run) return null;
@@ -50,15 +55,15 @@ export function quantumRunDescription(
     return 'exact statevector simulation (no shots)';
   }
   const onDevice = 'provider_job_ids' in backend || 'local_testing_mode' in backend;
-  const device = String(backend.device ?? run.device ?? '');
-  const noise = String(backend.noise_model ?? run.noise_model ?? '');
+  const device = label(String(backend.device ?? run.device ?? ''));
+  const noise = label(String(backend.noise_model ?? run.noise_model ?? ''));
   const shots = shotsText(backend.shots);
   const circuits =
     typeof backend.circuits_run === 'number'
       ? ` (${count(backend.circuits_run)} circuit${backend.circuits_run === 1 ? '' : 's'})`
       : '';
   const where = onDevice
-    ? `on IBM ${device}${backend.local_testing_mode === true ? ' in local testing mode (its fake backend)' : ''}`
+    ? `on the device ${device}${backend.local_testing_mode === true ? ' in local testing mode (its fake backend)' : ''}`
     : 'on Aer';
   const under = onDevice ? `under ${device}'s calibration` : `under the ${noise} noise model`;
   if (isObject(run.noisy_training)) {

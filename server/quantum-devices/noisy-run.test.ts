@@ -53,7 +53,8 @@ describe.skipIf(!mode.available)('quantum runs off the ideal simulator', () => {
     const result = JSON.stringify(stored!.result);
     expect(result).toContain('"noise_model":"fake_kyiv"');
     expect(result).toContain('"device":"fake_kyiv"');
-    // The output's 'Quantum Backend' line from this real result (server/outputs/quantum-run.ts).
+    // The output's 'Quantum Backend' line from this real result (server/outputs/quantum-run.ts), naming the
+    // noise model as the form labels it (defs.json noiseModel), not fake_kyiv.
     const detail = (
       await stack.app.inject({
         url: `/api/application-outputs/${outputId}/detail`,
@@ -61,7 +62,7 @@ describe.skipIf(!mode.available)('quantum runs off the ideal simulator', () => {
       })
     ).json().data as Json;
     expect(detail.quantum_backend).toMatch(
-      /^ran under the fake_kyiv noise model on Aer with [\d,]+ shots \(\d+ circuits\)$/,
+      /^ran under the IBM Kyiv \(snapshot\) noise model on Aer with [\d,]+ shots \(\d+ circuits\)$/,
     );
     const timeline = (
       await stack.app.inject({
