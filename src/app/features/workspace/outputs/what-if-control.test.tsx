@@ -40,7 +40,12 @@ const device = (name: string) => ({
   pending_jobs: 3,
 });
 
-function setup(given: WhatIfChoices, post: { status: number; body: unknown }, devices: string[] | null = []) {
+function setup(
+  given: WhatIfChoices,
+  post: { status: number; body: unknown },
+  devices: string[] | null = [],
+  hasStoredToken = true,
+) {
   const calls = fakeApi({
     'GET /api/application-outputs/12/what-if': () => ({ body: { success: true, data: given } }),
     'GET /api/quantum-devices': () =>
@@ -50,7 +55,7 @@ function setup(given: WhatIfChoices, post: { status: number; body: unknown }, de
     'POST /api/application-outputs/12/what-if': () => post,
   });
   const onStarted = vi.fn();
-  render(<WhatIfControl outputId={12} onStarted={onStarted} />);
+  render(<WhatIfControl outputId={12} onStarted={onStarted} hasStoredToken={hasStoredToken} />);
   return { calls, onStarted };
 }
 
@@ -122,6 +127,14 @@ describe('WhatIfControl', () => {
     expect(device.title).toBe(ADAM_REFUSED);
     expect([...select.options].find((o) => o.value === 'noise:fake_kyiv')!.disabled).toBe(false);
     expect(screen.getAllByText(ADAM_REFUSED)).toHaveLength(1);
+  });
+
+  it('does not ask for the account devices when the profile stores no IBM token', async () => {
+    const { calls } = setup(choices(), { status: 500, body: {} }, null, false);
+    const select = (await screen.findByLabelText(WHAT_IF_LABEL)) as HTMLSelectElement;
+    expect(calls.some((c) => c.path.endsWith('/quantum-devices'))).toBe(false);
+    expect([...select.options].some((o) => o.value.startsWith('device:'))).toBe(false);
+    expect([...select.options].some((o) => o.value === 'noise:fake_kyiv')).toBe(true);
   });
 
   it('draws nothing for an output the server would not re-run', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { useOptionalToast } from '../../../components/toasts';
+import { useOptionalAuth } from '../../auth/auth-context';
 import { getQuantumDevices } from '../estimate-api';
 import {
   backendFromKey,
@@ -25,11 +26,16 @@ export const WHAT_IF_BUTTON = 'Re-run';
 export function WhatIfControl({
   outputId,
   onStarted,
+  hasStoredToken,
 }: {
   outputId: number;
   onStarted?: (outputId: number) => void;
+  /** Whether the profile stores an IBM token; by default the signed-in user's has_custom_ibmq_token. */
+  hasStoredToken?: boolean;
 }) {
   const notify = useOptionalToast();
+  const auth = useOptionalAuth();
+  const tokenStored = hasStoredToken ?? auth?.user?.has_custom_ibmq_token === true;
   const id = useId();
   const [menu, setMenu] = useState<{ options: BackendOption[]; ranOn: string } | null>(null);
   const [chosen, setChosen] = useState('');
@@ -42,14 +48,15 @@ export function WhatIfControl({
     (async () => {
       const choices = await getWhatIfChoices(outputId, signal);
       if (!choices.available) return;
-      // The account's devices only when the problem offers any (the list asks IBM through a worker).
-      const devices = choices.devices.length ? await getQuantumDevices(signal) : null;
+      // The account's devices only when the problem offers any and the profile stores a token (the list
+      // asks IBM through a worker; without a token the server can only refuse it).
+      const devices = choices.devices.length && tokenStored ? await getQuantumDevices(signal) : null;
       const usable = devices?.ok ? devices.devices : [];
       if (!signal.aborted)
         setMenu({ options: backendOptions(choices, usable), ranOn: choices.backend_label });
     })().catch(() => undefined); // no control when the choices cannot be had (or on unmount)
     return () => controller.abort();
-  }, [outputId]);
+  }, [outputId, tokenStored]);
 
   if (!menu || menu.options.length === 0) return null;
   const { options, ranOn } = menu;
