@@ -1,4 +1,5 @@
 import {
+  fieldOptions,
   formsOfTab,
   getPointer,
   isPlainObject,
@@ -53,13 +54,27 @@ export interface ConfigChange {
   to: string;
 }
 
-/** A field's label from the problem's schema (its title), else its name. */
-function labelOf(problem: Problem, path: string): string {
+/** The field of the problem's forms at an app_data path, when the schema declares one. */
+function fieldAt(problem: Problem, path: string) {
   const [form, ...segments] = parsePointer(path);
   const schema = form ? problem.forms[form as FormKey]?.schema : undefined;
-  const field = schema && segments.length > 0 ? lookupField(schema, segments) : undefined;
-  const title = field?.schema.title;
-  return typeof title === 'string' && title ? title : (segments[segments.length - 1] ?? form ?? path);
+  return schema && segments.length > 0 ? lookupField(schema, segments) : undefined;
+}
+
+/** A field's label from the problem's schema (its title), else its name. */
+function labelOf(problem: Problem, path: string): string {
+  const title = fieldAt(problem, path)?.schema.title;
+  const segments = parsePointer(path);
+  return typeof title === 'string' && title ? title : (segments[segments.length - 1] ?? path);
+}
+
+/** A value as the form shows it: an option's label ('IBM Kyiv (snapshot)' for fake_kyiv), else the value. */
+function valueText(problem: Problem, path: string, value: unknown): string {
+  const field = fieldAt(problem, path);
+  const options =
+    field && !Array.isArray(value) ? fieldOptions(field.schema, {}, problem.platform) : undefined;
+  const option = options?.find((o) => o.value === value);
+  return option && option.label !== '' ? option.label : show(value);
 }
 
 /**
@@ -71,8 +86,8 @@ export function configurationChanges(problem: Problem, ran: AppData, current: Ap
   return changes.map(({ path }) => ({
     path,
     label: labelOf(problem, path),
-    from: show(getPointer(ran, path)),
-    to: show(getPointer(current, path)),
+    from: valueText(problem, path, getPointer(ran, path)),
+    to: valueText(problem, path, getPointer(current, path)),
   }));
 }
 

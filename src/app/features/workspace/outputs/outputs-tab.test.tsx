@@ -351,6 +351,13 @@ describe('outputs rules', () => {
     expect(change).toMatchObject({ path: '/model_configurations/epochs', label: 'Epochs', to: '99' });
   });
 
+  it("shows a changed option with the form's labels, not its stored value", () => {
+    const pointer = '/model_configurations/quantum_device/quantum_noise_model';
+    const ran = changedAt(pointer, 'fake_brisbane');
+    const [change] = configurationChanges(problem, ran, changedAt(pointer, 'None'));
+    expect(change).toMatchObject({ label: 'Noise Model', from: 'IBM Brisbane (snapshot)', to: 'None' });
+  });
+
   it('flags outputs that ran on different datasets or splits', () => {
     const other = detail(42, { dataset: { ...detail(42).dataset!, sha256: 'cd' } });
     expect(compareOutputs(problem, [detail(41), detail(43)]).sameSplit).toBe(true);
