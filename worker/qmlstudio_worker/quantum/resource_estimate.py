@@ -166,10 +166,11 @@ def _noisy_seconds_per_call(
     return _timed(lambda: runner.probabilities(values)), runner.transpile_seconds
 
 
-#: Rows of a timed pass of the torch density simulation at 6 active qubits or fewer; a quarter per further
-#: qubit (the work grows about 4 times per qubit: 8 qubits take 24 s per 32 rows), at least one. The time
-#: per row is what scales (a pass is linear in its rows).
-DENSITY_TIMING_ROWS = 32
+#: Above this many active qubits a pass of the torch density simulation is timed ONCE in the run's chunk
+#: shape (after a one-row warm-up), not as the median of several: an 8-qubit pass of 32 rows takes about 22 s
+#: backward. Fewer rows per timed pass would misprice it: per row, 32-row passes cost 2.4x (backward) and
+#: 1.6x (forward) what 2- to 8-row passes cost at 8 qubits here (memory traffic, checkpointing).
+DENSITY_TIMED_ONCE_ABOVE = 6
 
 
 def _noisy_program(circuit: Any, noise_model: str, shots: int) -> tuple[Any, Any, float]:
@@ -187,29 +188,32 @@ def _noisy_program(circuit: Any, noise_model: str, shots: int) -> tuple[Any, Any
 
 def _density_seconds_per_row(program: Any, run_chunk: int, backward: bool, threads: int | None) -> float:
     """Seconds per row of the torch density simulation forward (and backward with ``backward``), timed in
-    the run's shape: its checkpointing decision for chunks of ``run_chunk`` rows is kept while fewer rows
-    are timed at many qubits (:data:`DENSITY_TIMING_ROWS`), with the run's torch threads."""
+    the run's shape: passes of the run's chunk of ``run_chunk`` rows (its checkpointing decision with them),
+    with the run's torch threads; above :data:`DENSITY_TIMED_ONCE_ABOVE` active qubits one timed pass after
+    a one-row warm-up."""
     import torch
 
     from qmlstudio_worker.ml.recurrent import torch_settings
 
-    run_chunk = max(1, min(run_chunk, int(program.rows_per_chunk)))
-    rows = max(1, min(run_chunk, DENSITY_TIMING_ROWS >> (2 * max(0, int(program.qubits) - 6))))
-    checkpoints = bool(program._checkpointing(run_chunk))
-    setattr(program, "_checkpointing", lambda _batch: checkpoints)  # noqa: B010 (the run's decision)
+    rows = max(1, min(run_chunk, int(program.rows_per_chunk)))
     values = torch.as_tensor(
         np.random.default_rng(0).uniform(0.1, 1.0, (rows, len(program.parameters))), dtype=torch.float64
     )
 
-    def call() -> None:
+    def call(batch: Any = values) -> None:
         if backward:
-            program.probabilities(values.clone().requires_grad_(True))[:, 0].sum().backward()
+            program.probabilities(batch.clone().requires_grad_(True))[:, 0].sum().backward()
             return
         with torch.no_grad():
-            program.probabilities(values)
+            program.probabilities(batch)
 
     with torch_settings(threads, deterministic=False):
-        return _timed(call) / rows
+        if int(program.qubits) <= DENSITY_TIMED_ONCE_ABOVE:
+            return _timed(call) / rows
+        call(values[:1])  # warm-up: the program's tensors and torch's first-call costs
+        started = time.perf_counter()
+        call()
+        return (time.perf_counter() - started) / rows
 
 
 def _aer_seconds_per_row(runner: Any, rows: int) -> float:
