@@ -405,16 +405,7 @@ def train_quantum_forecaster(
         "noise_model": noise_model,
         "device": device.name if device is not None else None,
         "backend_run": runner.summary() if runner is not None else None,
-        "noisy_training": None
-        if program is None
-        else {
-            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd gradients",
-            "active_qubits": program.qubits,
-            "isa_gates": program.gate_count,
-            "operations_after_merging": len(program.ops),
-            "rows_simulated": program.rows_run,
-            "simulation_seconds": round(program.seconds, 3),
-        },
+        "noisy_training": program.training_summary("Adam") if program is not None else None,
         "saved_model_predicts": SAVED_MODEL_PREDICTS if runner is not None else None,
         "architecture": fitted.architecture(),
         "circuit": circuit,

@@ -488,6 +488,18 @@ class NoisyDensityProgram:
         self.rows_run += int(values.shape[0])
         return torch.cat(chunks, dim=0) if chunks else torch.zeros((0, 2**self.clbits), dtype=torch.float64)
 
+    def training_summary(self, optimizer: str = "ADAM") -> dict[str, Any]:
+        """The result's ``noisy_training`` entry: how the model trained on this channel and what it cost."""
+        return {
+            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd gradients "
+            f"for {optimizer}",
+            "active_qubits": self.qubits,
+            "isa_gates": self.gate_count,
+            "operations_after_merging": len(self.ops),
+            "rows_simulated": self.rows_run,
+            "simulation_seconds": round(self.seconds, 3),
+        }
+
     def describe(self) -> str:
         return (
             f"exact noisy channel (torch density matrix of {self.qubits} qubits, the device's gate and "

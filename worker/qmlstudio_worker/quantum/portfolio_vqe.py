@@ -379,15 +379,7 @@ def _solve(
         "noise_model": noise_model,
         "device": device.name if device is not None else None,
         "backend_run": noisy.summary() if noisy is not None else None,
-        "noisy_training": None
-        if channel is None
-        else {
-            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd "
-            "gradients for ADAM",
-            "active_qubits": channel.qubits,
-            "evaluations": channel.rows_run,
-            "simulation_seconds": round(channel.seconds, 3),
-        },
+        "noisy_training": channel.training_summary() if channel is not None else None,
         "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
         "circuit": summary,
         "parameters": [float(v) for v in found.x],

@@ -535,15 +535,7 @@ def solve_quantum(
         "noise_model": noise_model,
         "device": device.name if device is not None else None,
         "backend_run": runner.summary() if runner is not None else None,
-        "noisy_training": None
-        if channel is None
-        else {
-            "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd "
-            "gradients for ADAM",
-            "active_qubits": channel.qubits,
-            "evaluations": channel.rows_run,
-            "simulation_seconds": round(channel.seconds, 3),
-        },
+        "noisy_training": channel.training_summary() if channel is not None else None,
         "parameters": [float(v) for v in found.x],
         "seed": seed,
         "circuit": summary,

@@ -504,15 +504,7 @@ def train_vqc_fraud(
             else None,
             "device": device.name if device is not None else None,
             "backend_run": noisy.summary() if noisy is not None else None,
-            "noisy_training": None
-            if channel is None
-            else {
-                "method": "exact noisy channel (density matrix, infinite-shot expectation), autograd "
-                "gradients for ADAM",
-                "active_qubits": channel.qubits,
-                "rows_simulated": channel.rows_run,
-                "simulation_seconds": round(channel.seconds, 3),
-            },
+            "noisy_training": channel.training_summary() if channel is not None else None,
         },
         "data": {
             **summary,

@@ -186,7 +186,7 @@ def test_adam_under_a_noise_model_follows_the_noisy_channel(four_assets: Portfol
     assert curve[-1] < curve[0]  # the noisy energy falls
     assert abs(curve[0] - exact["convergence"][0]) > 1e-4  # the same start: the noise changes the energy
     assert noisy["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
-    assert noisy["noisy_training"]["evaluations"] == 10
+    assert noisy["noisy_training"]["rows_simulated"] == 10
     assert noisy["backend_run"]["circuits_run"] == 1  # only the final circuit is measured on Aer
     vqe = solve_sampling_vqe(four_assets, "ADAM", 4, 1, seed=1, noise_model="fake_torino", shots=256)
     assert vqe["noisy_training"]["active_qubits"] >= 4

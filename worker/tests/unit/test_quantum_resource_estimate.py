@@ -280,7 +280,7 @@ def test_noisy_training_estimates_count_what_the_runs_do() -> None:
     estimated = estimate("portfolio-optimization", portfolio, noise_model="fake_kyiv")
     solved = solve_qaoa(problem, "ADAM", 4, 1, 42, 64, noise_model="fake_kyiv")
     # one row per ADAM step through the density simulation, then the final circuit once on Aer
-    assert estimated["noisy_training_rows"] == solved["noisy_training"]["evaluations"] == 4
+    assert estimated["noisy_training_rows"] == solved["noisy_training"]["rows_simulated"] == 4
     assert estimated["evaluations_per_iteration"] == 1
     assert estimated["simulator_calls"] == solved["backend_run"]["simulator_calls"]
     assert estimated["noisy_circuits_run"] == solved["backend_run"]["circuits_run"] == 1

@@ -89,7 +89,7 @@ def test_adam_under_noise_follows_the_noisy_channel_and_is_refused_on_a_device()
     assert len(curve) == 6
     assert curve[-1] < curve[0]  # the noisy energy falls
     assert solved["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
-    assert solved["noisy_training"]["evaluations"] == 6
+    assert solved["noisy_training"]["rows_simulated"] == 6
     assert solved["backend_run"]["circuits_run"] == 1  # only the final circuit is measured on Aer
     device = devices.DeviceTarget("ibm_kyiv", local_backend=FakeKyiv())
     with pytest.raises(ValueError, match="for a real device") as refused:
