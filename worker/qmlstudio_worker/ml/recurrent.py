@@ -8,6 +8,16 @@ targets look back into the training rows, as a forecast made on that day would. 
 mapped back to the prediction feature's units before scoring, and the metrics are shown next to the
 persistence baseline (tomorrow = today) on exactly the same targets (:mod:`.forecast_metrics`).
 
+Residual on persistence (``target_mode="change"``, the default since model format 2): the network does
+not predict the LEVEL of the prediction feature but its CHANGE from the last known value,
+``y_hat[t] = y[t-1] + f(window)``. The target normalizer is fitted on the training part's one-step
+changes, so a trending series whose test values leave the training range can still be forecast (a level
+scaled by the training [min, max] cannot reach them), and a network that learns nothing stays close to
+persistence. It lives in one place for the classical and the hybrid forecasters: :func:`prepare_windows`
+(the scaled targets), :func:`to_levels` (the inverse transform, training and inference) and
+:meth:`FittedForecaster.predict`, which reads the prediction feature's previous values from the frame.
+A saved model without ``target_mode`` (format 1) predicts levels (``target_mode="level"``), as before.
+
 The same seed gives the same metrics: ``torch.manual_seed``, a seeded generator for the batch order
 (shuffled within the training windows only) and deterministic algorithms during training. torch is
 imported inside the functions so that importing this module (and validating a job body) stays fast.
@@ -45,6 +55,9 @@ from qmlstudio_worker.protocol import Emitter
 RECURRENT_MODELS: tuple[str, ...] = ("LSTM", "GRU", "RNN")
 DEFAULT_WINDOW = 10
 DEFAULT_BATCH_SIZE = 32
+#: "change": the network predicts y[t] - y[t-1] (residual on persistence); "level": y[t] (format 1 models).
+TARGET_MODES: tuple[str, ...] = ("change", "level")
+DEFAULT_TARGET_MODE = "change"
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 
@@ -127,6 +140,21 @@ def sliding_windows(
     return x.astype("float64"), y
 
 
+def to_levels(
+    scaled: FloatArray, target_normalizer: MinMaxNormalizer, target_mode: str, last: FloatArray
+) -> FloatArray:
+    """The network's (scaled) outputs in the prediction feature's units: the inverse-transformed level
+    ("level"), or the previous value ``last`` plus the inverse-transformed change ("change")."""
+    if target_mode not in TARGET_MODES:
+        raise ValueError(f"target_mode must be one of {TARGET_MODES}, got {target_mode!r}")
+    values = np.asarray(
+        target_normalizer.inverse_transform(np.asarray(scaled, dtype="float64")), dtype="float64"
+    )
+    if target_mode == "level":
+        return values
+    return np.asarray(np.asarray(last, dtype="float64") + values, dtype="float64")
+
+
 @dataclass
 class FittedForecaster:
     """What inference needs: the network, its configuration, the imputer and both normalizers."""
@@ -140,25 +168,36 @@ class FittedForecaster:
     feature_normalizer: MinMaxNormalizer
     target_normalizer: MinMaxNormalizer
     imputer: MissingValueImputer | None
+    target_mode: str = "level"  # what a saved model without the key (format 1) predicts
+
+    def windows(self, frame: pd.DataFrame) -> tuple[FloatArray, FloatArray]:
+        """(windows, last): the normalized windows for rows ``window``.. of ``frame`` and the prediction
+        feature's value on the row before each (imputed as in training), for :func:`to_levels`."""
+        columns = list(dict.fromkeys([*self.training_features, self.prediction_feature]))
+        values = numeric_features(frame, columns if self.target_mode == "change" else self.training_features)
+        if self.imputer is not None:
+            values = self.imputer.transform(values)  # per column, from the training statistics
+        elif values.isna().to_numpy().any():
+            raise ValueError("the data has empty cells; remove them first")
+        scaled = self.feature_normalizer.transform(values[self.training_features])
+        if len(scaled) <= self.window:
+            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
+        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        last = np.zeros(len(x))
+        if self.target_mode == "change":
+            last = values[self.prediction_feature].to_numpy(dtype="float64")[self.window - 1 : -1]
+        return x, last
 
     def predict(self, frame: pd.DataFrame) -> FloatArray:
         """Next-value forecasts of the prediction feature for rows ``window``.. of ``frame`` (each from
         the ``window`` rows before it), in the prediction feature's units."""
         import torch
 
-        x_frame = numeric_features(frame, self.training_features)
-        if self.imputer is not None:
-            x_frame = self.imputer.transform(x_frame)  # per column, from the training statistics
-        elif x_frame.isna().to_numpy().any():
-            raise ValueError("the data has empty cells; remove them first")
-        scaled = self.feature_normalizer.transform(x_frame)
-        if len(scaled) <= self.window:
-            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
-        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        x, last = self.windows(frame)
         self.network.eval()
         with torch.no_grad():
             out = self.network(torch.as_tensor(x, dtype=torch.float32)).double().numpy()
-        return self.target_normalizer.inverse_transform(out)
+        return to_levels(out, self.target_normalizer, self.target_mode, last)
 
     def to_dict(self) -> dict[str, Any]:
         """The scaler artifact's JSON (the network's weights are saved with ``torch.save`` separately)."""
@@ -171,6 +210,7 @@ class FittedForecaster:
             "feature_normalizer": self.feature_normalizer.to_dict(),
             "target_normalizer": self.target_normalizer.to_dict(),
             "imputer": self.imputer.to_dict() if self.imputer is not None else None,
+            "target_mode": self.target_mode,
         }
 
 
@@ -238,12 +278,18 @@ class ForecastWindows:
     full: pd.DataFrame  # training then test rows, imputed
     imputer: MissingValueImputer | None
     feature_normalizer: MinMaxNormalizer
-    target_normalizer: MinMaxNormalizer
+    target_normalizer: MinMaxNormalizer  # of the target_mode's quantity (the change, or the level)
+    target_mode: str
     y_raw: FloatArray  # the prediction feature, in its units
     x_train: FloatArray
     y_train: FloatArray
     x_test: FloatArray
     y_test: FloatArray
+
+    def levels(self, scaled: FloatArray) -> FloatArray:
+        """The test windows' (scaled) network outputs in the prediction feature's units."""
+        last = self.y_raw[self.test_start - 1 : len(self.y_raw) - 1]
+        return to_levels(scaled, self.target_normalizer, self.target_mode, last)
 
 
 def prepare_windows(
@@ -258,9 +304,14 @@ def prepare_windows(
     missing_values: MissingValues,
     normalization: Normalization,
     seed: int,
+    target_mode: str = DEFAULT_TARGET_MODE,
 ) -> ForecastWindows:
     """Select the rows, remove or impute missing values, split in time order, fit the normalizers on the
-    training part and cut the (normalized) sliding windows of the training and the test targets."""
+    training part and cut the (normalized) sliding windows of the training and the test targets. The
+    targets are the one-step changes of the prediction feature (``target_mode="change"``, the target
+    normalizer fitted on the training part's changes) or its levels ("level")."""
+    if target_mode not in TARGET_MODES:
+        raise ValueError(f"target_mode must be one of {TARGET_MODES}, got {target_mode!r}")
     if from_index is not None or to_index is not None:
         frame = select_rows(frame, from_index or 1, to_index if to_index is not None else len(frame))
     features = list(training_features)
@@ -284,10 +335,15 @@ def prepare_windows(
         test_frame = imputer.transform(test_frame)
     full = pd.concat([train_frame, test_frame], ignore_index=True)
     feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
-    target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
     x_scaled = feature_normalizer.transform(full[features])
     y_raw = full[prediction_feature].to_numpy(dtype="float64")
-    y_scaled = target_normalizer.transform(y_raw)
+    if target_mode == "change":
+        changes = np.concatenate([[0.0], np.diff(y_raw)])  # changes[t] = y[t] - y[t-1]; t=0 is never a target
+        target_normalizer = MinMaxNormalizer(normalization).fit(changes[1:test_start])
+        y_scaled = target_normalizer.transform(changes)
+    else:
+        target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
+        y_scaled = target_normalizer.transform(y_raw)
     x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
     x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
     return ForecastWindows(
@@ -299,6 +355,7 @@ def prepare_windows(
         imputer=imputer,
         feature_normalizer=feature_normalizer,
         target_normalizer=target_normalizer,
+        target_mode=target_mode,
         y_raw=y_raw,
         x_train=x_train,
         y_train=y_train,
@@ -481,7 +538,7 @@ def train_recurrent_forecaster(
         with torch.no_grad():
             predicted_scaled = network(xt_test).double().numpy()
 
-    predicted = target_normalizer.inverse_transform(predicted_scaled)
+    predicted = data.levels(predicted_scaled)
     season = season_length if season_length is not None and test_start >= season_length else None
     results = evaluate_forecast(y_raw, predicted, test_start, season)
     metrics: Metrics = results["model"]
@@ -532,5 +589,6 @@ def train_recurrent_forecaster(
         feature_normalizer=feature_normalizer,
         target_normalizer=target_normalizer,
         imputer=imputer,
+        target_mode=data.target_mode,
     )
     return result, fitted

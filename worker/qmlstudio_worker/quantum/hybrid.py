@@ -2,7 +2,8 @@
 
 The same one-step-ahead task, split, preprocessing, metrics, baselines and charts as the classical
 recurrent models (:mod:`qmlstudio_worker.ml.recurrent`): a window of the last ``window`` rows of the
-normalized training features predicts the next value of the prediction feature.
+normalized training features predicts the next value of the prediction feature, as its change from
+the last known value (residual on persistence, ``target_mode="change"``; see that module's docstring).
 
 The network, all in float64:
 
@@ -61,7 +62,6 @@ from qmlstudio_worker.ml.preprocess import (
     MissingValueImputer,
     MissingValues,
     Normalization,
-    numeric_features,
 )
 from qmlstudio_worker.ml.recurrent import (
     DEFAULT_BATCH_SIZE,
@@ -70,7 +70,7 @@ from qmlstudio_worker.ml.recurrent import (
     check_training_arguments,
     forecast_charts,
     prepare_windows,
-    sliding_windows,
+    to_levels,
     torch_settings,
     train_epochs,
 )
@@ -172,19 +172,11 @@ class FittedQuantumForecaster(FittedForecaster):
     def predict(self, frame: pd.DataFrame) -> FloatArray:
         import torch
 
-        x_frame = numeric_features(frame, self.training_features)
-        if self.imputer is not None:
-            x_frame = self.imputer.transform(x_frame)
-        elif x_frame.isna().to_numpy().any():
-            raise ValueError("the data has empty cells; remove them first")
-        scaled = self.feature_normalizer.transform(x_frame)
-        if len(scaled) <= self.window:
-            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
-        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        x, last = self.windows(frame)
         self.network.eval()
         with torch.no_grad():
             out = self.network(torch.as_tensor(x, dtype=torch.float64)).numpy()
-        return self.target_normalizer.inverse_transform(out)
+        return to_levels(out, self.target_normalizer, self.target_mode, last)
 
     def architecture(self) -> dict[str, Any]:
         return {
@@ -356,7 +348,7 @@ def train_quantum_forecaster(
             else:
                 predicted_scaled = _noisy_predictions(network, xt_test, qubits, runner, emit)
 
-    predicted = target_normalizer.inverse_transform(predicted_scaled)
+    predicted = data.levels(predicted_scaled)
     results = evaluate_forecast(y_raw, predicted, test_start, season_length)
     metrics: Metrics = results["model"]
     baseline = persistence_forecast(y_raw, test_start)
@@ -386,6 +378,7 @@ def train_quantum_forecaster(
         feature_normalizer=feature_normalizer,
         target_normalizer=target_normalizer,
         imputer=imputer,
+        target_mode=data.target_mode,
         qubits=qubits,
         reps=reps,
         n_inputs=n_inputs,
@@ -540,7 +533,7 @@ def save(output_dir: Path | str, fitted: FittedQuantumForecaster, problem: str) 
     directory.mkdir(parents=True, exist_ok=True)
     torch.save(fitted.network.state_dict(), directory / "model.pt")
     card = {
-        "format_version": 1,
+        "format_version": 2,  # 2: preprocessing.target_mode (1: levels, still loaded)
         "problem": problem,
         "framework": FRAMEWORK,
         "model": fitted.model,
@@ -584,6 +577,7 @@ def load(model_dir: Path | str) -> QuantumForecastPredictor:
         feature_normalizer=MinMaxNormalizer.from_dict(prep["feature_normalizer"]),
         target_normalizer=MinMaxNormalizer.from_dict(prep["target_normalizer"]),
         imputer=imputer,
+        target_mode=str(prep.get("target_mode", "level")),  # format 1 models predict levels
         qubits=int(prep["qubits"]),
         reps=int(prep["reps"]),
         n_inputs=int(prep["n_inputs"]),

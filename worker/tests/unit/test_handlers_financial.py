@@ -260,11 +260,13 @@ def test_stock_same_body_and_seed_same_metrics_and_the_normalization_takes_effec
     assert any(t.startswith("Actual vs predicted Close") for t in titles)
     assert any(t.startswith("Close history") for t in titles)
 
-    # The normalizer maps the training rows' range onto [-1, 1]: fitted on rows 1..36 only.
+    # The target normalizer maps the range of the training rows' day-to-day changes (the network predicts
+    # the change from the last close) onto [-1, 1]: fitted on rows 1..36 only.
     scaler = json.loads((tmp_path / "a" / "scaler.json").read_text())
+    assert scaler["target_mode"] == "change"
     assert scaler["target_normalizer"]["normalization"] == "[-1,1]"
-    assert scaler["target_normalizer"]["data_max"] == [pytest.approx(closes[:36].max())]
-    assert scaler["target_normalizer"]["data_min"] == [pytest.approx(closes[:36].min())]
+    assert scaler["target_normalizer"]["data_max"] == [pytest.approx(np.diff(closes[:36]).max())]
+    assert scaler["target_normalizer"]["data_min"] == [pytest.approx(np.diff(closes[:36]).min())]
     assert data["run_record"]["preprocessing"]["normalization"] == "[-1,1]"
 
 
