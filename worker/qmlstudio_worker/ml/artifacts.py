@@ -14,6 +14,8 @@ and is loaded according to its ``framework``:
 - ``torch``: a classical recurrent forecaster (:class:`~qmlstudio_worker.ml.recurrent.FittedForecaster`).
   ``model.pt`` holds the network's ``state_dict`` (loaded with ``torch.load(weights_only=True)``, so no
   pickled code runs), ``architecture`` the network's shape, ``scaler.json`` the imputer and normalizers.
+  Format 2 adds ``scaler.json``'s ``target_mode`` ("change": the network predicts the change from the
+  previous value, see :mod:`~qmlstudio_worker.ml.recurrent`); a format 1 model has none and predicts levels.
 - ``sklearn``: a fraud detector (:class:`~qmlstudio_worker.ml.fraud.FittedFraudModel`). ``model.joblib``
   holds the estimator, ``scaler.json`` the imputer, the normalizer and the labels.
 - the quantum models (``torch-quantum``: ``qmlstudio_worker.quantum.hybrid``; ``qiskit``:
@@ -42,6 +44,8 @@ from qmlstudio_worker.ml.datasets import require_columns as require_dataset_colu
 from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, MissingValueImputer, numeric_features
 
 FORMAT_VERSION = 1
+#: A torch forecaster's model.json: 2 since scaler.json holds ``target_mode`` (format 1 still loads).
+TORCH_FORMAT_VERSION = 2
 MODEL_FILE = "model.json"
 SCALER_FILE = "scaler.json"
 TORCH_WEIGHTS_FILE = "model.pt"
@@ -135,7 +139,7 @@ def _save_torch(output_dir: Path, fitted: Any, problem: str | None) -> dict[str,
     scaler = fitted.to_dict()
     _write_json(output_dir / SCALER_FILE, scaler)
     meta = {
-        "format_version": FORMAT_VERSION,
+        "format_version": TORCH_FORMAT_VERSION,
         "problem": problem,
         "framework": "torch",
         "model": fitted.model,
@@ -179,6 +183,7 @@ def _load_torch(model_dir: Path, meta: dict[str, Any]) -> Predictor:
         feature_normalizer=MinMaxNormalizer.from_dict(scaler["feature_normalizer"]),
         target_normalizer=MinMaxNormalizer.from_dict(scaler["target_normalizer"]),
         imputer=MissingValueImputer.from_dict(scaler["imputer"]) if scaler.get("imputer") else None,
+        target_mode=str(scaler.get("target_mode", "level")),  # format 1: levels
     )
     return ForecastPredictor(fitted)
 
