@@ -52,7 +52,14 @@ class PgliteDatabase implements Database {
 
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    // An idle pooled connection the server ends (a PostgreSQL restart, a terminated backend, a database
+    // dropped as the pool closes) is reported on the pool; without a listener that event is thrown and
+    // ends the process. The pool has already dropped the connection and the next query opens another.
+    pool.on('error', (error) => {
+      process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`, 'DatabaseWarning');
+    });
+  }
 
   async query<Row>(sql: string, params: unknown[] = []) {
     const result = await this.pool.query(sql, params);
