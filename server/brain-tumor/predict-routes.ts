@@ -87,7 +87,7 @@ const URL_FIELD = 'image_url';
 /**
  * `POST /{api}/predict/{userId}?application_id&model_name` for every problem whose file has a
  * predict block (brain tumor: /brain-tumor-classification/predict/{userId}, spec workspace.md
- * section 7, issue #13): one image, as the multipart field `file` or an `image_url` (a JSON, form or
+ * section 7): one image, as the multipart field `file` or an `image_url` (a JSON, form or
  * multipart field) the server fetches, classified by the application's trained model. Another
  * user's id or application is a 404; the image's refusals are the problem file's messages.
  */

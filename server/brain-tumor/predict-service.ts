@@ -91,7 +91,7 @@ const refuse = (status: PredictRefusal['status'], field: string | null, message:
 
 /**
  * A class from one image with an application's trained model, for every problem whose file has a
- * predict block (brain tumor's MRI classes: issue #13, spec workspace.md section 7): the caller's
+ * predict block (brain tumor's MRI classes: spec workspace.md section 7): the caller's
  * own application of that problem, its latest Completed training output of the
  * chosen kind, the image uploaded or fetched (image_url: the SSRF-safe fetcher), and the worker's
  * `predict` command, which decides the type by content and checks the MRI look. A prediction that

@@ -1,4 +1,4 @@
-// Brain tumor training on the server (issue #13): a .mat upload read by the real worker (mat-inspect),
+// Brain tumor training on the server: a .mat upload read by the real worker (mat-inspect),
 // its refusals, the Train tab's preview, execute-job with the chosen range reaching the worker, the
 // request checks and ownership, and one real FCN training to Completed with its metrics, history and
 // result type in the outputs list. The tiny .mat (24 synthetic slices, 8 patients) is written by the

@@ -17,7 +17,7 @@ export const MAT_MESSAGES = {
 
 export type MatFormat = 'mat-v7.3' | 'mat-v5' | 'zip';
 
-/** The worker's answer (contract of issue #13); the fields the server reads are typed. */
+/** The worker's answer; the fields the server reads are typed. */
 export interface MatInspection {
   count: number;
   class_counts: Record<string, number>;

@@ -34,7 +34,7 @@ export interface ExportReport {
 }
 
 export const NOTHING_TO_EXPORT =
-  'Nothing to export: no example application has a completed output yet (the jobs that train models arrive with issue #10). The demo data routes keep answering 404 until then.';
+  'Nothing to export: no example application has a completed output yet; run one from the Example Gallery. The demo data routes keep answering 404 until then.';
 
 const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
 const pick = (result: Record<string, unknown> | null, key: string) =>

@@ -11,7 +11,7 @@ import { NOT_GENERATED } from './demo-data-routes';
 import { DemoDataStore, INDEX_FILE } from './demo-data-store';
 
 // The landing page's demo data routes through the real app: 404 with a clear detail while nothing
-// has been exported (today: no job of issue #10 has run an example yet), and, over a directory of
+// has been exported, and, over a directory of
 // files this test writes itself, strong ETags, Last-Modified and 304 to conditional requests.
 
 const PATHS = [
@@ -148,7 +148,7 @@ describe('npm run demo:export (exportDemoData)', () => {
   });
 
   it('exports a completed run of an example application, and the routes serve it', async () => {
-    // A run as the job runner records it (issue #10 will produce these for real).
+    // A run as the job runner records it.
     const db = stack.services.db;
     const { rows: users } = await db.query<{ id: string }>('select id from users limit 1');
     const { rows: apps } = await db.query<{ id: string }>(

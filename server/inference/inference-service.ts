@@ -99,7 +99,7 @@ interface ModelOutput {
 }
 
 /**
- * Inference with an application's trained model (spec workspace.md section 7, issue #10): the
+ * Inference with an application's trained model (spec workspace.md section 7): the
  * caller's own application, one of its Completed outputs that saved a model (the given one, else the
  * latest), a dataset resolved for the caller, and the worker's `infer` command in its own process
  * (stop and crash isolation as for jobs). Refusals name the field; bad input is never a 500.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, type AppData } from '../../src/engine';
 import { executeApplication, MODES, outputDetail, startStack, type TestStack } from '../test-support/harness';
 
-// Issue #10's "done when": each financial example, with the example's own settings (quantum ones
+// Each financial example, with the example's own settings (quantum ones
 // included), runs to Completed through execute-job and the REAL worker, in the embedded default and
 // under BullMQ on the local Redis, and its output carries metrics, a baseline and charts.
 

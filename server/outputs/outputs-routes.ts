@@ -23,7 +23,7 @@ import {
   type OutputsService,
 } from './outputs-service';
 
-// The wire shapes (binding contract of issue #10: OutputDetail and the record).
+// The wire shapes: OutputDetail and the record.
 const anyObject = { type: 'object', additionalProperties: true } as const;
 const nullableObject = { type: ['object', 'null'], additionalProperties: true } as const;
 const numberMap = { type: 'object', additionalProperties: { type: 'number' } } as const;
@@ -221,7 +221,7 @@ const executeRefusal = {
 } as const;
 
 /**
- * Outputs (spec workspace.md section 7, issues #10 and #13): execute-job for every problem whose file
+ * Outputs (spec workspace.md section 7): execute-job for every problem whose file
  * runs through POST /{api}/execute-job/{param} (the financial problems' {userId}; brain tumor's
  * {modelType} with user_id, start_idx and end_idx in the query), stop-job for every problem, and an output's detail,
  * record, status timeline, count, deletion and live stream. Owner only; an admin may read.

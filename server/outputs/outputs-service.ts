@@ -1,4 +1,4 @@
-// Outputs (issue #10): running an application (execute-job), stopping a run (stop-job), and an
+// Outputs: running an application (execute-job), stopping a run (stop-job), and an
 // output's detail, record, status timeline, count and deletion. An output is a jobs row with an
 // application_id. Owner only: someone else's output is "not found"; an admin may read any.
 

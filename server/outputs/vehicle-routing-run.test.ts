@@ -3,7 +3,7 @@ import { createExampleAppData, mapJobRequest, type AppData } from '../../src/eng
 import { bearer, MODES, startStack, waitForFinal, type TestStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
 
-// Vehicle routing (unlisted, issue #12): the example's settings (QAOA on the exact simulator) run to
+// Vehicle routing (unlisted): the example's settings (QAOA on the exact simulator) run to
 // Completed through execute-job and the real worker. The test uploads its own depot and 3 stops (14 qubits,
 // the simulator's limit is 16), which also covers an uploaded dataset on this path; the shipped synthetic
 // sample (samples/delivery_locations.csv) has the same shape.

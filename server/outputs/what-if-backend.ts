@@ -1,4 +1,4 @@
-// The noise what-if's backend choice (issue #12 "Noise what-if"): what the caller asks for, checked against
+// The noise what-if's backend choice: what the caller asks for, checked against
 // the schema's own lists, and the one place that rewrites a finished output's job body, extension and
 // app_data snapshot for another backend. Everything else of the run (body, seed, dataset, split) is kept.
 

@@ -53,7 +53,7 @@ const choicesSchema = {
 } as const;
 
 /**
- * Noise what-if (issue #12): `GET /application-outputs/{id}/what-if` says where an output ran and which
+ * Noise what-if: `GET /application-outputs/{id}/what-if` says where an output ran and which
  * backends its problem offers; `POST` re-runs a Completed quantum output under another one with the same
  * body, seed and split, as a new output of the same application. Owner only.
  */

@@ -1,4 +1,4 @@
-// Noise what-if (issue #12): a finished quantum output re-run under another backend (the ideal simulator, a
+// Noise what-if: a finished quantum output re-run under another backend (the ideal simulator, a
 // noise model, an IBM device) with the same body, seed, dataset and split, as a new output of the same
 // application, so the compare view can put the two side by side. Owner only; the server decides.
 

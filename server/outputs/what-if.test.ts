@@ -10,7 +10,7 @@ import {
 } from '../test-support/harness';
 import { DEVICE_NEEDS_TOKEN, NOT_QUANTUM, SAME_BACKEND } from './what-if-service';
 
-// Noise what-if (issue #12) through the REAL worker: a finished portfolio VQE output (ideal simulator) re-run
+// Noise what-if through the REAL worker: a finished portfolio VQE output (ideal simulator) re-run
 // under the fake_kyiv noise model becomes a new output of the same application with the same body, seed
 // and dataset, only the backend changed, and reaches Completed having run the noisy circuits. The choices
 // carry the schema's labels; refusals name /backend, or the field of the schema rule the re-run breaks (ADAM

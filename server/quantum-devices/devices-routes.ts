@@ -23,7 +23,7 @@ const devicesData = {
   },
 } as const;
 
-/** `GET /quantum-devices` (issue #12): the IBM devices the caller's stored token may use, for the picker. */
+/** `GET /quantum-devices`: the IBM devices the caller's stored token may use, for the picker. */
 export const quantumDevicesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { devices: QuantumDevicesService };
 }> = async (app, { devices }) => {

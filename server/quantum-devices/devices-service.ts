@@ -22,7 +22,7 @@ export const NO_STORED_TOKEN = 'No IBM Quantum token is stored: add yours in you
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /**
- * The IBM devices the caller's stored token may use (issue #12: the device picker), through the worker's
+ * The IBM devices the caller's stored token may use (the device picker), through the worker's
  * `devices` command (qiskit-ibm-runtime; worker/qmlstudio_worker/quantum/devices.py). The decrypted token
  * goes to the worker on stdin only, never into a log or a reply. No stored token: 400; IBM Quantum rejects
  * it: 502; IBM Quantum unreachable: 503, each with the worker's plain sentence.

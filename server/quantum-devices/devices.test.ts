@@ -4,7 +4,7 @@ import type { WorkerExit, WorkerHandle } from '../jobs/worker-process';
 import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
 import { NO_STORED_TOKEN, QuantumDevicesService } from './devices-service';
 
-// GET /api/quantum-devices (issue #12): the IBM devices of the caller's stored token, through the worker's
+// GET /api/quantum-devices: the IBM devices of the caller's stored token, through the worker's
 // `devices` command. The worker is a stand-in here (no network): it answers the lines the real command
 // writes (worker/tests/unit/test_quantum_devices.py checks those against fake backends).
 

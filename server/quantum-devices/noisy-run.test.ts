@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, type AppData } from '../../src/engine';
 import { bearer, executeApplication, MODES, startStack, type TestStack } from '../test-support/harness';
 
-// Issue #12 through execute-job and the REAL worker: the portfolio example with a noise model runs its
+// Through execute-job and the REAL worker: the portfolio example with a noise model runs its
 // circuits under the fake device's noise (the extension carries the choice; the status timeline shows the
 // run's phases), and a device run without any token fails with the worker's plain sentence.
 

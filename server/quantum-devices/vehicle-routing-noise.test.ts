@@ -3,7 +3,7 @@ import { createExampleAppData, type AppData } from '../../src/engine';
 import { bearer, executeApplication, MODES, startStack, type TestStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
 
-// Issue #12, vehicle routing under a noise model through execute-job and the REAL worker: the smallest
+// Vehicle routing under a noise model through execute-job and the REAL worker: the smallest
 // instance (an uploaded depot and 2 stops, 6 qubits) runs its QAOA under fake_kyiv to Completed on the density
 // matrix, and the shipped example (a depot and 3 stops, 14 qubits) runs on statevector trajectories (a density
 // matrix would need 4.3 GB; worker/qmlstudio_worker/quantum/backends.py simulation_method).

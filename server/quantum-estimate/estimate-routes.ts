@@ -89,7 +89,7 @@ const estimateData = {
 } as const;
 
 /**
- * `POST /{problem}/resource-estimate/{userId}` for every problem with a job (issue #12): qubits, depth and
+ * `POST /{problem}/resource-estimate/{userId}` for every problem with a job: qubits, depth and
  * two-qubit gates after transpiling, evaluations, shots and an estimated run time, before running.
  */
 export const resourceEstimateRoutes: FastifyPluginAsyncJsonSchemaToTs<{

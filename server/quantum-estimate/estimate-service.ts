@@ -35,7 +35,7 @@ export type EstimateOutcome =
 const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /**
- * Resource estimate of a quantum job before it runs (issue #12): the worker's `estimate` command builds the
+ * Resource estimate of a quantum job before it runs: the worker's `estimate` command builds the
  * circuit the body's model would run, transpiles it for the chosen backend (the simulator, or the snapshot
  * of a noise model's or a device's IBM device) and times this machine's simulation of it
  * (worker/qmlstudio_worker/quantum/resource_estimate.py). Its own process per request, as inference; a body

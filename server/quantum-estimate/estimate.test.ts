@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
 
-// POST /api/{problem}/resource-estimate/{userId} (issue #12): the worker's estimate of the circuit a job
+// POST /api/{problem}/resource-estimate/{userId}: the worker's estimate of the circuit a job
 // body would run, for the signed-in owner only; a body without a circuit is a 400 naming /params.
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely
