@@ -52,6 +52,13 @@ describe('configuration', () => {
       DATASET_QUOTA_BYTES: '4096',
       URL_FETCH_MAX_BYTES: '8192',
       URL_FETCH_TIMEOUT_MS: '1000',
+      STORAGE_BACKEND: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_BUCKET: 'qml-files',
+      S3_REGION: 'eu-west-1',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'true',
       DATABASE_URL: 'postgres://db/qml',
       REDIS_URL: 'redis://cache',
       REDIS_PREFIX: 'other',
@@ -83,6 +90,18 @@ describe('configuration', () => {
       );
     }
     expect(loadConfig({ SOMETHING_ELSE: '1' }, '/srv/qml')).toEqual(defaults);
+  });
+
+  it('reads the file store settings: s3 needs a bucket, path-style follows the endpoint, keys come in pairs', () => {
+    expect(loadConfig({}, '/srv/qml').storageBackend).toBe('local');
+    expect(() => loadConfig({ STORAGE_BACKEND: 's3' })).toThrow(/STORAGE_BACKEND=s3 needs S3_BUCKET/);
+    expect(() => loadConfig({ STORAGE_BACKEND: 'nfs' })).toThrow(/STORAGE_BACKEND must be local or s3/);
+    expect(() => loadConfig({ S3_BUCKET: 'No_Such' })).toThrow(/S3_BUCKET must be a bucket name/);
+    expect(() => loadConfig({ S3_ACCESS_KEY_ID: 'k' })).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/);
+    const aws = loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'qml-files' });
+    expect([aws.s3ForcePathStyle, aws.s3Region, aws.s3Endpoint]).toEqual([false, 'us-east-1', null]);
+    const minio = loadConfig({ STORAGE_BACKEND: 's3', S3_BUCKET: 'qml', S3_ENDPOINT: 'http://minio:9000' });
+    expect(minio.s3ForcePathStyle).toBe(true);
   });
 
   it('names every bad variable in one error', () => {
@@ -143,6 +162,13 @@ describe('configuration', () => {
 
 /** Variables that must be set together: the sample sets the partner too. */
 function pairedWith(name: string, sample: Record<string, string>): Record<string, string> {
+  const partners: Record<string, string> = {
+    STORAGE_BACKEND: 'S3_BUCKET',
+    S3_ACCESS_KEY_ID: 'S3_SECRET_ACCESS_KEY',
+    S3_SECRET_ACCESS_KEY: 'S3_ACCESS_KEY_ID',
+  };
+  const listed = partners[name];
+  if (listed) return { [listed]: sample[listed]! };
   const partner = name.endsWith('_ID') ? name.replace(/_ID$/, '_SECRET') : name.replace(/_SECRET$/, '_ID');
   return partner !== name && partner in sample ? { [partner]: sample[partner]! } : {};
 }

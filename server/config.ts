@@ -178,6 +178,59 @@ const VARIABLES = {
     '30000',
     integer(30_000, 100, 600_000),
   ),
+  storageBackend: named(
+    'STORAGE_BACKEND',
+    'Where the files servers and workers share live (uploaded and fetched datasets, trained models, prediction images): local (DATA_DIR, one machine) or s3 (an S3-compatible bucket, S3_*; every server and `npm run worker` needs the same settings)',
+    'local',
+    (raw, ctx, env): 'local' | 's3' => {
+      const value = raw ?? 'local';
+      if (value === 'local' || value === 's3') return value;
+      ctx.fail(`${env} must be local or s3 (got "${value}")`);
+      return 'local';
+    },
+  ),
+  s3Endpoint: named(
+    'S3_ENDPOINT',
+    'Address of an S3-compatible store (MinIO, Ceph, Garage...), e.g. http://127.0.0.1:9000; without it AWS S3 of S3_REGION',
+    'none',
+    url(['http:', 'https:']),
+  ),
+  s3Bucket: variable(
+    'S3_BUCKET',
+    'The bucket of the files when STORAGE_BACKEND=s3 (it must exist)',
+    'none',
+    (raw, ctx) => {
+      if (raw && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw))
+        ctx.fail(
+          `S3_BUCKET must be a bucket name: 3 to 63 lowercase letters, digits, "." and "-" (got "${raw}")`,
+        );
+      return raw;
+    },
+  ),
+  s3Region: variable('S3_REGION', 'Region of the bucket', 'us-east-1', (raw) => raw ?? 'us-east-1'),
+  s3AccessKeyId: variable(
+    'S3_ACCESS_KEY_ID',
+    "Access key of the bucket (with S3_SECRET_ACCESS_KEY); without them the AWS SDK's own chain (AWS_* variables, an instance role)",
+    'none',
+    text(),
+  ),
+  s3SecretAccessKey: variable(
+    'S3_SECRET_ACCESS_KEY',
+    'Secret of S3_ACCESS_KEY_ID (never logged)',
+    'none',
+    text(),
+  ),
+  s3ForcePathStyle: named(
+    'S3_FORCE_PATH_STYLE',
+    'true: the bucket in the path (http://host/bucket/key), as MinIO and most S3-compatible stores need; false: in the host name (bucket.host)',
+    'true when S3_ENDPOINT is set, else false',
+    (raw, ctx, env): boolean | null => {
+      if (raw === null) return null;
+      if (raw === 'true' || raw === 'false') return raw === 'true';
+      ctx.fail(`${env} must be true or false (got "${raw}")`);
+      return null;
+    },
+  ),
   databaseUrl: named(
     'DATABASE_URL',
     'PostgreSQL instead of the embedded PGlite, e.g. postgres://user@127.0.0.1:5432/qmlstudio',
@@ -333,7 +386,10 @@ const VARIABLES = {
 type Declared = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]['read']> };
 
 /** The validated configuration; PUBLIC_URL's default depends on PORT, so it is filled in after reading. */
-export type Config = Omit<Declared, 'publicUrl'> & { publicUrl: string };
+export type Config = Omit<Declared, 'publicUrl' | 's3ForcePathStyle'> & {
+  publicUrl: string;
+  s3ForcePathStyle: boolean;
+};
 
 /** Each variable's name, doc line and default, in declaration order (docs and their test). */
 export const CONFIG_DOCS: readonly { env: string; doc: string; defaultText: string }[] = Object.values(
@@ -350,6 +406,7 @@ export const envExampleComment = (v: { doc: string; defaultText: string }): stri
 const PAIRS: [keyof Config, keyof Config][] = [
   ['googleClientId', 'googleClientSecret'],
   ['githubClientId', 'githubClientSecret'],
+  ['s3AccessKeyId', 's3SecretAccessKey'],
 ];
 
 export class ConfigError extends Error {
@@ -375,8 +432,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     if (Boolean(values[a]) !== Boolean(values[b]))
       problems.push(`${VARIABLES[a].env} and ${VARIABLES[b].env} must be set together`);
   }
+  if (values.storageBackend === 's3' && !values.s3Bucket)
+    problems.push('STORAGE_BACKEND=s3 needs S3_BUCKET (the bucket of the files)');
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...values, publicUrl: values.publicUrl ?? `http://localhost:${values.port}` };
+  return {
+    ...values,
+    publicUrl: values.publicUrl ?? `http://localhost:${values.port}`,
+    s3ForcePathStyle: values.s3ForcePathStyle ?? values.s3Endpoint !== null,
+  };
 }
 
 /**
