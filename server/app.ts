@@ -29,6 +29,8 @@ import { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
 import { healthRoutes } from './health/health-routes';
+import { marketDataRoutes } from './market-data/market-data-routes';
+import { ShippedMarketData, type MarketData } from './market-data/market-data';
 import { inferenceRoutes } from './inference/inference-routes';
 import { predictRoutes } from './brain-tumor/predict-routes';
 import type { PredictService } from './brain-tumor/predict-service';
@@ -102,6 +104,8 @@ export interface AppServices {
   config?: Pick<Config, 'trustProxy' | 'publicUrl'>;
   /** The landing page's published demo data (server/demo-data/published unless a test names another). */
   demoData?: DemoDataStore;
+  /** The landing demo's daily prices (the shipped files unless MARKET_DATA_PROVIDER or a test says otherwise). */
+  market?: MarketData;
 }
 
 /**
@@ -186,6 +190,7 @@ export async function buildApp(
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });
       await api.register(demoDataRoutes, { store: services.demoData ?? new DemoDataStore() });
+      await api.register(marketDataRoutes, { market: services.market ?? ShippedMarketData.loadSync() });
       api.get(
         '/openapi.json',
         {

@@ -80,6 +80,9 @@ describe('configuration', () => {
       GOOGLE_ISSUER_URL: 'http://127.0.0.1:9001',
       GITHUB_URL: 'http://127.0.0.1:9002',
       GITHUB_API_URL: 'http://127.0.0.1:9002/api',
+      MARKET_DATA_PROVIDER: 'stooq',
+      MARKET_DATA_URL: 'http://127.0.0.1:9003',
+      TRACKING_RETENTION_DAYS: '30',
       LOG_LEVEL: 'debug',
     };
     expect(Object.keys(sample).sort()).toEqual([...CONFIG_VARIABLES].sort());

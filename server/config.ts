@@ -370,6 +370,29 @@ const VARIABLES = {
     'https://api.github.com',
     withDefault('https://api.github.com', url(['http:', 'https:'])),
   ),
+  marketDataProvider: named(
+    'MARKET_DATA_PROVIDER',
+    "Where the landing demo's daily prices come from: shipped (the real prices in samples/market, no network) or stooq (online, needs internet)",
+    'shipped',
+    (raw, ctx, env): 'shipped' | 'stooq' => {
+      const value = raw ?? 'shipped';
+      if (value === 'shipped' || value === 'stooq') return value;
+      ctx.fail(`${env} must be shipped or stooq (got "${value}")`);
+      return 'shipped';
+    },
+  ),
+  marketDataUrl: named(
+    'MARKET_DATA_URL',
+    'Address of the online price provider when MARKET_DATA_PROVIDER=stooq',
+    'https://stooq.com',
+    withDefault('https://stooq.com', url(['http:', 'https:'])),
+  ),
+  trackingRetentionDays: named(
+    'TRACKING_RETENTION_DAYS',
+    'Days page views and time on page are kept; older tracking events are deleted (1 to 3650)',
+    '180',
+    integer(180, 1, 3650),
+  ),
   logLevel: variable(
     'LOG_LEVEL',
     'fatal, error, warn, info, debug, trace or silent; one line per request is logged at debug',

@@ -35,6 +35,7 @@ import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { SampleCatalog } from '../samples/sample-catalog';
+import { createMarketData, type MarketData } from '../market-data/market-data';
 import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createPredictService, type PredictService } from '../brain-tumor/predict-service';
@@ -70,6 +71,8 @@ export interface Services {
   contact: ContactService;
   /** The shipped sample datasets (samples/ at the repository root, sha256-checked at start). */
   samples: SampleCatalog;
+  /** The landing demo's daily prices: the shipped files, or the online provider MARKET_DATA_PROVIDER names. */
+  market: MarketData;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
@@ -153,6 +156,7 @@ export function createServices(
   });
   const registry = loadRegistry();
   const samples = SampleCatalog.loadSync();
+  const market = createMarketData(config);
   const rateLimiter = new RateLimiter(rateStore);
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
   // a key of its own for this process.
@@ -222,6 +226,7 @@ export function createServices(
     applications,
     contact,
     samples,
+    market,
     datasets,
     inference,
     predict,
