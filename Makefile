@@ -29,7 +29,7 @@ dist/index.html: $(STAMPS)/node $(WEB_SOURCES)
 
 # The synthetic brain tumor sample (about 45 MB, not committed): drawn from the manifest's seed and checked
 # against its sha256. Order-only on the venv, so a new worker package does not redraw it.
-BRAIN_TUMOR_GENERATOR := worker/scripts/generate_brain_tumor_sample.py worker/qmlstudio_worker/bio/synthetic_mri.py worker/qmlstudio_worker/bio/mat_write.py
+BRAIN_TUMOR_GENERATOR := worker/scripts/generate_brain_tumor_sample.py worker/qmlstudio_worker/problems/brain_tumor/synthetic_mri.py worker/qmlstudio_worker/problems/brain_tumor/mat_write.py
 samples/brain_tumor_dataset.mat: $(BRAIN_TUMOR_GENERATOR) | $(STAMPS)/venv
 	$(VENV)/bin/python worker/scripts/generate_brain_tumor_sample.py --mat-only
 

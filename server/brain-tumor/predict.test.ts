@@ -27,8 +27,8 @@ import sys, io
 from pathlib import Path
 import numpy as np, torch
 from PIL import Image
-from qmlstudio_worker.bio.model_store import save_bundle
-from qmlstudio_worker.bio.models import build_model
+from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import build_model
 bundle, images = Path(sys.argv[1]), Path(sys.argv[2])
 torch.manual_seed(0)
 save_bundle(bundle, model_name="FCN", model_type="classical", model=build_model("FCN"), config={},

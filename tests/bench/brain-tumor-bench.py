@@ -56,8 +56,8 @@ def throughput() -> list[tuple[str, str, str]]:
     import numpy as np
     import torch
 
-    from qmlstudio_worker.bio.models import DEFAULT_INPUT_SIZE, build_model
-    from qmlstudio_worker.bio.qsvm import fit_qsvm
+    from qmlstudio_worker.problems.brain_tumor.models import DEFAULT_INPUT_SIZE, build_model
+    from qmlstudio_worker.problems.brain_tumor.qsvm import fit_qsvm
 
     torch.set_num_threads(1)  # as the training job (handlers/brain_tumor.py TORCH_THREADS)
     rows = []

@@ -94,7 +94,7 @@ from qmlstudio_worker.serve import preload
 preload()
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.runner import run_job
+from qmlstudio_worker.jobs.runner import run_job
 text = sys.stdin.read()
 problems = ProblemSchemas(resolve_schemas_dir(sys.argv[1]))
 sink = io.StringIO()

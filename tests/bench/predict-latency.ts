@@ -31,8 +31,8 @@ import sys
 from pathlib import Path
 import numpy as np, torch
 from PIL import Image
-from qmlstudio_worker.bio.model_store import save_bundle
-from qmlstudio_worker.bio.models import DEFAULT_INPUT_SIZE, build_model
+from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import DEFAULT_INPUT_SIZE, build_model
 bundle, image, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 torch.manual_seed(0)
 save_bundle(bundle, model_name=name, model_type="classical", model=build_model(name), config={},

@@ -11,7 +11,7 @@
       classifier (it has no 3-class mode), so virginica against the rest, zz_feature_map reps 2 (full
       entanglement) + real_amplitudes reps 3, parity readout (passed as ``interpret``: the model our VQC
       computes, see worker/tests/unit/test_vqc_qiskit_ml.py), COBYLA 100, StatevectorSampler;
-   c. ours: ``qmlstudio_worker.quantum.vqc.train_vqc_fraud`` (the fraud VQC handler's training function) on
+   c. ours: ``qmlstudio_worker.quantum.variational_classifier.train_vqc_fraud`` (the fraud VQC handler's training function) on
       the same split, features and labels as b. It also maps the features to angles its own way
       (standardized, angle range chosen on a validation part of the training rows: its time includes those
       trial trainings) and weighs the classes (balanced cross-entropy; qiskit-ml: plain cross-entropy).
@@ -130,7 +130,7 @@ def reference_vqc(
 
 
 def bench_iris() -> list[list[str]]:
-    from qmlstudio_worker.quantum.vqc import train_vqc_fraud
+    from qmlstudio_worker.quantum.variational_classifier import train_vqc_fraud
 
     rows: list[list[str]] = []
     x_train, x_test, y_train, y_test = iris_split(three_classes=True)
@@ -219,7 +219,7 @@ def _run_stock(
     csv: str = "apple_google_stock.csv",
 ) -> float:
     from qmlstudio_worker.protocol import Emitter
-    from qmlstudio_worker.runner import run_job
+    from qmlstudio_worker.jobs.runner import run_job
 
     extension = _extension(REPO / "samples" / csv)
     if noise_model is not None:
@@ -291,7 +291,7 @@ def _example(kind: str) -> dict[str, Any]:
 
 
 def bench_noisy() -> list[list[str]]:
-    from qmlstudio_worker.quantum.resource_estimate import estimate
+    from qmlstudio_worker.jobs.resource_estimate import estimate
 
     noise = "fake_kyiv"
     stock_rows = (REPO / "samples" / "apple_google_stock.csv").read_bytes().count(
@@ -373,8 +373,8 @@ def random_data_provider(
 
 
 def bench_portfolio() -> list[list[str]]:
-    from qmlstudio_worker.ml.portfolio import PortfolioProblem, solve_exact
-    from qmlstudio_worker.quantum.portfolio_vqe import solve_qaoa, solve_sampling_vqe
+    from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem, solve_exact
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import solve_qaoa, solve_sampling_vqe
 
     prices = random_data_provider()
     returns = prices[:, 1:] / prices[:, :-1] - 1

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from qmlstudio_worker import __version__
+from qmlstudio_worker.jobs.runner import install_signal_handlers, run_job
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter, encode_line
-from qmlstudio_worker.runner import install_signal_handlers, run_job
 
 Command = Callable[[TextIO, argparse.Namespace], int]
 
@@ -79,7 +79,7 @@ def _command_health(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
-    from qmlstudio_worker.registry import JOB_KINDS
+    from qmlstudio_worker.jobs.kinds import JOB_KINDS
 
     kinds = {
         name: {
@@ -96,19 +96,19 @@ def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_infer(out: TextIO, _args: argparse.Namespace) -> int:
-    from qmlstudio_worker.inference import run_inference
+    from qmlstudio_worker.jobs.inference import run_inference
 
     return run_inference(sys.stdin.read(), Emitter(out))
 
 
 def _command_mat_inspect(out: TextIO, _args: argparse.Namespace) -> int:
-    from qmlstudio_worker.bio.mat_inspect import run_mat_inspect
+    from qmlstudio_worker.problems.brain_tumor.mat_inspect import run_mat_inspect
 
     return run_mat_inspect(sys.stdin.read(), Emitter(out))
 
 
 def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
-    from qmlstudio_worker.bio.predict import run_prediction
+    from qmlstudio_worker.problems.brain_tumor.predict import run_prediction
 
     return run_prediction(sys.stdin.read(), Emitter(out))
 
@@ -116,7 +116,7 @@ def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
 def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
     """The resource estimate of {"kind", "params", "rows"?, "noise_model"?} on stdin as one protocol line: a
     result, or a validation error for a body without a circuit."""
-    from qmlstudio_worker.quantum.resource_estimate import estimate
+    from qmlstudio_worker.jobs.resource_estimate import estimate
 
     emit = Emitter(out)
     try:

@@ -83,7 +83,8 @@ PRELOAD_MODULES: tuple[str, ...] = (
 )
 # The worker's own packages whose modules are preloaded too (handlers, models, quantum solvers).
 PRELOAD_PACKAGES: tuple[str, ...] = (
-    "qmlstudio_worker.handlers",
+    "qmlstudio_worker.jobs",
+    "qmlstudio_worker.problems",
     "qmlstudio_worker.ml",
     "qmlstudio_worker.quantum",
 )
@@ -189,7 +190,7 @@ def _preload_prediction_model(stdin_text: str) -> None:
     """A predict request's model, loaded here without any torch computation (bio/predict.py), so its child
     and the next ones inherit it instead of loading it again."""
     try:
-        from qmlstudio_worker.bio.predict import preload_bundle
+        from qmlstudio_worker.problems.brain_tumor.predict import preload_bundle
 
         preload_bundle(stdin_text)
     except Exception:  # the child loads the bundle itself and reports what is wrong with it

@@ -3,7 +3,7 @@
     worker/.venv/bin/python worker/scripts/generate_brain_tumor_sample.py [--seed 20200101]
 
 No package in the registries carries real brain MRI slices, so this seeded generator draws them
-(qmlstudio_worker/bio/synthetic_mri.py says how, and how the three classes differ). The .mat file has the
+(problems/brain_tumor/synthetic_mri.py says how, and how the three classes differ). The .mat file has the
 structure of Figshare's brain tumor set (Cheng et al. 2015): 3064 slices of 233 patients, 708 meningioma,
 1426 glioma and 930 pituitary, as one MATLAB v7.3 struct array ``cjdata`` (image as int16, label, PID,
 tumorBorder, tumorMask). Deviation: the images are 128x128, not 512x512, to keep the file small and training
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from qmlstudio_worker.bio.mat_data import CLASS_NAMES, MriSlice, open_mat_dataset
-from qmlstudio_worker.bio.mat_write import write_struct_array
-from qmlstudio_worker.bio.synthetic_mri import Patient, make_patient, render_slice
+from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES, MriSlice, open_mat_dataset
+from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
+from qmlstudio_worker.problems.brain_tumor.synthetic_mri import Patient, make_patient, render_slice
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 SCRIPT = "worker/scripts/generate_brain_tumor_sample.py"

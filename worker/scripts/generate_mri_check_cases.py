@@ -1,5 +1,5 @@
 """Write tests/contracts/mri-image-check.json: the cases the MRI look check must decide alike in the browser
-(src/engine/mri-image-check.ts) and on the worker (qmlstudio_worker/bio/image_check.py).
+(src/engine/mri-image-check.ts) and on the worker (qmlstudio_worker/problems/brain_tumor/image_check.py).
 
 Every case is generated here from a fixed seed, small (16 x 16 unless it says otherwise), and declares the
 outcome it was made to have; the script refuses to write a case whose outcome under the schema's rule is
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from qmlstudio_worker.bio.image_check import check_mri_pixels, load_rule
+from qmlstudio_worker.problems.brain_tumor.image_check import check_mri_pixels, load_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "contracts" / "mri-image-check.json"

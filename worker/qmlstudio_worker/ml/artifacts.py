@@ -16,10 +16,10 @@ and is loaded according to its ``framework``:
   pickled code runs), ``architecture`` the network's shape, ``scaler.json`` the imputer and normalizers.
   Format 2 adds ``scaler.json``'s ``target_mode`` ("change": the network predicts the change from the
   previous value, see :mod:`~qmlstudio_worker.ml.recurrent`); a format 1 model has none and predicts levels.
-- ``sklearn``: a fraud detector (:class:`~qmlstudio_worker.ml.fraud.FittedFraudModel`). ``model.joblib``
+- ``sklearn``: a fraud detector (:class:`.classification.FittedFraudModel`). ``model.joblib``
   holds the estimator, ``scaler.json`` the imputer, the normalizer and the labels.
 - the quantum models (``torch-quantum``: ``qmlstudio_worker.quantum.hybrid``; ``qiskit``:
-  ``qmlstudio_worker.quantum.vqc``; see :data:`QUANTUM_FRAMEWORKS`): their module saves and loads them.
+  ``quantum.variational_classifier``; see :data:`QUANTUM_FRAMEWORKS`): their module saves and loads them.
   A fitted object whose class is defined in a ``qmlstudio_worker.quantum`` module is saved by that
   module's ``save(output_dir, fitted, problem) -> dict[str, str]`` (which writes ``model.json`` with its
   ``framework``), and loaded by the framework's module's ``load(model_dir) -> Predictor``. A
@@ -54,8 +54,8 @@ SKLEARN_MODEL_FILE = "model.joblib"
 #: model.json framework -> the module whose ``load(model_dir)`` reads it.
 QUANTUM_FRAMEWORKS = {
     "torch-quantum": "qmlstudio_worker.quantum.hybrid",
-    "qiskit": "qmlstudio_worker.quantum.vqc",
-    "qiskit-kernel": "qmlstudio_worker.quantum.qsvc",
+    "qiskit": "qmlstudio_worker.quantum.variational_classifier",
+    "qiskit-kernel": "qmlstudio_worker.quantum.kernel_classifier",
 }
 MEDIA_TYPES = {
     ".json": "application/json",
@@ -292,7 +292,7 @@ def _load_sklearn(model_dir: Path, meta: dict[str, Any]) -> Predictor:
 
 def save_fitted(output_dir: Path, fitted: Any, problem: str | None = None) -> dict[str, str]:
     """Write ``fitted`` (and its preprocessing) into ``output_dir``; {artifact name: relative file name}."""
-    from qmlstudio_worker.ml.fraud import FittedFraudModel
+    from qmlstudio_worker.ml.classification import FittedFraudModel
     from qmlstudio_worker.ml.recurrent import FittedForecaster
 
     output_dir.mkdir(parents=True, exist_ok=True)

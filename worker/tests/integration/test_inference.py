@@ -17,9 +17,9 @@ import pytest
 from conftest import dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.inference import check_columns, check_model_features, parse_request, run_inference
+from qmlstudio_worker.jobs.inference import check_columns, check_model_features, parse_request, run_inference
 from qmlstudio_worker.ml.artifacts import save_fitted
-from qmlstudio_worker.ml.fraud import train_fraud_detector
+from qmlstudio_worker.ml.classification import train_fraud_detector
 from qmlstudio_worker.ml.recurrent import train_recurrent_forecaster
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 
@@ -293,7 +293,7 @@ def extension_for(path: Path) -> dict[str, Any]:
 def test_demand_handler_output_answers_inference_with_its_own_test_forecasts(tmp_path: Path) -> None:
     """The handler trains on rows 1..100 and saves its model; inference on those same rows forecasts the
     test part exactly as the run did (same weights, same scalers, same windows)."""
-    from qmlstudio_worker.runner import run_job
+    from qmlstudio_worker.jobs.runner import run_job
 
     dataset = REPO_ROOT / "samples" / "product_demand.csv"
     body = classical_body("demand-forecasting", epochs=5)

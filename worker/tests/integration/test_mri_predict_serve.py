@@ -18,11 +18,11 @@ import pytest
 import torch
 from PIL import Image
 
-from qmlstudio_worker.bio.image_check import predict_section
-from qmlstudio_worker.bio.image_input import to_model_input
-from qmlstudio_worker.bio.model_store import load_bundle, save_bundle
-from qmlstudio_worker.bio.models import build_model
-from qmlstudio_worker.bio.predict import read_image
+from qmlstudio_worker.problems.brain_tumor.image_check import predict_section
+from qmlstudio_worker.problems.brain_tumor.image_input import to_model_input
+from qmlstudio_worker.problems.brain_tumor.model_store import load_bundle, save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import build_model
+from qmlstudio_worker.problems.brain_tumor.predict import read_image
 
 pytestmark = pytest.mark.integration
 

@@ -92,7 +92,7 @@ def test_ready_line_lists_the_preloaded_libraries(parent: Parent) -> None:
         "torch",
         "qiskit",
         "qiskit_aer",
-        "qmlstudio_worker.handlers",
+        "qmlstudio_worker.problems",
     ):
         assert module in ready["preloaded"], ready["skipped"].get(module)
 

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 import torch
 
-from qmlstudio_worker.bio.image_input import to_model_input
-from qmlstudio_worker.bio.mat_data import MriSlice, open_mat_dataset
-from qmlstudio_worker.bio.mat_write import write_struct_array
-from qmlstudio_worker.bio.model_store import load_bundle
-from qmlstudio_worker.bio.models import NOT_BUILT_MODELS
-from qmlstudio_worker.bio.synthetic_mri import make_patient, render_slice
-from qmlstudio_worker.bio.training import split_positions
+from qmlstudio_worker.jobs.runner import run_job
+from qmlstudio_worker.problems.brain_tumor.image_input import to_model_input
+from qmlstudio_worker.problems.brain_tumor.mat_data import MriSlice, open_mat_dataset
+from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
+from qmlstudio_worker.problems.brain_tumor.model_store import load_bundle
+from qmlstudio_worker.problems.brain_tumor.models import NOT_BUILT_MODELS
+from qmlstudio_worker.problems.brain_tumor.synthetic_mri import make_patient, render_slice
+from qmlstudio_worker.problems.brain_tumor.training import split_positions
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
-from qmlstudio_worker.runner import run_job
 
 CLASSES = ["meningioma", "glioma", "pituitary"]
 
@@ -228,7 +228,7 @@ def test_densenet_and_the_3d_cnn_train_and_their_bundles_read_single_slices(
 
 
 def test_the_3d_cnn_stacks_each_slice_with_its_own_patient_s_neighbours(mat_file: Path) -> None:
-    from qmlstudio_worker.bio.training import model_inputs
+    from qmlstudio_worker.problems.brain_tumor.training import model_inputs
 
     with open_mat_dataset(mat_file) as ds:
         pids = ds.pids()

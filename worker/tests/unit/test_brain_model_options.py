@@ -6,7 +6,7 @@ import json
 
 from conftest import REPO_ROOT
 
-from qmlstudio_worker.bio.models import NOT_BUILT_MODELS
+from qmlstudio_worker.problems.brain_tumor.models import NOT_BUILT_MODELS
 
 
 def test_the_schema_shows_the_worker_s_reasons_on_the_disabled_options() -> None:
@@ -18,7 +18,7 @@ def test_the_schema_shows_the_worker_s_reasons_on_the_disabled_options() -> None
 
 def test_the_training_file_field_states_the_input_sizes_the_models_train_at() -> None:
     """The Train sub-tab says how far slices are shrunk for CPU training: it must be what the worker does."""
-    from qmlstudio_worker.bio.models import DEFAULT_INPUT_SIZE
+    from qmlstudio_worker.problems.brain_tumor.models import DEFAULT_INPUT_SIZE
 
     schema = json.loads((REPO_ROOT / "schemas" / "problems" / "brain-tumor.json").read_text(encoding="utf-8"))
     text = schema["forms"]["dataset"]["schema"]["properties"]["file"]["description"]

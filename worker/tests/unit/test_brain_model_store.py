@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from qmlstudio_worker.bio.image_input import to_model_input
-from qmlstudio_worker.bio.model_store import load_bundle, read_card, save_bundle
-from qmlstudio_worker.bio.models import build_model
+from qmlstudio_worker.problems.brain_tumor.image_input import to_model_input
+from qmlstudio_worker.problems.brain_tumor.model_store import load_bundle, read_card, save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import build_model
 
 CLASSES = ("meningioma", "glioma", "pituitary")
 

@@ -12,15 +12,15 @@ import pytest
 import torch
 from qiskit.quantum_info import SparsePauliOp, Statevector
 
-from qmlstudio_worker.bio import qcnn
-from qmlstudio_worker.bio.model_store import load_bundle, save_bundle
-from qmlstudio_worker.bio.models import (
+from qmlstudio_worker.ml.recurrent import torch_settings
+from qmlstudio_worker.problems.brain_tumor import qcnn
+from qmlstudio_worker.problems.brain_tumor.model_store import load_bundle, save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import (
     DEFAULT_INPUT_SIZE,
     build_model,
     load_pretrained_densenet,
 )
-from qmlstudio_worker.bio.qsvm import fit_qsvm
-from qmlstudio_worker.ml.recurrent import torch_settings
+from qmlstudio_worker.problems.brain_tumor.qsvm import fit_qsvm
 from qmlstudio_worker.quantum import hybrid
 
 CLASSES = ("meningioma", "glioma", "pituitary")

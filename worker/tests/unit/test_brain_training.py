@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from qmlstudio_worker.bio import training
-from qmlstudio_worker.bio.models import build_model
 from qmlstudio_worker.ml.recurrent import torch_settings
+from qmlstudio_worker.problems.brain_tumor import training
+from qmlstudio_worker.problems.brain_tumor.models import build_model
 
 CLASSES = ["meningioma", "glioma", "pituitary"]
 

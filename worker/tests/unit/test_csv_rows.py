@@ -66,8 +66,8 @@ def test_a_lone_carriage_return_ends_a_row_and_a_row_of_spaces_is_a_row() -> Non
 def test_a_job_logs_the_dropped_rows_as_a_warning(tmp_path: Path) -> None:
     import io
 
-    from qmlstudio_worker.context import JobContext
-    from qmlstudio_worker.ml.job_support import open_job_inputs
+    from qmlstudio_worker.jobs.context import JobContext
+    from qmlstudio_worker.jobs.support import open_job_inputs
     from qmlstudio_worker.protocol import Emitter
 
     dataset = tmp_path / "ragged.csv"

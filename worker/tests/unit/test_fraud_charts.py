@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from qmlstudio_worker.ml.fraud import pr_chart
+from qmlstudio_worker.ml.classification import pr_chart
 
 
 def test_a_constant_score_is_the_flat_no_skill_line_at_the_fraud_share() -> None:

@@ -21,11 +21,11 @@ import pandas as pd
 import pytest
 from conftest import REPO_ROOT, dataset_entry
 
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
 from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.preprocess import stratified_split
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
-from qmlstudio_worker.runner import run_job
 
 SAMPLES = REPO_ROOT / "samples"
 Lines = list[dict[str, Any]]
@@ -456,7 +456,7 @@ def test_portfolio_unknown_stock_is_refused_naming_it(parse_protocol_lines: Call
 def test_portfolio_qaoa_is_scored_next_to_the_exact_optimum(
     parse_protocol_lines: Callable[[str], Lines],
 ) -> None:
-    pytest.importorskip("qmlstudio_worker.quantum.portfolio_vqe")
+    pytest.importorskip("qmlstudio_worker.problems.portfolio_optimization.quantum_solver")
     body = classical_body("portfolio-optimization")
     classical = result_of(
         *run("portfolio-optimization", body, SAMPLES / "five_companies_stock.csv", None, parse_protocol_lines)
@@ -503,7 +503,7 @@ def test_portfolio_qaoa_is_scored_next_to_the_exact_optimum(
 def test_fraud_vqc_is_wired_through_the_handler_and_its_model_loads(
     small_fraud: Path, tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
 ) -> None:
-    pytest.importorskip("qmlstudio_worker.quantum.vqc")
+    pytest.importorskip("qmlstudio_worker.quantum.variational_classifier")
     path = REPO_ROOT / "src" / "generated" / "fixtures" / "fraud-detection.job-requests.json"
     requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
     (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
@@ -528,8 +528,8 @@ def test_fraud_vqc_is_wired_through_the_handler_and_its_model_loads(
 def test_the_dataset_line_of_a_qsvc_counts_the_capped_kernel_rows_not_the_whole_file(
     small_fraud: Path, tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
 ) -> None:
-    pytest.importorskip("qmlstudio_worker.quantum.qsvc")
-    from qmlstudio_worker.quantum import qsvc
+    pytest.importorskip("qmlstudio_worker.quantum.kernel_classifier")
+    from qmlstudio_worker.quantum import kernel_classifier as qsvc
 
     path = REPO_ROOT / "src" / "generated" / "fixtures" / "fraud-detection.job-requests.json"
     requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
@@ -562,7 +562,7 @@ def test_a_gpu_request_is_answered_with_where_the_job_ran(
 
 
 def test_quantum_shots_exact_on_statevector_simulators_sampled_on_qasm() -> None:
-    from qmlstudio_worker.ml.job_support import quantum_shots
+    from qmlstudio_worker.jobs.support import quantum_shots
 
     body = {"use_quantum_simulator": True, "quantum_shots": 1024}
     assert quantum_shots({**body, "quantum_device_backend": "aer_simulator_statevector"}) is None
@@ -574,7 +574,7 @@ def test_quantum_bodies_asking_for_a_device_are_refused_and_noisy_runs_are_sampl
     import pytest
 
     from qmlstudio_worker.errors import JobValidationError
-    from qmlstudio_worker.ml.job_support import quantum_shots
+    from qmlstudio_worker.jobs.support import quantum_shots
 
     with pytest.raises(JobValidationError) as device:
         quantum_shots({"use_quantum_simulator": False, "quantum_device_backend": "ibm_brisbane"})

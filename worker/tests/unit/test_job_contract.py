@@ -13,7 +13,7 @@ import pytest
 from conftest import CONTRACTS_DIR, load_json
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs import validate_job
+from qmlstudio_worker.jobs.envelope import validate_job
 
 FIXTURES = load_json(CONTRACTS_DIR / "worker-job.fixtures.json")
 

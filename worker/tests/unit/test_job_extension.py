@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from test_runner import InlineKind
 
-from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs import validate_job
+from qmlstudio_worker.jobs.context import JobContext
+from qmlstudio_worker.jobs.envelope import validate_job
+from qmlstudio_worker.jobs.kinds import JobKind
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.protocol import EXIT_OK, Emitter
-from qmlstudio_worker.registry import JobKind
-from qmlstudio_worker.runner import run_job
 
 DATASET = {
     "path": "/data/samples/demand.csv",

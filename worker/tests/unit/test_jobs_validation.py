@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs import apply_defaults, parse_job_text, validate_job
+from qmlstudio_worker.jobs.envelope import apply_defaults, parse_job_text, validate_job
 
 
 def job(**overrides: object) -> dict[str, object]:
@@ -27,7 +27,7 @@ def test_defaults_are_applied_to_self_test_params() -> None:
     assert parsed.params == {"shots": 1024, "seed": None, "delay_seconds": 0}
     assert parsed.job_id == "42"
     assert parsed.output_dir is None
-    assert parsed.kind.handler_module == "qmlstudio_worker.handlers.self_test"
+    assert parsed.kind.handler_module == "qmlstudio_worker.jobs.self_test"
 
 
 def test_given_params_are_kept_and_output_dir_is_a_path() -> None:

@@ -13,9 +13,18 @@ import numpy as np
 import pytest
 from scipy import io as scipy_io
 
-from qmlstudio_worker.bio import mat_data
-from qmlstudio_worker.bio.mat_data import MatFormatError, MriSlice, class_name, open_mat_dataset
-from qmlstudio_worker.bio.mat_write import matlab_header, write_single_slice, write_struct_array
+from qmlstudio_worker.problems.brain_tumor import mat_data
+from qmlstudio_worker.problems.brain_tumor.mat_data import (
+    MatFormatError,
+    MriSlice,
+    class_name,
+    open_mat_dataset,
+)
+from qmlstudio_worker.problems.brain_tumor.mat_write import (
+    matlab_header,
+    write_single_slice,
+    write_struct_array,
+)
 
 # A non-square image, so a reader that forgets MATLAB's transpose fails.
 IMAGE = np.arange(24, dtype=np.float32).reshape(4, 6)

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from qmlstudio_worker.bio.mat_data import MriSlice
-from qmlstudio_worker.bio.mat_inspect import mask_runs, run_mat_inspect
-from qmlstudio_worker.bio.mat_write import write_struct_array
+from qmlstudio_worker.problems.brain_tumor.mat_data import MriSlice
+from qmlstudio_worker.problems.brain_tumor.mat_inspect import mask_runs, run_mat_inspect
+from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
 from qmlstudio_worker.protocol import Emitter
 
 

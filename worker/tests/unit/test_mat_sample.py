@@ -16,9 +16,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from qmlstudio_worker.bio.mat_data import open_mat_dataset
-from qmlstudio_worker.bio.mat_write import write_struct_array
-from qmlstudio_worker.bio.synthetic_mri import GLIOMA, MENINGIOMA, PITUITARY, make_patient, render_slice
+from qmlstudio_worker.problems.brain_tumor.mat_data import open_mat_dataset
+from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
+from qmlstudio_worker.problems.brain_tumor.synthetic_mri import (
+    GLIOMA,
+    MENINGIOMA,
+    PITUITARY,
+    make_patient,
+    render_slice,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SAMPLES_DIR = REPO_ROOT / "samples"

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
+from qmlstudio_worker.ml.classification import train_fraud_detector
 from qmlstudio_worker.ml.datasets import DatasetError
-from qmlstudio_worker.ml.fraud import train_fraud_detector
 from qmlstudio_worker.ml.preprocess import MissingValueImputer
 
 

@@ -15,18 +15,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from qmlstudio_worker.ml.datasets import (
-    DEFAULT_MAX_BYTES,
-    DatasetError,
-    load_csv,
-    require_columns,
-)
-from qmlstudio_worker.ml.run_record import (
+from qmlstudio_worker.jobs.run_record import (
     build_run_record,
     check_seed,
     library_versions,
     resolve_seed,
     seed_everything,
+)
+from qmlstudio_worker.ml.datasets import (
+    DEFAULT_MAX_BYTES,
+    DatasetError,
+    load_csv,
+    require_columns,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -273,7 +273,7 @@ def test_seed_everything_repeats_random_and_numpy() -> None:
 def test_seed_everything_imports_torch_only_when_asked() -> None:
     code = (
         "import sys\n"
-        "from qmlstudio_worker.ml.run_record import seed_everything\n"
+        "from qmlstudio_worker.jobs.run_record import seed_everything\n"
         "seed_everything(5)\n"
         "assert 'torch' not in sys.modules\n"
         "seed_everything(5, torch=True)\n"

@@ -1,4 +1,4 @@
-"""The classical portfolio selection (qmlstudio_worker.ml.portfolio) and the forecast metrics and naive
+"""The classical portfolio selection (problems.portfolio_optimization.selection), the forecast metrics, naive
 baselines (qmlstudio_worker.ml.forecast_metrics), against hand-computed values."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.ml import forecast_metrics as fm
-from qmlstudio_worker.ml.portfolio import (
+from qmlstudio_worker.problems.portfolio_optimization.selection import (
     PortfolioProblem,
     build_problem,
     daily_returns,

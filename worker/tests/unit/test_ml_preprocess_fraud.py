@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from jsonschema import Draft7Validator
 
-from qmlstudio_worker.ml.fraud import (
+from qmlstudio_worker.ml.classification import (
     CLASSICAL_MODELS,
     METRIC_NAMES,
     classification_metrics,
@@ -33,7 +33,8 @@ from qmlstudio_worker.ml.preprocess import (
     time_ordered_split,
 )
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum import qsvc, vqc
+from qmlstudio_worker.quantum import kernel_classifier as qsvc
+from qmlstudio_worker.quantum import variational_classifier as vqc
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 FRAUD_CSV = REPO_ROOT / "samples" / "credit_card_fraud_synthetic.csv"

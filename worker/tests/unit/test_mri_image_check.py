@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import CONTRACTS_DIR, REPO_ROOT
 
-from qmlstudio_worker.bio.image_check import check_mri_pixels, load_rule, predict_section
+from qmlstudio_worker.problems.brain_tumor.image_check import check_mri_pixels, load_rule, predict_section
 
 FIXTURE = json.loads((CONTRACTS_DIR / "mri-image-check.json").read_text(encoding="utf-8"))
 EXAMPLES = sorted((REPO_ROOT / "samples" / "mri-examples").glob("*.png"))

@@ -18,10 +18,10 @@ import torch
 from conftest import WORKER_DIR
 from PIL import Image
 
-from qmlstudio_worker.bio.image_check import predict_section
-from qmlstudio_worker.bio.model_store import save_bundle
-from qmlstudio_worker.bio.models import build_model
-from qmlstudio_worker.bio.predict import ImageRefusal, predict, read_image
+from qmlstudio_worker.problems.brain_tumor.image_check import predict_section
+from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+from qmlstudio_worker.problems.brain_tumor.models import build_model
+from qmlstudio_worker.problems.brain_tumor.predict import ImageRefusal, predict, read_image
 
 CLASSES = ("meningioma", "glioma", "pituitary")
 SECTION = predict_section()

@@ -18,7 +18,9 @@ import pytest
 from conftest import REPO_ROOT
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs import validate_job
+from qmlstudio_worker.jobs.envelope import validate_job
+from qmlstudio_worker.jobs.kinds import JOB_KINDS, JobKind
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.problem_schemas import (
     DEFAULT_SCHEMAS_DIR,
     SCHEMAS_DIR_ENV,
@@ -26,8 +28,6 @@ from qmlstudio_worker.problem_schemas import (
     resolve_schemas_dir,
 )
 from qmlstudio_worker.protocol import EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter
-from qmlstudio_worker.registry import JOB_KINDS, JobKind
-from qmlstudio_worker.runner import run_job
 
 PROBLEM = "stock-price-prediction"
 FIXTURE = REPO_ROOT / "src" / "generated" / "fixtures" / f"{PROBLEM}.job-requests.json"
@@ -45,7 +45,7 @@ def envelope(body: dict[str, Any]) -> dict[str, Any]:
 # A registry where the problem has a handler, so a valid body gets past validation.
 WITH_HANDLER: dict[str, JobKind] = {
     **JOB_KINDS,
-    PROBLEM: JobKind(PROBLEM, "qmlstudio_worker.handlers.self_test", None, "stand-in handler"),
+    PROBLEM: JobKind(PROBLEM, "qmlstudio_worker.jobs.self_test", None, "stand-in handler"),
 }
 
 

@@ -17,9 +17,9 @@ import torch
 from conftest import REPO_ROOT, dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.quantum.backends import NOISE_MODELS, noise_model_name, prepare_noisy
-from qmlstudio_worker.runner import run_job
 
 Lines = list[dict[str, Any]]
 SAMPLES = REPO_ROOT / "samples"
@@ -89,8 +89,12 @@ def test_the_portfolio_circuits_bind_their_weights_in_the_solvers_order() -> Non
     from qiskit.circuit.library import qaoa_ansatz
     from qiskit_aer import AerSimulator
 
-    from qmlstudio_worker.ml.portfolio import PortfolioProblem
-    from qmlstudio_worker.quantum.portfolio_vqe import energies, ising_operator, qaoa_state
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import (
+        energies,
+        ising_operator,
+        qaoa_state,
+    )
+    from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem
     from qmlstudio_worker.quantum.statevector import probabilities
 
     rng = np.random.default_rng(1)
@@ -229,7 +233,7 @@ def test_a_noisy_portfolio_qaoa_runs_its_circuits_on_the_device_noise(
 
 
 def test_models_without_a_noisy_path_refuse_a_noise_model_or_a_device_rather_than_ignoring_it() -> None:
-    from qmlstudio_worker.ml.job_support import JobInputs, require_ideal_simulator
+    from qmlstudio_worker.jobs.support import JobInputs, require_ideal_simulator
 
     inputs = JobInputs.__new__(JobInputs)
     inputs.quantum_noise_model = "fake_torino"

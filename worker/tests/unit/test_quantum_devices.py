@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from conftest import REPO_ROOT, dataset_entry
 
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.quantum import devices
 from qmlstudio_worker.quantum.devices import DeviceError, cancel_on_stop, open_device, prepare_device
-from qmlstudio_worker.runner import run_job
 
 Lines = list[dict[str, Any]]
 SAMPLES = REPO_ROOT / "samples"

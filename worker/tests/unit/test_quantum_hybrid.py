@@ -303,7 +303,7 @@ def test_noisy_training_above_the_qubit_limit_is_refused(stock: pd.DataFrame) ->
 def _stock_job(extension: dict[str, object], **changes: object) -> tuple[int, list[dict[str, object]]]:
     from conftest import REPO_ROOT, dataset_entry
 
-    from qmlstudio_worker.runner import run_job
+    from qmlstudio_worker.jobs.runner import run_job
 
     path = REPO_ROOT / "src" / "generated" / "fixtures" / "stock-price-prediction.job-requests.json"
     requests = json.loads(path.read_text(encoding="utf-8"))["requests"]

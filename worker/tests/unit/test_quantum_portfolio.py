@@ -16,10 +16,8 @@ import torch
 from qiskit.circuit.library import qaoa_ansatz
 from qiskit.quantum_info import Statevector
 
-from qmlstudio_worker.ml.portfolio import PortfolioProblem, build_problem, daily_returns
-from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum import portfolio_vqe
-from qmlstudio_worker.quantum.portfolio_vqe import (
+from qmlstudio_worker.problems.portfolio_optimization import quantum_solver as portfolio_vqe
+from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import (
     basis_bits,
     cvar,
     energies,
@@ -28,6 +26,12 @@ from qmlstudio_worker.quantum.portfolio_vqe import (
     solve_qaoa,
     solve_sampling_vqe,
 )
+from qmlstudio_worker.problems.portfolio_optimization.selection import (
+    PortfolioProblem,
+    build_problem,
+    daily_returns,
+)
+from qmlstudio_worker.protocol import Emitter
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PRICES = REPO_ROOT / "samples" / "five_companies_stock.csv"

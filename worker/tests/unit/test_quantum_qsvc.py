@@ -17,7 +17,7 @@ from test_handlers_financial import result_of, run
 
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
 from qmlstudio_worker.ml.preprocess import prepare_classification
-from qmlstudio_worker.quantum import qsvc
+from qmlstudio_worker.quantum import kernel_classifier as qsvc
 
 Lines = list[dict[str, Any]]
 

@@ -15,7 +15,9 @@ import pytest
 from conftest import REPO_ROOT
 from test_handlers_financial import result_of, run
 
-from qmlstudio_worker.quantum import backends, devices, qsvc, vqc
+from qmlstudio_worker.quantum import backends, devices
+from qmlstudio_worker.quantum import kernel_classifier as qsvc
+from qmlstudio_worker.quantum import variational_classifier as vqc
 
 Lines = list[dict[str, Any]]
 SHOTS = 4096
@@ -171,7 +173,7 @@ def test_charts_of_a_sampled_test_part_say_how_many_rows_were_scored() -> None:
 def test_the_estimate_under_a_noise_model_counts_the_capped_kernel_circuits() -> None:
     from test_quantum_resource_estimate import quantum_body
 
-    from qmlstudio_worker.quantum.resource_estimate import estimate
+    from qmlstudio_worker.jobs.resource_estimate import estimate
 
     body = quantum_body("fraud-detection", model=qsvc.MODEL, test_ratio=0.3)
     noisy = estimate("fraud-detection", body, rows=20_000, noise_model="fake_kyiv")

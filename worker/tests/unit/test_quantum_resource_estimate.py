@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT
 
-from qmlstudio_worker.quantum.resource_estimate import estimate
+from qmlstudio_worker.jobs.resource_estimate import estimate
 
 
 def quantum_body(problem: str, **changes: Any) -> dict[str, Any]:
@@ -101,8 +101,8 @@ def test_cli_estimate_answers_one_json_line() -> None:
 
 
 def test_noise_model_estimate_transpiles_for_its_device_and_times_the_noisy_simulation() -> None:
+    from qmlstudio_worker.jobs.resource_estimate import RUN_SEED, _fraud
     from qmlstudio_worker.quantum.backends import prepare_noisy
-    from qmlstudio_worker.quantum.resource_estimate import RUN_SEED, _fraud
 
     body = quantum_body("portfolio-optimization", optimizer_alg_maxiter=10, circuit_repetition=1)
     ideal = estimate("portfolio-optimization", body)
@@ -171,9 +171,9 @@ def test_models_without_a_noisy_path_say_what_their_job_does() -> None:
 def test_the_estimate_counts_the_calls_and_evaluations_the_run_makes() -> None:
     import numpy as np
 
-    from qmlstudio_worker.ml.portfolio import PortfolioProblem
-    from qmlstudio_worker.quantum import vehicle_routing as vr
-    from qmlstudio_worker.quantum.portfolio_vqe import solve_qaoa
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import solve_qaoa
+    from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem
+    from qmlstudio_worker.problems.vehicle_routing import routing as vr
 
     returns = np.random.default_rng(1).normal(0.001, 0.02, (60, 3))
     problem = PortfolioProblem(
@@ -221,9 +221,9 @@ def test_noisy_training_estimates_count_what_the_runs_do() -> None:
     import numpy as np
     import pandas as pd
 
-    from qmlstudio_worker.ml.portfolio import PortfolioProblem
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import solve_qaoa
+    from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem
     from qmlstudio_worker.quantum import hybrid
-    from qmlstudio_worker.quantum.portfolio_vqe import solve_qaoa
 
     csv = REPO_ROOT / "samples" / "apple_google_stock.csv"
     file = pd.read_csv(csv)

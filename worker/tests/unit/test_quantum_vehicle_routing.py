@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO_ROOT
 from test_handlers_financial import refusal, result_of, run
 
-from qmlstudio_worker.quantum import vehicle_routing as vr
+from qmlstudio_worker.problems.vehicle_routing import routing as vr
 
 Lines = list[dict[str, Any]]
 COORDINATES = [[52.52, 13.405], [52.53, 13.42], [52.51, 13.38], [52.50, 13.43], [52.54, 13.39]]

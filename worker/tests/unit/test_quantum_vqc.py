@@ -16,7 +16,7 @@ from conftest import fraud_blobs
 from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.preprocess import prepare_classification
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum import vqc
+from qmlstudio_worker.quantum import variational_classifier as vqc
 
 
 @pytest.fixture(scope="module")

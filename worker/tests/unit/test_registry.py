@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft7Validator
 
-from qmlstudio_worker.jobs import ENVELOPE_SCHEMA_FILE, apply_defaults
+from qmlstudio_worker.jobs.envelope import ENVELOPE_SCHEMA_FILE, apply_defaults
+from qmlstudio_worker.jobs.kinds import JOB_KINDS, load_schema
 from qmlstudio_worker.problem_schemas import DEFAULT_SCHEMAS_DIR, ProblemSchemas
-from qmlstudio_worker.registry import JOB_KINDS, load_schema
 
 
 def test_envelope_schema_is_a_valid_draft7_schema() -> None:

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from qmlstudio_worker.context import JobContext
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.jobs.context import JobContext
+from qmlstudio_worker.jobs.kinds import JobKind
+from qmlstudio_worker.jobs.runner import run_job
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter
-from qmlstudio_worker.registry import JobKind
-from qmlstudio_worker.runner import run_job
 
 Handler = Callable[[dict[str, Any], JobContext], Any]
 

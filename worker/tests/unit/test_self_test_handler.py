@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qmlstudio_worker.context import JobContext
-from qmlstudio_worker.handlers import self_test
+from qmlstudio_worker.jobs import self_test
+from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.protocol import Emitter
 
 

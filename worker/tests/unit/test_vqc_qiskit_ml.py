@@ -1,6 +1,6 @@
 """The fraud VQC's fast path computes qiskit-machine-learning's VQC model.
 
-For fixed weights, the class probabilities of :class:`qmlstudio_worker.quantum.vqc.FittedVQC` (batched
+For fixed weights, the class probabilities of :class:`.variational_classifier.FittedVQC` (batched
 torch statevector) equal the forward pass of qiskit-machine-learning's ``VQC`` (its ``SamplerQNN`` on the
 exact ``QMLSampler``, shots=None) built from Qiskit's own library circuits: ``zz_feature_map(4, reps=2,
 entanglement="full")`` followed by the PQC, with the parity readout (odd number of ones = class 1).
@@ -19,7 +19,7 @@ from qiskit_machine_learning.algorithms.classifiers import VQC
 from qiskit_machine_learning.primitives import QMLSampler
 
 from qmlstudio_worker.ml.preprocess import MinMaxNormalizer
-from qmlstudio_worker.quantum.vqc import FEATURE_MAP_REPS, FittedVQC
+from qmlstudio_worker.quantum.variational_classifier import FEATURE_MAP_REPS, FittedVQC
 
 QUBITS = 4
 LIBRARY_PQC = {

@@ -1,0 +1,325 @@
+"""The "brain-tumor" job: train a tumor classifier (meningioma, glioma, pituitary) on a range of .mat slices.
+
+Body (``schemas/problems/brain-tumor.json`` job.bodySchema): ``model_name`` densenet121, FCN or 3D_CNNs
+(``training_model_type`` classical) or QCNN, QSVM (quantum; with n_qubits, circuit_depth, patch_size,
+n_layers, units_per_layer, activations, dropout_rates), ``batch_size``, ``epochs``, ``learning_rate``,
+``optimizer``, ``loss_function``. QGANs, QVAE and QBMs are refused with the reason (:data:`NOT_BUILT_MODELS`).
+The envelope's extension carries the dataset (``dataset.path``, a .mat v7.3/v5 file or a zip of them), the
+1-based inclusive ``range`` of slices, the ``split`` (stratified or patient) and the ``seed``.
+
+Models: :mod:`.models`, :mod:`.qcnn`,
+:mod:`.qsvm`; the loop, split and metrics: :mod:`.training`.
+The result carries the metrics (accuracy, per-class precision/recall/F1, macro F1) on the held-out
+slices beside the majority-class baseline, the charts (loss, accuracy vs validation accuracy, confusion
+matrix), ``output_data`` (result type Training and the per-epoch history) and the trained model bundle
+(:mod:`qmlstudio_worker.problems.brain_tumor.model_store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.jobs.context import JobContext
+from qmlstudio_worker.jobs.run_record import build_run_record, check_seed, seed_everything
+from qmlstudio_worker.jobs.support import Stopwatch, base_result, extension_of
+from qmlstudio_worker.ml.artifacts import media_type
+from qmlstudio_worker.problem_schemas import resolve_schemas_dir
+from qmlstudio_worker.problems.brain_tumor.models import (
+    CLASSICAL_MODELS,
+    DEFAULT_INPUT_SIZE,
+    NOT_BUILT_MODELS,
+    QUANTUM_MODELS,
+    build_model,
+    load_pretrained_densenet,
+    pretrained_densenet_path,
+)
+
+PROBLEM = "brain-tumor"
+DEFAULT_SEED = 42
+DEFAULT_RANGE = (1, 100)
+SAMPLE_FILE = "brain_tumor_dataset.mat"
+#: One intra-op thread: several threads competing for a shared 2-core CPU are far slower (DenseNet-121 at
+#: 64x64 on a loaded machine: 21.6 images/s with one thread, 1.9 with two; see ml/forecasting_job.py).
+TORCH_THREADS = 1
+SYNTHETIC_NOTE = "synthetic data: accuracy on it says nothing about real MRI scans"
+
+
+def _refuse_model(model_name: str, model_type: str) -> None:
+    if model_name in NOT_BUILT_MODELS:
+        raise JobValidationError(NOT_BUILT_MODELS[model_name], "/params/model_name")
+    family = CLASSICAL_MODELS if model_type == "classical" else QUANTUM_MODELS
+    if model_name not in family:
+        raise JobValidationError(
+            f"{model_name} is not a {model_type} model: choose one of {', '.join(family)}.",
+            "/params/model_name",
+        )
+
+
+def _dataset_entry(extension: Mapping[str, Any]) -> tuple[Path, str, bool, list[str]]:
+    dataset = extension.get("dataset")
+    if isinstance(dataset, Mapping) and isinstance(dataset.get("path"), str):
+        path = Path(dataset["path"])
+        return path, str(dataset.get("label") or path.name), bool(dataset.get("synthetic", False)), []
+    sample = resolve_schemas_dir().parent / "samples" / SAMPLE_FILE
+    note = f"no extension.dataset: read the shipped sample {SAMPLE_FILE}"
+    return sample, "Sample Dataset 1 (2020-2024) (synthetic)", True, [note]
+
+
+def _range(extension: Mapping[str, Any], emit: Any) -> tuple[int, int]:
+    value = extension.get("range")
+    if isinstance(value, Mapping):
+        return int(value["start"]), int(value["end"])
+    emit.log(
+        f"no training range in the job: slices {DEFAULT_RANGE[0]} to {DEFAULT_RANGE[1]}", level="warning"
+    )
+    return DEFAULT_RANGE
+
+
+def _quantum_config(params: Mapping[str, Any], extension: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "n_qubits": params.get("n_qubits"),
+        "circuit_depth": params.get("circuit_depth"),
+        "patch_size": params.get("patch_size"),
+        # The spec's body has no step size: the form's Step Size travels in the extension when sent.
+        "step_size": params.get("step_size") or extension.get("step_size"),
+        "n_layers": params.get("n_layers"),
+        "units_per_layer": params.get("units_per_layer"),
+        "activation": params.get("activations"),
+        "dropout_rate": params.get("dropout_rates"),
+    }
+
+
+def _validated(pointer: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(...)``; a ValueError (the user's words) becomes a validation error on ``pointer``."""
+    try:
+        return call(*args, **kwargs)
+    except JobValidationError:
+        raise
+    except ValueError as exc:
+        text = str(exc)
+        raise JobValidationError(text[:1].upper() + text[1:], pointer) from None
+
+
+def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    from qmlstudio_worker.ml.recurrent import torch_settings
+
+    with torch_settings(TORCH_THREADS, deterministic=False):
+        return _train(params, ctx)
+
+
+def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    import torch
+
+    from qmlstudio_worker.problems.brain_tumor import training
+    from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES, open_mat_dataset
+    from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+
+    emit = ctx.emitter
+    clock = Stopwatch()
+    model_name = str(params["model_name"])
+    model_type = str(params["training_model_type"])
+    _refuse_model(model_name, model_type)
+    extension = extension_of(ctx)
+    seed = _validated("/extension/seed", check_seed, extension.get("seed", DEFAULT_SEED))
+    split = str(extension.get("split") or "stratified")
+    path, label, synthetic, notes = _dataset_entry(extension)
+    for note in notes:
+        emit.log(note, level="warning")
+    epochs, batch_size = int(params["epochs"]), int(params["batch_size"])
+
+    config: dict[str, Any] = {}
+    if model_name == "QCNN":
+        from qmlstudio_worker.problems.brain_tumor.qcnn import check_qubit_budget, qcnn_config
+
+        config = qcnn_config(_quantum_config(params, extension))
+        _validated("/params/n_qubits", check_qubit_budget, config, batch_size)
+    elif model_name == "QSVM":
+        from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS, check_qsvm_budget
+
+        config = {"n_qubits": int(params["n_qubits"]), "circuit_depth": int(params["circuit_depth"])}
+    size = DEFAULT_INPUT_SIZE[model_name]
+
+    emit.progress(1, "loading the dataset")
+    try:
+        dataset = open_mat_dataset(path)
+    except ValueError as exc:  # MatFormatError: its message is what the user sees after the prefix
+        raise JobValidationError(f"Error parsing file: {exc}", "/extension/dataset") from None
+    except OSError as exc:
+        raise JobValidationError(f"The dataset could not be read ({exc}).", "/extension/dataset") from None
+    with dataset:
+        start, end = _range(extension, emit)
+        indices = _validated("/extension/range", training.range_indices, len(dataset), start, end)
+        all_pids = dataset.pids()
+        labels = np.asarray(dataset.labels())[indices]
+        pids = [all_pids[i] for i in indices]
+        train_pos, held_pos = _validated(
+            "/extension/split", training.split_positions, split, labels.tolist(), pids, seed
+        )
+        if model_name == "QSVM":
+            _validated(
+                "/params/n_qubits",
+                check_qsvm_budget,
+                config["n_qubits"],
+                min(len(train_pos), MAX_KERNEL_ROWS),
+            )
+        emit.log(
+            f"{PROBLEM}: {label} ({len(dataset)} slices{', ' + SYNTHETIC_NOTE if synthetic else ''}), slices "
+            f"{start}-{end}: {len(train_pos)} training, {len(held_pos)} held out ({split} split, "
+            f"{len({pids[i] for i in train_pos})} + {len({pids[i] for i in held_pos})} patients); model "
+            f"{model_name} at {size}x{size} pixels, seed {seed}"
+        )
+        emit.progress(3, "preparing the images")
+        x = _validated(
+            "/extension/dataset",
+            training.model_inputs,
+            dataset,
+            indices.tolist(),
+            size,
+            stacks=model_name == "3D_CNNs",
+            pids=all_pids,
+        )
+    y = torch.as_tensor(labels - 1, dtype=torch.long)
+    x_train, y_train = x[train_pos], y[train_pos]
+    x_held, y_held = x[held_pos], y[held_pos]
+
+    seed_everything(seed, torch=True)
+    network = build_model("FCN" if model_name == "QSVM" else model_name, config)
+    extra: dict[str, Any] = {"split": split, "range": [start, end], "seed": seed}
+    if model_name == "densenet121":
+        weights = pretrained_densenet_path()
+        if weights is not None:
+            skipped = load_pretrained_densenet(network, weights)
+            extra["weights"] = (
+                f"pretrained ({weights.name}; {len(skipped)} tensors not loaded: the classifier)"
+            )
+        else:
+            extra["weights"] = "random initialization (no QMLSTUDIO_DENSENET_WEIGHTS file)"
+        emit.log(f"densenet121 weights: {extra['weights']}")
+    stage = "training the embedding network (FCN)" if model_name == "QSVM" else "training"
+    fit_end = 80 if model_name == "QSVM" else 90
+
+    def on_epoch(epoch: int, history: training.History) -> None:
+        emit.metric("loss", history.loss[-1], step=epoch)
+        emit.metric("train_accuracy", history.accuracy[-1], step=epoch)  # "accuracy" is the final one
+        emit.metric("val_loss", history.val_loss[-1], step=epoch)
+        emit.metric("val_accuracy", history.val_accuracy[-1], step=epoch)
+        emit.log(
+            f"epoch {epoch}/{epochs}: loss {history.loss[-1]:.4f}, accuracy {history.accuracy[-1]:.3f}, "
+            f"val_loss {history.val_loss[-1]:.4f}, val_accuracy {history.val_accuracy[-1]:.3f} "
+            f"({history.epoch_seconds[-1]:.1f} s)"
+        )
+        emit.progress(5 + (fit_end - 5) * epoch / epochs, f"{stage}: epoch {epoch}/{epochs}")
+
+    history = _validated(
+        "/params/learning_rate",
+        training.fit,
+        network,
+        (x_train, y_train),
+        (x_held, y_held),
+        epochs=epochs,
+        batch_size=batch_size,
+        optimizer=str(params["optimizer"]),
+        learning_rate=float(params["learning_rate"]),
+        loss=str(params["loss_function"]),
+        seed=seed,
+        on_epoch=on_epoch,
+    )
+    model: Any = network
+    if model_name == "QSVM":
+        from qmlstudio_worker.problems.brain_tumor.qsvm import fit_qsvm
+
+        emit.progress(82, "fitting the quantum kernel SVM")
+        rows = np.sort(np.random.default_rng(seed).permutation(len(y_train))[:MAX_KERNEL_ROWS])
+        model = _validated(
+            "/params/n_qubits",
+            fit_qsvm,
+            network,
+            x_train[rows],
+            y_train[rows].tolist(),
+            n_qubits=config["n_qubits"],
+            reps=config["circuit_depth"],
+            seed=seed,
+        )
+        extra["kernel_rows"] = len(rows)
+        predicted = model.predict_proba(x_held).argmax(axis=1).tolist()
+    else:
+        predicted = training.predict_logits(network, x_held).argmax(dim=1).tolist()
+
+    truth = y_held.tolist()
+    classes = list(CLASS_NAMES)
+    metrics = training.classification_report(truth, predicted, classes)
+    baseline_pred = training.majority_predictions(y_train.tolist(), len(truth))
+    baseline_metrics = training.classification_report(truth, baseline_pred, classes)
+    baseline = {"name": "Majority class", "metrics": baseline_metrics}
+    charts = training.training_charts(history, truth, predicted, classes)
+    for name in ("accuracy", "macro_f1"):
+        emit.metric(name, metrics[name])
+        emit.metric(f"baseline_{name}", baseline_metrics[name])
+    for chart in charts:
+        emit.chart_spec(chart)
+    quantum = model_type == "quantum"
+    result = base_result(
+        problem=PROBLEM,
+        model=model_name,
+        model_type="Quantum" if quantum else "Classical",
+        metrics=metrics,
+        baseline=baseline,
+        charts=charts,
+    )
+    result["confusion_matrix"] = [list(s["data"]) for s in charts[2]["series"]]
+    result["losses"] = {"train": history.loss, "test": history.val_loss}
+    result["output_data"] = {"result_type": "Training", "training_history": history.as_dict()}
+    result["final_metrics"] = metrics
+    result["trained_model_type"] = model_name
+    seconds = [round(s, 3) for s in history.epoch_seconds]
+    result["training_data"] = {
+        "train_slices": len(train_pos),
+        "held_out_slices": len(held_pos),
+        "input_size": size,
+        "epoch_seconds": seconds,
+        "classes": classes,
+        "config": config,
+        **extra,
+    }
+
+    emit.progress(96, "saving the model")
+    out_dir = ctx.artifact_dir()
+    if out_dir is not None:
+        card = save_bundle(
+            out_dir,
+            model_name=model_name,
+            model_type="quantum" if quantum else "classical",
+            model=model,
+            config=config,
+            input_size=size,
+            classes=classes,
+            extra=extra,
+        )
+        files = {"model": card.name}
+        for file_name in sorted(p.name for p in out_dir.iterdir() if p.is_file()):
+            if file_name != card.name:
+                files[Path(file_name).stem] = file_name
+        for name, file_name in files.items():
+            emit.artifact(name, str(out_dir / file_name), media_type(file_name))
+        result["artifacts"] = files
+        result["trained_model_path"] = card.name
+    entry = extension.get("dataset")
+    dataset_sha = str(entry["sha256"]) if isinstance(entry, Mapping) and entry.get("sha256") else None
+    result["dataset"] = {
+        "label": label,
+        "synthetic": synthetic,
+        "sha256": dataset_sha,
+        "rows_used": len(indices),
+    }
+    record = build_run_record(params, seed=seed, dataset=dataset_sha)
+    record.update({"dataset_label": label, "range": [start, end], "split": split, "input_size": size})
+    result["run_record"] = record
+    result["seed"] = seed
+    result["duration_seconds"] = clock.seconds()
+    emit.progress(100, "done")
+    return result

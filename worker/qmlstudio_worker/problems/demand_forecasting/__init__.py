@@ -1,0 +1,1 @@
+"""The demand forecasting problem type (schemas/problems/demand-forecasting.json)."""

@@ -1,0 +1,1 @@
+"""The fraud detection problem type (schemas/problems/fraud-detection.json)."""

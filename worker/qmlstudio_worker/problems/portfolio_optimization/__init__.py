@@ -1,0 +1,1 @@
+"""The portfolio optimization problem type (schemas/problems/portfolio-optimization.json)."""

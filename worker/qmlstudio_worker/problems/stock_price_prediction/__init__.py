@@ -1,0 +1,1 @@
+"""The stock price prediction problem type (schemas/problems/stock-price-prediction.json)."""

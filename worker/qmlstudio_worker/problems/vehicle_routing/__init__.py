@@ -1,0 +1,1 @@
+"""The vehicle routing problem type (schemas/problems/vehicle-routing.json)."""
