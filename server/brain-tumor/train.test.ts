@@ -26,9 +26,9 @@ const WORKER_PYTHON = path.resolve('worker/.venv/bin/python');
 const TINY_MAT_SCRIPT = `
 import sys
 import numpy as np
-from qmlstudio_worker.bio.mat_data import MriSlice
-from qmlstudio_worker.bio.mat_write import write_struct_array
-from qmlstudio_worker.bio.synthetic_mri import make_patient, render_slice
+from qmlstudio_worker.problems.brain_tumor.mat_data import MriSlice
+from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
+from qmlstudio_worker.problems.brain_tumor.synthetic_mri import make_patient, render_slice
 rng = np.random.default_rng(7)
 items = []
 for p in range(8):
