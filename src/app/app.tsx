@@ -18,9 +18,9 @@ import { EmailVerifiedPage } from './features/account-status/email-verified-page
 import { OAuthRedirectPage } from './features/account-status/oauth-redirect-page';
 import { PendingVerifyPage } from './features/account-status/pending-verify-page';
 import { UnauthorizedPage } from './features/account-status/unauthorized-page';
-import { AccessGate } from './features/auth/access-gate';
-import { AccountModalsProvider } from './features/auth/account-modals';
-import { AuthProvider } from './features/auth/auth-context';
+import { AccessGate } from './session/access-gate';
+import { AccountModalsProvider } from './session/account-modals';
+import { AuthProvider } from './session/auth-context';
 import { usePageView } from './tracking/use-page-view';
 
 // Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
@@ -28,9 +28,7 @@ import { usePageView } from './tracking/use-page-view';
 const LandingPage = lazy(() =>
   import('./features/landing/landing-page').then((m) => ({ default: m.LandingPage })),
 );
-const ProfilePage = lazy(() =>
-  import('./features/profile/profile-page').then((m) => ({ default: m.ProfilePage })),
-);
+const ProfilePage = lazy(() => import('./pages/profile-page').then((m) => ({ default: m.ProfilePage })));
 const SchemaGalleryPage = lazy(() =>
   import('./features/schema-gallery/schema-gallery-page').then((m) => ({ default: m.SchemaGalleryPage })),
 );
@@ -52,7 +50,9 @@ const ApplicationDetailPage = lazy(() =>
   })),
 );
 const OutputDetailPage = lazy(() =>
-  import('./features/outputs/output-detail-page').then((m) => ({ default: m.OutputDetailPage })),
+  import('./features/workspace/outputs/detail/output-detail-page').then((m) => ({
+    default: m.OutputDetailPage,
+  })),
 );
 const WorkspacePage = lazy(() =>
   import('./features/workspace/workspace-page').then((m) => ({ default: m.WorkspacePage })),

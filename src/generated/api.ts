@@ -205,10 +205,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -224,10 +230,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
               data?: {
                 redirect?: string;
@@ -247,10 +259,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
               data?: {
                 redirect?: string;
@@ -270,10 +288,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -289,10 +313,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -308,10 +338,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -327,10 +363,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -385,10 +427,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -404,10 +452,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -423,10 +477,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -495,10 +555,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -514,10 +580,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -533,10 +605,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -552,10 +630,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -571,10 +655,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -624,10 +714,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -690,10 +786,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -709,10 +811,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -728,10 +836,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -747,10 +861,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -808,10 +928,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -880,10 +1006,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -942,10 +1074,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -961,10 +1099,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -980,10 +1124,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1069,10 +1219,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1088,10 +1244,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1107,10 +1269,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1126,10 +1294,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1145,10 +1319,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1246,10 +1426,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1265,10 +1451,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1284,10 +1476,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1303,10 +1501,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1322,10 +1526,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1408,10 +1618,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1427,10 +1643,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1518,10 +1740,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1537,10 +1765,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1556,10 +1790,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1618,10 +1858,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1637,10 +1883,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1656,10 +1908,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1675,10 +1933,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1694,10 +1958,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1752,10 +2022,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1771,10 +2047,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1790,10 +2072,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1859,10 +2147,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1945,10 +2239,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1964,10 +2264,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -1983,10 +2289,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2002,10 +2314,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2021,10 +2339,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2080,10 +2404,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2099,10 +2429,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2118,10 +2454,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2137,10 +2479,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2156,10 +2504,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2214,10 +2568,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2313,10 +2673,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2332,10 +2698,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2351,10 +2723,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2410,10 +2788,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2429,10 +2813,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2513,10 +2903,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2532,10 +2928,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2551,10 +2953,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2634,10 +3042,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2653,10 +3067,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2672,10 +3092,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2691,10 +3117,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2710,10 +3142,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2729,10 +3167,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2748,10 +3192,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2829,10 +3279,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2848,10 +3304,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2867,10 +3329,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2886,10 +3354,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2905,10 +3379,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2924,10 +3404,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -2943,10 +3429,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3024,10 +3516,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3043,10 +3541,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3062,10 +3566,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3081,10 +3591,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3100,10 +3616,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3119,10 +3641,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3138,10 +3666,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3219,10 +3753,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3238,10 +3778,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3257,10 +3803,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3276,10 +3828,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3295,10 +3853,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3314,10 +3878,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3333,10 +3903,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3414,10 +3990,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3433,10 +4015,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3452,10 +4040,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3471,10 +4065,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3490,10 +4090,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3509,10 +4115,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3528,10 +4140,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3609,10 +4227,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3628,10 +4252,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3647,10 +4277,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3666,10 +4302,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3685,10 +4327,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3704,10 +4352,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3723,10 +4377,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3810,10 +4470,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3829,10 +4495,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3848,10 +4520,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3867,10 +4545,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3886,10 +4570,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3905,10 +4595,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -3924,10 +4620,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4002,10 +4704,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4021,10 +4729,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4040,10 +4754,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4156,10 +4876,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4175,10 +4901,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4194,10 +4926,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4277,10 +5015,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4296,10 +5040,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4315,10 +5065,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4393,7 +5149,7 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4402,10 +5158,19 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}') */
-              message: string;
-              /** @description Why: not CSV, empty, too large, no header row, storage full */
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
@@ -4420,10 +5185,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4439,15 +5210,21 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
         };
-        /** @description Default Response */
+        /** @description The body is larger than the server accepts */
         413: {
           headers: {
             [name: string]: unknown;
@@ -4456,10 +5233,19 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}') */
-              message: string;
-              /** @description Why: not CSV, empty, too large, no header row, storage full */
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
@@ -4474,10 +5260,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4546,10 +5338,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4609,10 +5407,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4628,10 +5432,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4647,10 +5457,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4702,10 +5518,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4721,10 +5543,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4740,10 +5568,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4759,10 +5593,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4778,10 +5618,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4862,10 +5708,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4881,10 +5733,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4900,10 +5758,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4919,10 +5783,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4938,10 +5808,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4957,10 +5833,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -4976,10 +5858,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5058,10 +5946,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5077,10 +5971,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5096,10 +5996,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5115,10 +6021,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5134,10 +6046,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5153,10 +6071,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5172,10 +6096,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5254,10 +6184,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5273,10 +6209,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5292,10 +6234,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5311,10 +6259,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5330,10 +6284,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5349,10 +6309,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5368,10 +6334,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5448,10 +6420,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5467,10 +6445,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5486,10 +6470,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5505,10 +6495,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5524,10 +6520,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5543,10 +6545,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5562,10 +6570,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5581,10 +6595,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5690,10 +6710,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5709,10 +6735,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5728,10 +6760,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5747,10 +6785,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5766,10 +6810,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5785,10 +6835,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5894,10 +6950,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5913,10 +6975,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5932,10 +7000,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5951,10 +7025,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5970,10 +7050,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -5989,10 +7075,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6098,10 +7190,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6117,10 +7215,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6136,10 +7240,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6155,10 +7265,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6174,10 +7290,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6193,10 +7315,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6302,10 +7430,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6321,10 +7455,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6340,10 +7480,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6359,10 +7505,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6378,10 +7530,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6397,10 +7555,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6506,10 +7670,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6525,10 +7695,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6544,10 +7720,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6563,10 +7745,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6582,10 +7770,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6601,10 +7795,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6710,10 +7910,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6729,10 +7935,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6748,10 +7960,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6767,10 +7985,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6786,10 +8010,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6805,10 +8035,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6872,10 +8108,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6891,10 +8133,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6910,10 +8158,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6929,10 +8183,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -6990,7 +8250,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -6999,15 +8259,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7023,10 +8286,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7042,10 +8311,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7061,10 +8336,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7080,10 +8361,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7139,7 +8426,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7148,15 +8435,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7172,10 +8462,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7191,10 +8487,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7210,10 +8512,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7229,10 +8537,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7288,7 +8602,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7297,15 +8611,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7321,10 +8638,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7340,10 +8663,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7359,10 +8688,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7378,10 +8713,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7437,7 +8778,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7446,15 +8787,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7470,10 +8814,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7489,10 +8839,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7508,10 +8864,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7527,10 +8889,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7594,7 +8962,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7603,15 +8971,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7627,10 +8998,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7646,10 +9023,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7665,10 +9048,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7684,10 +9073,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7743,7 +9138,7 @@ export interface paths {
             };
           };
         };
-        /** @description Refused; `errors` names each field */
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7752,15 +9147,18 @@ export interface paths {
             'application/json': {
               /** @enum {boolean} */
               success: false;
-              /** @description 'Failed to execute the application! {detail}' */
-              message: string;
+              /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer into app_data or the body */
-                path: string;
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
-                label?: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7776,10 +9174,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7795,10 +9199,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7814,10 +9224,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7833,10 +9249,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7893,10 +9315,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7912,10 +9340,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7931,10 +9365,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7950,10 +9390,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -7969,10 +9415,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8029,10 +9481,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8048,10 +9506,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8067,10 +9531,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8086,10 +9556,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8105,10 +9581,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8165,10 +9647,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8184,10 +9672,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8203,10 +9697,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8222,10 +9722,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8241,10 +9747,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8301,10 +9813,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8320,10 +9838,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8339,10 +9863,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8358,10 +9888,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8377,10 +9913,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8437,10 +9979,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8456,10 +10004,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8475,10 +10029,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8494,10 +10054,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8513,10 +10079,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8573,10 +10145,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8592,10 +10170,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8611,10 +10195,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8630,10 +10220,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8649,10 +10245,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8789,10 +10391,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8808,10 +10416,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8827,10 +10441,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8902,10 +10522,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8921,10 +10547,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -8940,10 +10572,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9010,10 +10648,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9029,10 +10673,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9048,10 +10698,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9111,10 +10767,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9130,10 +10792,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9149,10 +10817,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9212,10 +10886,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9231,10 +10911,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9250,10 +10936,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9307,10 +10999,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9326,10 +11024,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9345,10 +11049,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9435,10 +11145,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9454,10 +11170,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9473,10 +11195,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9537,10 +11265,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9556,10 +11290,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9575,10 +11315,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9594,10 +11340,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9613,10 +11365,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9681,10 +11439,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9759,10 +11523,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9839,10 +11609,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9858,10 +11634,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9877,10 +11659,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9896,10 +11684,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9915,10 +11709,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -9992,10 +11792,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10011,10 +11817,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10030,10 +11842,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10049,10 +11867,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10068,10 +11892,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10145,10 +11975,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10164,10 +12000,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10183,10 +12025,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10202,10 +12050,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10221,10 +12075,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10299,10 +12159,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10318,10 +12184,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10337,10 +12209,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10421,10 +12299,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10440,10 +12324,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10459,10 +12349,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10554,10 +12450,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10573,10 +12475,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10592,10 +12500,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10611,10 +12525,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10630,10 +12550,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10693,10 +12619,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10712,10 +12644,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10731,10 +12669,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10807,10 +12751,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10826,10 +12776,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10845,10 +12801,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10913,10 +12875,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10932,10 +12900,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10951,10 +12925,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10970,10 +12950,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -10989,10 +12975,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11058,10 +13050,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11077,10 +13075,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11148,10 +13152,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11167,10 +13177,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11239,10 +13255,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11258,10 +13280,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11330,10 +13358,16 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };
@@ -11349,10 +13383,193 @@ export interface paths {
               success: false;
               /** @description The message the client shows */
               detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
               errors?: {
-                /** @description JSON pointer (RFC 6901) into the request part that was refused */
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
                 field: string;
                 message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock-price-prediction/symbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The demo's symbols, each with the dates its real history covers and its source */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                provider: string;
+                symbols: {
+                  symbol: string;
+                  /** @description First day of real history (YYYY-MM-DD) */
+                  first_date: string;
+                  /** @description Last day of real history (YYYY-MM-DD); every later day the demo shows is a prediction */
+                  last_date: string;
+                  /** @description Trading days of real history */
+                  rows: number;
+                  /** @description Only closes are known: Open, High, Low and Volume are empty */
+                  close_only: boolean;
+                  synthetic: boolean;
+                  source: string;
+                  licence: string;
+                }[];
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock-price-prediction/stream-dataset/{symbol}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A symbol's daily prices as a CSV streamed while it is read (optional year, month or date range) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description A year, e.g. 2022 */
+          year?: string;
+          /** @description YYYY-MM; otherwise 'Invalid month format. Use YYYY-MM (e.g., 2023-05)' */
+          month?: string;
+          /** @description YYYY-MM-DD, with end_date */
+          start_date?: string;
+          /** @description YYYY-MM-DD, with start_date */
+          end_date?: string;
+        };
+        header?: never;
+        path: {
+          symbol: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Header Date,Open,High,Low,Close,Volume, then one line per trading day by date */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/csv': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
               }[];
             };
           };

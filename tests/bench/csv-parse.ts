@@ -1,7 +1,7 @@
 // How long the Dataset tab's CSV summary (the papaparse row rule the web worker runs) takes on a
 // generated ~100 MB CSV, in Node with the very same function: `npm run bench:csv [megabytes]`.
 import { performance } from 'node:perf_hooks';
-import { summarizeCsv } from '../../src/app/features/workspace/dataset-tab/csv-summary';
+import { summarizeCsv } from '../../src/app/features/workspace/dataset/csv-table/csv-summary';
 
 const megabytes = Number(process.argv[2] ?? 100);
 const header = 'Date,Open,High,Low,Close,Adj Close,Volume,Ticker\n';

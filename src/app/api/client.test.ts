@@ -40,7 +40,7 @@ describe('the calls name what failed (spec section 8)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it('a refused current-user lookup rejects with "Get current user failed" and the server detail', async () => {
-    const { getCurrentUser } = await import('../features/auth/api/current-user');
+    const { getCurrentUser } = await import('../session/api/current-user');
     vi.stubGlobal('fetch', reply(401, JSON.stringify({ success: false, detail: 'Token expired' })));
     const error = await getCurrentUser().catch((e: unknown) => e);
     expect((error as ApiError).message).toBe('Get current user failed: Token expired');
@@ -48,8 +48,7 @@ describe('the calls name what failed (spec section 8)', () => {
   });
 
   it('an applications call rejects with its own failure text; an unreachable server keeps it too', async () => {
-    const { deleteApplication, listApplications, signedInUserId } =
-      await import('../features/applications/api');
+    const { deleteApplication, listApplications, signedInUserId } = await import('./applications');
     vi.stubGlobal('fetch', reply(404, JSON.stringify({ success: false, detail: 'Application not found' })));
     await expect(deleteApplication(7, 1)).rejects.toThrow('Delete application failed: Application not found');
     vi.stubGlobal(

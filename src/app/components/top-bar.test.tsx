@@ -6,8 +6,8 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../api/client';
-import { AccountModalsProvider } from '../features/auth/account-modals';
-import { AuthProvider } from '../features/auth/auth-context';
+import { AccountModalsProvider } from '../session/account-modals';
+import { AuthProvider } from '../session/auth-context';
 import { account, fakeApi } from '../test-support/fake-api';
 import { TopBar } from './top-bar';
 import { initialsOf } from './user-avatar';

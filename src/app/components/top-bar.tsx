@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useAccountModals } from '../features/auth/account-modals';
-import { useAuth } from '../features/auth/auth-context';
+import { useAccountModals } from '../session/account-modals';
+import { useAuth } from '../session/auth-context';
 import { UserAvatar } from './user-avatar';
 
 /** Spec section 9: the bar turns solid past this scroll offset. */

@@ -1,4 +1,4 @@
-import { storedTimeZone } from '../features/profile/timezones';
+import { storedTimeZone } from './timezones';
 
 type Style = 'date' | 'date-time';
 

@@ -2,7 +2,7 @@
 // the baseline, one loss chart and its dataset; each test overrides what it is about.
 import { createExampleAppData } from '../../engine';
 import { browserRegistry } from '../../renderers/browser-registry';
-import type { OutputDetail } from '../features/outputs/api';
+import type { OutputDetail } from '../api/outputs';
 
 /** A Completed stock-price output (id 41 of application 5), with `overrides` applied on top. */
 export function completedOutput(overrides: Partial<OutputDetail> = {}): OutputDetail {

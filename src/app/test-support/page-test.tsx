@@ -6,8 +6,8 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { afterEach, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../api/client';
 import { ToastProvider } from '../components/toasts';
-import { AccountModalsProvider } from '../features/auth/account-modals';
-import { AuthProvider } from '../features/auth/auth-context';
+import { AccountModalsProvider } from '../session/account-modals';
+import { AuthProvider } from '../session/auth-context';
 
 /** After each test: unmount, clear localStorage, restore the real fetch and real timers. */
 export function cleanBrowserAfterEach(): void {

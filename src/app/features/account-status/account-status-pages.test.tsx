@@ -6,7 +6,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi } from '../../test-support/fake-api';
-import { STORED_EMAIL_KEY } from '../auth/stored-email';
+import { STORED_EMAIL_KEY } from '../../session/stored-email';
 import { EMAIL_VERIFIED_REDIRECT_MS, EmailVerifiedPage } from './email-verified-page';
 import { formatElapsed } from './use-elapsed';
 import { APPROVAL_POLL_MS, WAITING_FOR_ADMIN, WaitingApprovalPage } from './waiting-approval-page';

@@ -1,5 +1,5 @@
 import { useNavigate } from 'react-router';
-import { useAccountModals } from '../auth/account-modals';
+import { useAccountModals } from '../../session/account-modals';
 
 /** /approved-account: the account is ready; logging in happens at /. */
 export function ApprovedAccountPage() {

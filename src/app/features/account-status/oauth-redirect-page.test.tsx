@@ -6,8 +6,8 @@ import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../../api/client';
 import { account, fakeApi } from '../../test-support/fake-api';
-import { AuthProvider } from '../auth/auth-context';
-import { STORED_EMAIL_KEY } from '../auth/stored-email';
+import { AuthProvider } from '../../session/auth-context';
+import { STORED_EMAIL_KEY } from '../../session/stored-email';
 import { OAuthRedirectPage } from './oauth-redirect-page';
 
 afterEach(() => {

@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { setAccessToken } from '../../api/client';
-import { useAuth } from '../auth/auth-context';
-import { rememberEmail } from '../auth/stored-email';
+import { useAuth } from '../../session/auth-context';
+import { rememberEmail } from '../../session/stored-email';
 
 /**
  * The sign-in gate's refusals that have a page of their own, as the server names them in `?error=`

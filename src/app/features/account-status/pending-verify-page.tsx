@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
-import { resendVerification } from '../auth/api/resend-verification';
-import { readStoredEmail } from '../auth/stored-email';
+import { resendVerification } from '../../session/api/resend-verification';
+import { readStoredEmail } from '../../session/stored-email';
 import { useElapsed } from './use-elapsed';
 
 function storedEmailOrEmpty(): string {

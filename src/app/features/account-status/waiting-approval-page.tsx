@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
-import { getApprovalStatus, type ApprovalStatus } from '../auth/api/approval-status';
-import { hasErrors } from '../auth/field-errors';
-import { checkAccountForm } from '../auth/form-rules';
-import { readStoredEmail, rememberEmail, STORED_EMAIL_KEY } from '../auth/stored-email';
+import { getApprovalStatus, type ApprovalStatus } from '../../session/api/approval-status';
+import { hasErrors } from '../../session/field-errors';
+import { checkAccountForm } from '../../session/form-rules';
+import { readStoredEmail, rememberEmail, STORED_EMAIL_KEY } from '../../session/stored-email';
 import { useElapsed } from './use-elapsed';
 
 /** Spec section 9: the approval status is asked on load and every 15 s. */

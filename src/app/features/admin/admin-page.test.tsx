@@ -8,7 +8,7 @@ import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { setAccessToken } from '../../api/client';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { AdminPage } from './admin-page';
 
 const account = (over: Record<string, unknown>) => ({

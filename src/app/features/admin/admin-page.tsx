@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { formatTimestamp } from '../../format/dates';
-import { useAuth } from '../auth/auth-context';
+import { useAuth } from '../../session/auth-context';
 import { listUsers, type AccountStatus, type AdminUser } from './api/list-users';
 import { getOutbox, type Outbox } from './api/outbox';
 import { setRoles } from './api/set-roles';

@@ -3,13 +3,13 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { StatusBadge } from '../../components/status-badge';
 import { useOptionalToast } from '../../components/toasts';
 import { formatTimestamp } from '../../format/dates';
-import { useAuth } from '../auth/auth-context';
-import { isOngoing, NO_OUTPUTS, OUTPUTS_POLL_MS } from '../outputs/output-rules';
-import { useRunApplication } from '../outputs/use-run-application';
-import { listOutputs, type OutputSummary } from './api';
+import { useAuth } from '../../session/auth-context';
+import { isOngoing, NO_OUTPUTS, OUTPUTS_POLL_MS } from '../../api/output-status';
+import { useRunApplication } from '../../api/use-run-application';
+import { listOutputs, type OutputSummary } from '../../api/applications';
 import './applications.css';
-import { useApplicationOr404 } from './use-application-or-404';
-import { workspacePath } from './workspace-path';
+import { useApplicationOr404 } from '../../api/use-application-or-404';
+import { workspacePath } from '../../routing/workspace-path';
 
 type BadgeStatus = Parameters<typeof StatusBadge>[0]['status'];
 

@@ -8,7 +8,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { account, fakeApi } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { WorkspacePage } from '../workspace/workspace-page';
 import { ApplicationDetailPage } from './application-detail-page';
 

@@ -8,8 +8,8 @@ import { MemoryRouter, Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
-import { AuthProvider } from '../auth/auth-context';
-import type { ApplicationSummary } from './api';
+import { AuthProvider } from '../../session/auth-context';
+import type { ApplicationSummary } from '../../api/applications';
 import { ApplicationsBrowser } from './applications-browser';
 
 const STOCK = { id: 'stock-price-prediction', name: 'Stock Price Prediction', workspace: 'development' };

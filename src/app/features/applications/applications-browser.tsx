@@ -11,8 +11,8 @@ import {
 import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { formatTimestamp } from '../../format/dates';
-import { useAuth } from '../auth/auth-context';
-import { listApplications, type ApplicationSummary } from './api';
+import { useAuth } from '../../session/auth-context';
+import { listApplications, type ApplicationSummary } from '../../api/applications';
 import './applications.css';
 import { CreateApplicationDialog } from './create-application-dialog';
 import {

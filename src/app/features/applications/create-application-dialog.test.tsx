@@ -8,7 +8,7 @@ import { MemoryRouter, Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { ApplicationsBrowser } from './applications-browser';
 
 const summary = (id: number, name: string, problem: { id: string; name: string; workspace: string }) => ({

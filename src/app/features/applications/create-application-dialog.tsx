@@ -1,19 +1,19 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { formatTimestamp } from '../../format/dates';
-import { useAuth } from '../auth/auth-context';
-import { fieldErrorsOf, hasErrors, type FieldErrors } from '../auth/field-errors';
-import { checkAccountForm } from '../auth/form-rules';
+import { useAuth } from '../../session/auth-context';
+import { fieldErrorsOf, hasErrors, type FieldErrors } from '../../session/field-errors';
+import { checkAccountForm } from '../../session/form-rules';
 import {
   createBlankApplication,
   getCategories,
   MISSING_NAME_OR_PROBLEM,
   type ApplicationSummary,
   type Category,
-} from './api';
+} from '../../api/applications';
 import { isBrainTumor } from './dashboard-rules';
 import { useModalFocus } from '../../components/use-modal-focus';
-import { workspacePath } from './workspace-path';
+import { workspacePath } from '../../routing/workspace-path';
 
 export const DIALOG_TITLE = 'Select Application or Create New';
 

@@ -1,4 +1,4 @@
-import type { ApplicationSummary } from './api';
+import type { ApplicationSummary } from '../../api/applications';
 
 /** Spec platform-shell.md section 9: the Show select's sizes; -1 is All. */
 export const PAGE_SIZES = [5, 10, 20, -1] as const;

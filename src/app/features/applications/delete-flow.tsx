@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { deleteApplication, type ApplicationSummary } from './api';
+import { deleteApplication, type ApplicationSummary } from '../../api/applications';
 import { BANNER_MS, REFRESH_AFTER_DELETE_MS } from './dashboard-rules';
 import { useModalFocus } from '../../components/use-modal-focus';
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../../api/client';
 import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi } from '../../test-support/fake-api';
-import { AuthProvider, useAuth } from '../auth/auth-context';
+import { AuthProvider, useAuth } from '../../session/auth-context';
 import { ContactPage } from './contact-page';
 
 afterEach(() => {

@@ -2,9 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useToast } from '../../components/toasts';
-import { useAuth } from '../auth/auth-context';
-import { fieldErrorsOf, hasErrors, type FieldErrors } from '../auth/field-errors';
-import { checkAccountForm } from '../auth/form-rules';
+import { useAuth } from '../../session/auth-context';
+import { fieldErrorsOf, hasErrors, type FieldErrors } from '../../session/field-errors';
+import { checkAccountForm } from '../../session/form-rules';
 import { sendContact } from './api/send-contact';
 import './contact.css';
 

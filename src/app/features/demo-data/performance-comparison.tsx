@@ -3,7 +3,7 @@ import type { DemoOutput } from './api/get-demo-compare';
 import { ConfusionHeatmap, LossChart, TrainingDataTable } from './demo-charts';
 import { DemoNotice } from './demo-notice';
 import { DemoSection } from './demo-section';
-import { DemoTabs } from './demo-tabs';
+import { Tabs } from '../../components/tabs';
 import { outputTitle } from './output-title';
 import { ProblemPicker } from './problem-picker';
 import { usePickedDemo } from './use-demo-compare';
@@ -58,13 +58,7 @@ export function PerformanceComparison() {
       lead="Classical and quantum models trained on the same example application, side by side."
     >
       <ProblemPicker id="comparison-problem" problems={problems} value={problemId} onChange={pick} />
-      <DemoTabs
-        label="Comparison views"
-        idPrefix="comparison"
-        tabs={VIEWS}
-        selected={view}
-        onSelect={setView}
-      >
+      <Tabs label="Comparison views" idPrefix="comparison" tabs={VIEWS} selected={view} onSelect={setView}>
         <DemoNotice state={state} what="The performance comparison" />
         {state.status === 'ready' && state.data.outputs.length > 0 && (
           <div className="demo-outputs">
@@ -73,7 +67,7 @@ export function PerformanceComparison() {
             ))}
           </div>
         )}
-      </DemoTabs>
+      </Tabs>
     </DemoSection>
   );
 }

@@ -1,4 +1,4 @@
-import type { Example } from '../examples/api/get-examples';
+import type { Example } from '../../api/get-examples';
 
 interface Props {
   id: string;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { ApiError } from '../../api/client';
-import { getExamples, type Example } from '../examples/api/get-examples';
+import { getExamples, type Example } from '../../api/get-examples';
 import { getDemoCompare, type DemoCompare } from './api/get-demo-compare';
 
 export type DemoState =

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { StatusBadge } from '../../components/status-badge';
-import { useAuth } from '../auth/auth-context';
+import { useAuth } from '../../session/auth-context';
 import {
   followJobEvents,
   getJob,
@@ -9,7 +9,7 @@ import {
   type Job,
   type JobEvent,
   type JobStatus,
-} from './api/jobs';
+} from '../../api/jobs';
 import { CountsChart } from './counts-chart';
 
 /** Admin page: start the quantum self-test and watch it travel queue -> worker -> database, live. */

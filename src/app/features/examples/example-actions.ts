@@ -1,7 +1,12 @@
 import { ApiError } from '../../api/client';
-import { copyToUser, createFromExample, type Category, type CreatedApplication } from '../applications/api';
-import { workspacePath } from '../applications/workspace-path';
-import type { Example } from './api/get-examples';
+import {
+  copyToUser,
+  createFromExample,
+  type Category,
+  type CreatedApplication,
+} from '../../api/applications';
+import { workspacePath } from '../../routing/workspace-path';
+import type { Example } from '../../api/get-examples';
 import { copiedToProfile, EXAMPLE_MESSAGES } from './example-messages';
 
 /** What the page does after an action: open a page, ask for a login, or say something. */

@@ -1,5 +1,5 @@
-import type { Example } from './api/get-examples';
-import type { SampleInfo } from './api/get-samples';
+import type { Example } from '../../api/get-examples';
+import type { SampleInfo } from '../../api/get-samples';
 
 // Replies as GET /api/examples and GET /api/samples give them, for the jsdom tests.
 const example = (over: Partial<Example>): Example => ({

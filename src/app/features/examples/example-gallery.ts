@@ -1,5 +1,5 @@
-import type { Example } from './api/get-examples';
-import type { SampleInfo } from './api/get-samples';
+import type { Example } from '../../api/get-examples';
+import type { SampleInfo } from '../../api/get-samples';
 
 /** An example with the shipped sample its dataset names (none for a dataset that is not shipped). */
 export interface GalleryItem {

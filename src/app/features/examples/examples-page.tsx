@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useToast } from '../../components/toasts';
-import { getCategories, type Category } from '../applications/api';
-import { useAccountModals } from '../auth/account-modals';
-import { useAuth } from '../auth/auth-context';
-import { getExamples } from './api/get-examples';
-import { getSamples, type SampleInfo } from './api/get-samples';
+import { getCategories, type Category } from '../../api/applications';
+import { useAccountModals } from '../../session/account-modals';
+import { useAuth } from '../../session/auth-context';
+import { getExamples } from '../../api/get-examples';
+import { getSamples, type SampleInfo } from '../../api/get-samples';
 import {
   copyExampleToProfile,
   exampleClipboardText,

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
-import { storedTimeZone } from '../profile/timezones';
-import { createBlankApplication, getCategories, type Category } from '../applications/api';
-import { workspacePath } from '../applications/workspace-path';
-import { useAccountModals } from '../auth/account-modals';
-import { useAuth } from '../auth/auth-context';
+import { storedTimeZone } from '../../format/timezones';
+import { createBlankApplication, getCategories, type Category } from '../../api/applications';
+import { workspacePath } from '../../routing/workspace-path';
+import { useAccountModals } from '../../session/account-modals';
+import { useAuth } from '../../session/auth-context';
 import { Carousel } from './carousel';
 
 /** Placeholder cards shown (disabled, 'Coming Soon') while the categories load. */

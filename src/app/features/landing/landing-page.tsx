@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { Link, useLocation } from 'react-router';
-import { useAccountModals } from '../auth/account-modals';
-import { useAuth } from '../auth/auth-context';
+import { useAccountModals } from '../../session/account-modals';
+import { useAuth } from '../../session/auth-context';
 import { ApplicationCards } from './application-cards';
 import { HeroCircuit } from './hero-circuit';
 import { WhyChooseUs } from './why-choose-us';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../../api/client';
 import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { PROFILE_FAILED, PROFILE_UPDATED, ProfileEditPage, UPLOAD_FAILED } from './profile-edit-page';
 import { MAX_MASK_DOTS, maskToken } from './token-field';
 

@@ -1,4 +1,4 @@
-import type { CurrentUser } from '../auth/api/current-user';
+import type { CurrentUser } from '../../session/api/current-user';
 import type { ProfileUpdate } from './api/update-profile';
 
 /** What the profile edit form holds (strings, as the inputs give them). */

@@ -1,6 +1,6 @@
 import { NavLink } from 'react-router';
 import { UserAvatar } from '../../components/user-avatar';
-import type { CurrentUser } from '../auth/api/current-user';
+import type { CurrentUser } from '../../session/api/current-user';
 
 /** The profile sidebar: avatar, name, e-mail, My Applications and My Profile. */
 export function ProfileSidebar({ user }: { user: CurrentUser }) {

@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN_KEY } from '../../api/client';
 import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { PROFILE_UPDATED } from './profile-edit-page';
 import { SettingsPage } from './settings-page';
-import { guessTimeZone, searchTimeZones, USER_TIMEZONE_KEY } from './timezones';
+import { guessTimeZone, searchTimeZones, USER_TIMEZONE_KEY } from '../../format/timezones';
 
 beforeEach(() => localStorage.setItem(ACCESS_TOKEN_KEY, 'token'));
 afterEach(() => {

@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useToast } from '../../components/toasts';
-import { useAuth } from '../auth/auth-context';
-import { hasErrors, refusalErrorsOf, type FieldErrors } from '../auth/field-errors';
-import { checkAccountForm } from '../auth/form-rules';
+import { useAuth } from '../../session/auth-context';
+import { hasErrors, refusalErrorsOf, type FieldErrors } from '../../session/field-errors';
+import { checkAccountForm } from '../../session/form-rules';
 import { updateProfile, type ProfileUpdate } from './api/update-profile';
 import { PROFILE_FAILED, PROFILE_UPDATED } from './profile-edit-page';
 import { ProfileSidebar } from './profile-sidebar';
-import { storedTimeZone, storeTimeZone } from './timezones';
+import { storedTimeZone, storeTimeZone } from '../../format/timezones';
 import { TimezonePicker } from './timezone-picker';
 
 /** /setting and /profile/settings: the time zone and the quantum-provider token; Save changes really saves. */

@@ -1,5 +1,5 @@
 import { useId, useMemo, useState } from 'react';
-import { searchTimeZones } from './timezones';
+import { searchTimeZones } from '../../format/timezones';
 
 interface Props {
   value: string;

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 
 import { visibleColumns, type Problem } from '../../../engine';
-import { getSamples, type SampleInfo } from '../examples/api/get-samples';
-import { useAuth } from '../auth/auth-context';
+import { getSamples, type SampleInfo } from '../../api/get-samples';
+import { useAuth } from '../../session/auth-context';
 import { downloadSample } from './download-sample';
 import './sample-dataset-card.css';
 

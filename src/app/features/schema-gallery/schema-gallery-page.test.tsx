@@ -11,7 +11,7 @@ import manifest from '../../../../samples/manifest.json';
 import { createExampleAppData, mapJobBody } from '../../../engine';
 import { fakeApi } from '../../test-support/fake-api';
 import { browserRegistry } from '../../../renderers/browser-registry';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { SchemaGalleryPage } from './schema-gallery-page';
 
 beforeAll(() => {

@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 
 import { SchemaError, type Registry } from '../../../engine';
 import { browserRegistry } from '../../../renderers/browser-registry';
-import { useAuth } from '../auth/auth-context';
+import { useAuth } from '../../session/auth-context';
 import { ProblemWorkbench } from './problem-workbench';
 
 /** The gallery is for admins, and for everyone while developing (vite dev server). */

@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
 import { formatTimestamp } from '../../format/dates';
-import type { ApplicationSummary } from '../applications/api';
-import { useAccountModals } from '../auth/account-modals';
-import { useAuth } from '../auth/auth-context';
+import type { ApplicationSummary } from '../../api/applications';
+import { useAccountModals } from '../../session/account-modals';
+import { useAuth } from '../../session/auth-context';
 import { useMyApplications } from './use-my-applications';
 
 /** A short list of applications, each opening its detail page (/applications/:id). */

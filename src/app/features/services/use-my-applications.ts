@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { ApiError } from '../../api/client';
-import { listApplications, type ApplicationSummary } from '../applications/api';
+import { listApplications, type ApplicationSummary } from '../../api/applications';
 
 type MyApplications =
   | { state: 'loading' }

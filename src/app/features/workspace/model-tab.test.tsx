@@ -10,7 +10,7 @@ import { browserRegistry } from '../../../renderers/browser-registry';
 import { useEngineForm } from '../../../renderers';
 import { account, fakeApi } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken } from '../../test-support/page-test';
-import { AuthProvider } from '../auth/auth-context';
+import { AuthProvider } from '../../session/auth-context';
 import { ModelTab } from './model-tab';
 import { deviceListFallback, NO_STORED_TOKEN_NOTE } from './use-real-devices';
 

@@ -1,6 +1,6 @@
 import type { AppData, EngineContext, FormState, Problem } from '../../../engine';
 import { SchemaForm } from '../../../renderers';
-import { useAuth } from '../auth/auth-context';
+import { useAuth } from '../../session/auth-context';
 import { ResourceEstimatePanel } from './resource-estimate-panel';
 import { useRealDevices } from './use-real-devices';
 

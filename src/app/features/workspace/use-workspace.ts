@@ -2,9 +2,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { pruneAppData, type AppData, type EngineContext, type Problem } from '../../../engine';
 import { useEngineForm } from '../../../renderers';
 import { useOptionalToast } from '../../components/toasts';
-import { countOutputs, updateAppData, type ApplicationDetail } from '../applications/api';
-import { useRunApplication } from '../outputs/use-run-application';
-import { useDataset } from './dataset-tab';
+import { countOutputs, updateAppData, type ApplicationDetail } from '../../api/applications';
+import { useRunApplication } from '../../api/use-run-application';
+import { useDataset } from './dataset/csv-table';
 import {
   BLOCKED_WARNING_MS,
   datasetFacts,

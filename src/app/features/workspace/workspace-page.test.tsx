@@ -12,8 +12,8 @@ import { browserRegistry } from '../../../renderers/browser-registry';
 import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
-import { AuthProvider } from '../auth/auth-context';
-import { FILL_REQUIRED, RUNNING_FLAG_MS } from '../outputs/use-run-application';
+import { AuthProvider } from '../../session/auth-context';
+import { FILL_REQUIRED, RUNNING_FLAG_MS } from '../../api/use-run-application';
 import { PipelineTab } from './pipeline-tab';
 import { WorkspacePage } from './workspace-page';
 import { BLOCKED_WARNING_MS, LEAVE_PROMPT, RUNNING_BANNER } from './workspace-rules';
@@ -23,7 +23,7 @@ const stock = browserRegistry().getProblem('stock-price-prediction');
 const example = createExampleAppData(stock);
 
 // The dataset module's stand-in: the example's sample, parsed (its real rows and columns).
-vi.mock('./dataset-tab', () => ({
+vi.mock('./dataset/csv-table', () => ({
   useDataset: () => ({
     status: 'ready',
     parsed: {

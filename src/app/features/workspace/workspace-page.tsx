@@ -3,11 +3,11 @@ import { useParams } from 'react-router';
 import type { Problem } from '../../../engine';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { useOptionalToast } from '../../components/toasts';
-import type { ApplicationDetail } from '../applications/api';
-import { useApplicationOr404 } from '../applications/use-application-or-404';
-import { useAuth } from '../auth/auth-context';
-import { BioDatasetTab, usesBioDataset } from './bio-dataset';
-import { DatasetTab } from './dataset-tab';
+import type { ApplicationDetail } from '../../api/applications';
+import { useApplicationOr404 } from '../../api/use-application-or-404';
+import { useAuth } from '../../session/auth-context';
+import { ImageDatasetTab, usesImageDataset } from './dataset/image-dataset-tab';
+import { DatasetTab } from './dataset/csv-table';
 import { ModelTab } from './model-tab';
 import { OutputsTab } from './outputs';
 import { useLeaveGuard } from './use-leave-guard';
@@ -67,9 +67,9 @@ function Workspace({
     switch (ws.tab) {
       case TAB.dataset:
         // A problem that predicts from images or trains on .mat data has the brain tumor Dataset tab (schema-driven).
-        if (usesBioDataset(problem)) {
+        if (usesImageDataset(problem)) {
           return (
-            <BioDatasetTab
+            <ImageDatasetTab
               problem={problem}
               appData={ws.appData}
               context={ws.context}

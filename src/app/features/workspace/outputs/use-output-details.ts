@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { getOutputDetail, type OutputDetail } from '../../outputs/api';
+import { getOutputDetail, type OutputDetail } from '../../../api/outputs';
 
 /** The outputs' details, read once per set of ids (a later answer for ids no longer shown is dropped). */
 export function useOutputDetails(ids: readonly number[]): {

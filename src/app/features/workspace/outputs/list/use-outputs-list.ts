@@ -1,0 +1,64 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { listOutputs, type OutputSummary } from '../../../../api/applications';
+import { isOngoing, OUTPUTS_POLL_MS } from '../../../../api/output-status';
+import type { OutputsTabProps } from '../../workspace-types';
+
+export interface OutputsList {
+  /** null until the first read. */
+  outputs: OutputSummary[] | null;
+  error: string | null;
+  setError(message: string | null): void;
+  /** Reads the list again now. */
+  refresh(): Promise<void>;
+}
+
+/**
+ * The application's outputs as both Outputs tabs list them: read at once and whenever `refreshKey`
+ * changes, polled while a run has just started or any output is Ongoing (spec section 4), the total
+ * reported through `onCountChange`. `onListed` sees each list read (e.g. to drop deleted selections).
+ */
+export function useOutputsList({
+  applicationId,
+  running,
+  refreshKey,
+  onCountChange,
+  onListed,
+}: Pick<OutputsTabProps, 'applicationId' | 'running' | 'refreshKey' | 'onCountChange'> & {
+  onListed?(found: OutputSummary[]): void;
+}): OutputsList {
+  const [outputs, setOutputs] = useState<OutputSummary[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  // The latest callbacks, so that a parent passing new functions each render does not refetch the list.
+  const reportCount = useRef(onCountChange);
+  const listed = useRef(onListed);
+  useEffect(() => {
+    reportCount.current = onCountChange;
+    listed.current = onListed;
+  }, [onCountChange, onListed]);
+  const refresh = useCallback(
+    () =>
+      listOutputs(applicationId).then(
+        (found) => {
+          setOutputs(found);
+          setError(null);
+          reportCount.current(found.length);
+          listed.current?.(found);
+        },
+        (e: Error) => setError(e.message),
+      ),
+    [applicationId],
+  );
+  // refreshKey changes when a run starts: the list is read again at once.
+  useEffect(() => {
+    void refresh();
+  }, [refresh, refreshKey]);
+  const anyOngoing = outputs?.some((output) => isOngoing(output.status)) ?? false;
+  useEffect(() => {
+    if (!running && !anyOngoing) return;
+    const timer = setInterval(() => void refresh(), OUTPUTS_POLL_MS);
+    return () => clearInterval(timer);
+  }, [running, anyOngoing, refresh]);
+
+  return { outputs, error, setError, refresh };
+}

@@ -1,0 +1,77 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { getAccessToken, setAccessToken } from '../api/client';
+import { useOptionalToast } from '../components/toasts';
+import { getCurrentUser, logout as logoutCall, type CurrentUser } from './api/current-user';
+
+/** Spec section 8: a stored token whose user cannot be fetched signs the visitor out with this. */
+export const USER_INFO_FAILED = 'Failed to fetch user info. Please login again.';
+
+interface AuthState {
+  user: CurrentUser | null;
+  loading: boolean;
+  refresh: () => Promise<void>;
+  logout: () => Promise<void>;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+
+/** Loads the current user on first view; a failed lookup means signed out. */
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [user, setUser] = useState<CurrentUser | null>(null);
+  const [loading, setLoading] = useState(() => Boolean(getAccessToken()));
+  const notify = useOptionalToast();
+
+  const refresh = useCallback(async () => {
+    if (!getAccessToken()) {
+      setUser(null);
+      setLoading(false);
+      return;
+    }
+    try {
+      setUser(await getCurrentUser());
+    } catch {
+      setAccessToken(null);
+      setUser(null);
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  const logout = useCallback(async () => {
+    await logoutCall().catch(() => undefined);
+    setUser(null);
+  }, []);
+
+  useEffect(() => {
+    if (!getAccessToken()) return;
+    let cancelled = false;
+    getCurrentUser()
+      .then((found) => !cancelled && setUser(found))
+      .catch((error: unknown) => {
+        // The lookup's own text ('Get current user failed: ...') is for diagnosis; the user is told below.
+        console.warn(error instanceof Error ? error.message : error);
+        setAccessToken(null);
+        if (cancelled) return;
+        setUser(null);
+        notify?.('error', USER_INFO_FAILED);
+      })
+      .finally(() => !cancelled && setLoading(false));
+    return () => {
+      cancelled = true;
+    };
+  }, [notify]);
+
+  const value = useMemo(() => ({ user, loading, refresh, logout }), [user, loading, refresh, logout]);
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+/** The signed-in state where an AuthProvider is above, else null (components also rendered on their own). */
+export function useOptionalAuth(): AuthState | null {
+  return useContext(AuthContext);
+}
+
+export function useAuth(): AuthState {
+  const state = useContext(AuthContext);
+  if (!state) throw new Error('useAuth needs an AuthProvider');
+  return state;
+}
