@@ -2,7 +2,14 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { isMalformedMultipart, MALFORMED_MULTIPART } from '../platform/multipart-errors';
 import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-limiter';
-import { acknowledgement, envelope, errorBody, errorReplies } from '../platform/reply-schemas';
+import { wordedValidationErrors } from '../platform/error-handler';
+import {
+  acknowledgement,
+  envelope,
+  errorBody,
+  errorReplies,
+  wordedErrorBody,
+} from '../platform/reply-schemas';
 import { CSV_MESSAGES } from './csv-inspection';
 import { DatasetRefusal } from './dataset-refusal';
 import { DATASET_NAME_PATTERN, type DatasetStore } from './dataset-store';
@@ -70,21 +77,6 @@ const uploadReply = {
   },
 } as const;
 
-/** An upload refusal: `message` is 'Error uploading file. {detail}' (the spec's words), `detail` the reason. */
-const uploadError = {
-  type: 'object',
-  required: ['success', 'message', 'detail'],
-  properties: {
-    success: { type: 'boolean', enum: [false] },
-    message: {
-      type: 'string',
-      description:
-        "'Error uploading file. {detail}'; a .mat upload's content refusals are the spec's own words ('Invalid file format. Please select a .mat file.', 'Error parsing file: {message}')",
-    },
-    detail: { type: 'string', description: 'Why: not CSV, empty, too large, no header row, storage full' },
-  },
-} as const;
-
 const datasetSchema = {
   type: 'object',
   required: ['filename', 'original_name', 'url', 'rows', 'columns', 'size_bytes', 'sha256', 'created_at'],
@@ -132,13 +124,10 @@ export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   // The spec's own sentences for a .mat file's content stand alone; the rest follow the upload prefix.
   const specWords = (detail: string) =>
     detail === MAT_MESSAGES.notMat || detail.startsWith(MAT_MESSAGES.parse(''));
+  const wording = (detail: string) => (specWords(detail) ? detail : `${UPLOAD_ERROR_PREFIX} ${detail}`);
   const refuse = (status: 400 | 413, detail: string) => ({
     status,
-    body: {
-      success: false as const,
-      message: specWords(detail) ? detail : `${UPLOAD_ERROR_PREFIX} ${detail}`,
-      detail,
-    },
+    body: wordedErrorBody(wording(detail), detail),
   });
 
   app.post(
@@ -150,9 +139,10 @@ export const uploadRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           "Upload a dataset: multipart field `file`, UTF-8 CSV with a header row, checked by content (the path names the caller's name or id and e-mail)",
         consumes: ['multipart/form-data'],
         params: uploadParams,
-        response: { 201: uploadReply, 400: uploadError, 413: uploadError, ...errorReplies(401, 404, 429) },
+        response: { 201: uploadReply, ...errorReplies(400, 413, 401, 404, 429) },
       },
       onRequest: app.requireUser,
+      errorHandler: wordedValidationErrors(wording),
     },
     async (request, reply) => {
       const caller = request.currentUser!;

@@ -12,10 +12,13 @@ import {
   errorBody,
   errorReplies,
   sendRefusal,
+  wordedErrorBody,
 } from '../platform/reply-schemas';
+import { wordedValidationErrors } from '../platform/error-handler';
 import {
   APPLICATION_RUNNING,
   apiNameOf,
+  EXECUTE_FAILED,
   OUTPUT_DELETED,
   pathParamsOf,
   queryKeysOf,
@@ -194,32 +197,6 @@ const timelineSchema = {
   },
 } as const;
 
-/** execute-job's refusal: the one error envelope plus the spec's `message` and each field's label. */
-const executeRefusal = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['success', 'message', 'detail'],
-  properties: {
-    success: { type: 'boolean', enum: [false] },
-    message: { type: 'string', description: "'Failed to execute the application! {detail}'" },
-    detail: { type: 'string' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['path', 'field', 'message'],
-        properties: {
-          path: { type: 'string', description: 'JSON pointer into app_data or the body' },
-          field: { type: 'string' },
-          label: { type: 'string' },
-          message: { type: 'string' },
-        },
-      },
-    },
-  },
-} as const;
-
 /**
  * Outputs (spec workspace.md section 7): execute-job for every problem whose file
  * runs through POST /{api}/execute-job/{param} (the financial problems' {userId}; brain tumor's
@@ -237,6 +214,8 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       `/${apiNameOf(problem)}/execute-job/${params.map((name) => `:${name}`).join('/')}`,
       {
         onRequest: app.requireUser,
+        // A request its schema refuses (no body, a missing query) is worded as the spec's execute refusal.
+        errorHandler: wordedValidationErrors((detail) => `${EXECUTE_FAILED} ${detail}`),
         schema: {
           tags: ['outputs'],
           summary: `Run a ${problem.name} application: the body${queryKeys.length ? ', path and query' : ''} must be what the engine derives from its saved app_data`,
@@ -287,8 +266,7 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
               required: ['output_id'],
               properties: { output_id: { type: 'integer' } },
             }),
-            400: { ...executeRefusal, description: 'Refused; `errors` names each field' },
-            ...errorReplies(413, 415, 401, 404),
+            ...errorReplies(400, 413, 415, 401, 404),
           },
         },
       },
@@ -304,12 +282,7 @@ export const outputsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
             .send({ success: true, message: APPLICATION_RUNNING, data: { output_id: outcome.outputId } });
         }
         if (outcome.status === 404) return reply.code(404).send(errorBody(outcome.message));
-        return reply.code(400).send({
-          success: false,
-          message: outcome.message,
-          detail: outcome.message,
-          ...(outcome.errors && { errors: outcome.errors }),
-        });
+        return reply.code(400).send(wordedErrorBody(outcome.message, outcome.message, outcome.errors));
       },
     );
   }

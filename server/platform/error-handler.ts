@@ -1,33 +1,34 @@
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { formatPointer } from '../../src/engine';
 import { RateStoreUnavailableError } from './rate-limiter';
-import { errorBody } from './reply-schemas';
+import { errorBody, wordedErrorBody, type FieldError } from './reply-schemas';
 
-interface FieldError {
-  field: string;
-  message: string;
-}
+/** Where a refused field is, for requests refused outside the body (the pointer alone would not say). */
+const PLACES: Record<string, string> = {
+  querystring: ' in the query',
+  params: ' in the path',
+  headers: ' in the headers',
+};
 
 /**
  * A JSON-Schema validation failure as field errors. Ajv's `instancePath` is already a JSON pointer;
  * `required` and `additionalProperties` name a property below it, escaped here the same way.
  */
 function fieldErrors(error: FastifyError): FieldError[] {
+  const where = PLACES[error.validationContext ?? ''] ?? '';
   return (error.validation ?? []).map((issue) => {
     const params = issue.params as { missingProperty?: string; additionalProperty?: string };
     if (issue.keyword === 'required') {
       const field = issue.instancePath + formatPointer([String(params.missingProperty)]);
-      return { field, message: `${field} is required` };
+      return { field, message: `${field} is required${where}` };
     }
     if (issue.keyword === 'additionalProperties') {
       const field = issue.instancePath + formatPointer([String(params.additionalProperty)]);
-      return { field, message: `${field} is not a known field` };
+      return { field, message: `${field} is not a known field${where}` };
     }
     const field = issue.instancePath;
-    return {
-      field,
-      message: `${field || error.validationContext || 'body'} ${issue.message ?? 'is invalid'}`,
-    };
+    const name = field ? `${field}${where}` : where.replace(' in the ', '') || 'body';
+    return { field, message: `${name} ${issue.message ?? 'is invalid'}` };
   });
 }
 
@@ -71,6 +72,20 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   const detail = (error.code && FRAMEWORK_DETAILS[error.code]) ?? error.message;
   const errors = (error as { fieldErrors?: FieldError[] }).fieldErrors;
   return reply.code(status).send(errorBody(detail, errors));
+}
+
+/**
+ * A route's error handler for routes whose refusals the spec words as a sentence ('Failed to execute
+ * the application! {detail}'): a request the route's schema refuses gets that sentence as `message`
+ * beside the field errors; anything else is the app's error handler's.
+ */
+export function wordedValidationErrors(wording: (detail: string) => string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (!error.validation) return errorHandler(error, request, reply);
+    const errors = fieldErrors(error);
+    const detail = errors.map((e) => e.message).join('; ');
+    return reply.code(400).send(wordedErrorBody(wording(detail), detail, errors));
+  };
 }
 
 /** Fastify's router refusals (an over-long or undecodable path) in the same envelope. */

@@ -31,14 +31,23 @@ export const fieldErrorSchema = {
   type: 'object',
   required: ['field', 'message'],
   properties: {
-    field: { type: 'string', description: 'JSON pointer (RFC 6901) into the request part that was refused' },
+    field: {
+      type: 'string',
+      description:
+        "JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name",
+    },
     message: { type: 'string' },
+    path: { type: 'string', description: 'JSON pointer into the stored app_data or the body (execute-job)' },
+    label: { type: 'string', description: 'The form label of the field (execute-job)' },
   },
 } as const;
 
 /**
  * The one error envelope: `detail` is the text the client shows; `errors` names each refused field
- * by JSON pointer. Every error reply of the API uses it (error handler, not-found, auth, throttle).
+ * by JSON pointer; `message` is the spec's sentence on routes whose refusals the spec words ('Failed to
+ * execute the application! {detail}', 'Error uploading file. {detail}'). Every error reply of the API
+ * uses this schema (error handler, not-found, auth, throttle, the routes' own refusals), so any refusal
+ * serialises under any route's error status; only `success` and `detail` are required.
  */
 export const errorReply = {
   type: 'object',
@@ -46,6 +55,7 @@ export const errorReply = {
   properties: {
     success: { type: 'boolean', enum: [false] },
     detail: { type: 'string', description: 'The message the client shows' },
+    message: { type: 'string', description: "The spec's sentence for this refusal, where it has one" },
     errors: { type: 'array', items: fieldErrorSchema },
   },
 } as const;
@@ -81,9 +91,24 @@ export const BODY_ERRORS = [400, 413, 415] as const;
 /** Marks a route as open to anonymous callers in the OpenAPI document (overrides the global bearer). */
 export const PUBLIC = [] as const;
 
+/** One refused field: `field` a JSON pointer (or, with `path`, the field's name). */
+// A type alias, not an interface: the route schemas' inferred types need its implicit index signature.
+export type FieldError = {
+  field: string;
+  message: string;
+  path?: string;
+  label?: string;
+};
+
 /** The text the client shows for a refusal, in the one envelope. */
-export const errorBody = (detail: string, errors?: { field: string; message: string }[]) =>
+export const errorBody = (detail: string, errors?: FieldError[]) =>
   errors ? { success: false as const, detail, errors } : { success: false as const, detail };
+
+/** A refusal the spec words as a sentence of its own: `message` that sentence, `detail` the reason. */
+export const wordedErrorBody = (message: string, detail: string, errors?: FieldError[]) => ({
+  ...errorBody(detail, errors),
+  message,
+});
 
 /** A service's refusal as the reply: its status, Retry-After when it says how long to wait, the envelope. */
 export function sendRefusal(
