@@ -84,6 +84,9 @@ describe('configuration', () => {
       MARKET_DATA_URL: 'http://127.0.0.1:9003',
       TRACKING_RETENTION_DAYS: '30',
       LOG_LEVEL: 'debug',
+      LLM_BASE_URL: 'http://127.0.0.1:8081/v1',
+      LLM_MODEL: 'local-model',
+      LLM_API_KEY: 'key',
     };
     expect(Object.keys(sample).sort()).toEqual([...CONFIG_VARIABLES].sort());
     const defaults = loadConfig({}, '/srv/qml');
@@ -133,6 +136,21 @@ describe('configuration', () => {
     expect(problems).toContain('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together');
   });
 
+  it('takes the language model as LLM_BASE_URL with LLM_MODEL, the key optional', () => {
+    expect(() => loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:8081/v1' })).toThrow(
+      /LLM_BASE_URL and LLM_MODEL must be set together/,
+    );
+    expect(() => loadConfig({ LLM_BASE_URL: 'ftp://x', LLM_MODEL: 'm' })).toThrow(
+      /LLM_BASE_URL must start with/,
+    );
+    const local = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:8081/v1', LLM_MODEL: 'm' });
+    expect([local.llmBaseUrl, local.llmModel, local.llmApiKey]).toEqual([
+      'http://127.0.0.1:8081/v1',
+      'm',
+      null,
+    ]);
+  });
+
   it('generates a JWT secret once into the data directory and reuses it', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'qml-config-'));
     const first = prepareDataDir(loadConfig({ DATA_DIR: dataDir }));
@@ -169,6 +187,8 @@ function pairedWith(name: string, sample: Record<string, string>): Record<string
     STORAGE_BACKEND: 'S3_BUCKET',
     S3_ACCESS_KEY_ID: 'S3_SECRET_ACCESS_KEY',
     S3_SECRET_ACCESS_KEY: 'S3_ACCESS_KEY_ID',
+    LLM_BASE_URL: 'LLM_MODEL',
+    LLM_MODEL: 'LLM_BASE_URL',
   };
   const listed = partners[name];
   if (listed) return { [listed]: sample[listed]! };

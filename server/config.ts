@@ -404,6 +404,19 @@ const VARIABLES = {
       return level;
     },
   ),
+  llmBaseUrl: named(
+    'LLM_BASE_URL',
+    "An OpenAI-compatible chat-completions server (a hosted service, llama.cpp server, vLLM), e.g. http://127.0.0.1:8081/v1, that writes the prose of analysis reports from their facts (with LLM_MODEL); its text is used only when every number it states is a fact. Without it the reports are the rule engine's",
+    'none',
+    url(['http:', 'https:']),
+  ),
+  llmModel: variable(
+    'LLM_MODEL',
+    'The model LLM_BASE_URL runs (with LLM_BASE_URL); graph analysis of an uploaded image needs one that takes images',
+    'none',
+    text(),
+  ),
+  llmApiKey: variable('LLM_API_KEY', 'Bearer key of LLM_BASE_URL, when it asks for one', 'none', text()),
 } as const;
 
 type Declared = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]['read']> };
@@ -430,6 +443,7 @@ const PAIRS: [keyof Config, keyof Config][] = [
   ['googleClientId', 'googleClientSecret'],
   ['githubClientId', 'githubClientSecret'],
   ['s3AccessKeyId', 's3SecretAccessKey'],
+  ['llmBaseUrl', 'llmModel'],
 ];
 
 export class ConfigError extends Error {
