@@ -21,7 +21,19 @@ describe('GET /api/datasets/fetch', () => {
       if (request.url === '/data.csv') response.writeHead(200, { 'content-type': 'text/csv' }).end(CSV);
       else if (request.url === '/moved') response.writeHead(302, { location: '/data.csv' }).end();
       else if (request.url === '/big.csv') response.writeHead(200).end('a,b\n' + '1,2\n'.repeat(2000));
-      else if (request.url === '/picture')
+      else if (request.url === '/trickle.csv') {
+        // 100 rows over 5 s, the body ended by the connection's end (no length, not chunked).
+        response.useChunkedEncodingByDefault = false;
+        response.writeHead(200, { 'content-type': 'text/csv', connection: 'close' });
+        response.write('Day,Sales\n');
+        let row = 0;
+        const timer = setInterval(() => {
+          if (response.destroyed || row >= 100) {
+            clearInterval(timer);
+            response.end();
+          } else response.write(`${++row},${row * 2}\n`);
+        }, 50);
+      } else if (request.url === '/picture')
         response.writeHead(200).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
       else response.writeHead(404).end('no');
     });
@@ -105,6 +117,15 @@ describe('GET /api/datasets/fetch', () => {
         new RegExp(`^The dataset URL points to an? [a-z -]+ address \\(${address!.replace(/\./g, '\\.')}\\)`),
       );
     }
+  });
+
+  it('answers 502 past the time limit, not 200 with the rows that came in time', async () => {
+    const slow = await get(local, `${base}/trickle.csv`);
+    expect(slow.statusCode, slow.body).toBe(502);
+    expect(slow.json()).toEqual({
+      success: false,
+      detail: 'The dataset URL did not deliver the file within 2 s.',
+    });
   });
 
   it('answers 502 when the far server fails, 413 over the upload limit, 400 for a file that is not CSV', async () => {

@@ -18,6 +18,7 @@ import { DatasetRefusal } from './dataset-refusal';
 import {
   blockedAddressReason,
   UrlFetcher,
+  UrlUnreachable,
   type ResolvedAddress,
   type UrlFetcherOptions,
 } from './url-fetcher';
@@ -111,6 +112,19 @@ describe('the URL fetcher', () => {
       } else if (url === '/slow') {
         response.writeHead(200, { 'content-type': 'text/csv' });
         response.write('a,b\n'); // then nothing more
+      } else if (url === '/trickle') {
+        // A body delimited by the connection's end (no length, not chunked): one row every 50 ms, so a
+        // cut connection looks like a finished body unless the fetcher knows its time ran out.
+        response.useChunkedEncodingByDefault = false;
+        response.writeHead(200, { 'content-type': 'text/csv', connection: 'close' });
+        response.write('Day,Sales\n');
+        let row = 0;
+        const timer = setInterval(() => {
+          if (response.destroyed || row >= 100) {
+            clearInterval(timer);
+            response.end();
+          } else response.write(`${++row},${row * 2}\n`);
+        }, 50);
       } else if (url === '/png') {
         response.writeHead(200).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]));
       } else response.writeHead(404).end('no');
@@ -261,6 +275,32 @@ describe('the URL fetcher', () => {
       'The dataset URL did not deliver the file within 0.3 s.',
     );
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('past the time limit keeps nothing of a body that was still arriving, and says it was too slow', async () => {
+    const url = `${base}/trickle`;
+    const slow = fetcher({ timeoutMs: 600 });
+    const error = await slow.fetch(url).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UrlUnreachable);
+    expect((error as UrlUnreachable).message).toBe('The dataset URL did not deliver the file within 0.6 s.');
+    const cache = path.join(dataDir, 'url-cache');
+    // No partial file, and no cached file of the rows that came in time (other tests' files stay).
+    const leftovers = readdirSync(cache).filter(
+      (name) =>
+        name.endsWith('.part') ||
+        (name.endsWith('.csv') && readFileSync(path.join(cache, name), 'utf8').startsWith('Day,Sales')),
+    );
+    expect(leftovers).toEqual([]);
+    expect(await slow.cachedFacts(url)).toBeNull();
+    // The download path (an image fetched for prediction) keeps no partial file either.
+    const destination = path.join(dataDir, 'trickle.bin');
+    expect(await refusal(slow.download(url, destination))).toBe(
+      'The dataset URL did not deliver the file within 0.6 s.',
+    );
+    expect(existsSync(destination)).toBe(false);
   });
 
   it('checks the content as an upload is checked', async () => {

@@ -192,7 +192,7 @@ export class UrlFetcher {
     return this.withinDeadline(async (deadline) => {
       await this.cleanCache();
       const fetched = await this.fetchWithin(url, deadline, (response, finalUrl) =>
-        this.store(response, finalUrl),
+        this.store(response, finalUrl, deadline),
       );
       await this.remember(url, fetched);
       return fetched;
@@ -208,7 +208,10 @@ export class UrlFetcher {
       this.fetchWithin(url, deadline, async (response, finalUrl) => {
         const counter = new ByteLimit(this.options.maxBytes);
         try {
-          await pipeline(response, counter, createWriteStream(destination, { flags: 'wx', mode: 0o640 }));
+          await pipeline(response, counter, createWriteStream(destination, { flags: 'wx', mode: 0o640 }), {
+            signal: deadline,
+          });
+          throwIfCut(deadline);
         } catch (error) {
           await rm(destination, { force: true });
           throw error instanceof DatasetRefusal ? tooLarge(this.options.maxBytes, this.subject) : error;
@@ -405,13 +408,20 @@ export class UrlFetcher {
     });
   }
 
-  private async store(response: IncomingMessage, finalUrl: string): Promise<FetchedDataset> {
+  private async store(
+    response: IncomingMessage,
+    finalUrl: string,
+    deadline: AbortSignal,
+  ): Promise<FetchedDataset> {
     await mkdir(this.cacheDir, { recursive: true });
     await removeStalePartials(this.cacheDir);
     const partial = path.join(this.cacheDir, `.${randomBytes(12).toString('hex')}.part`);
     const inspect = new InspectingStream(this.options.maxBytes);
     try {
-      await pipeline(response, inspect, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      await pipeline(response, inspect, createWriteStream(partial, { flags: 'wx', mode: 0o640 }), {
+        signal: deadline,
+      });
+      throwIfCut(deadline);
       const facts = inspect.facts();
       const file = path.join(this.cacheDir, `${facts.sha256}.csv`);
       await rename(partial, file);
@@ -426,6 +436,14 @@ export class UrlFetcher {
       throw error;
     }
   }
+}
+
+/**
+ * A body whose length only the connection's end gives looks complete when the deadline cuts the
+ * connection: after the deadline nothing received counts (withinDeadline says it was too slow).
+ */
+function throwIfCut(deadline: AbortSignal): void {
+  if (deadline.aborted) throw new Error('the time limit cut the body');
 }
 
 /** The regular files in `dir` whose names pass `keep`, with size and age; [] when there is no dir. */
