@@ -1,15 +1,21 @@
 // What a job's dataset URL stands for, as a file the worker reads: a shipped sample, one of the
 // owner's uploads, or an http(s) URL the server fetches (url-fetcher.ts). Jobs (execute-job) and
-// inference call resolve() with the application's owner; the worker gets the path, never the URL.
+// inference call resolve() with the application's owner; the worker gets the path and the file store
+// key, never the URL.
 
 import type { SampleCatalog } from '../samples/sample-catalog';
 import { DatasetRefusal } from './dataset-refusal';
-import type { DatasetStore } from './dataset-store';
-import type { UrlFetcher } from './url-fetcher';
+import { datasetKey, type DatasetStore } from './dataset-store';
+import { urlCacheKey, type UrlFetcher } from './url-fetcher';
 
 export interface ResolvedDataset {
-  /** Absolute path of the CSV file. */
+  /** Absolute path of the file on the machine that resolved it. */
   path: string;
+  /**
+   * The file's key in the file store (an upload or a fetched URL), which a worker on another machine
+   * reads it by; null for a shipped sample, which every machine has with the code.
+   */
+  key: string | null;
   sha256: string;
   /** Data rows, the header not counted. */
   rowCount: number;
@@ -25,6 +31,7 @@ export interface ResolvedDataset {
 export function datasetForWorker(dataset: ResolvedDataset) {
   return {
     path: dataset.path,
+    ...(dataset.key ? { key: dataset.key } : {}),
     sha256: dataset.sha256,
     row_count: dataset.rowCount,
     columns: dataset.columns,
@@ -80,15 +87,19 @@ export class DatasetResolver {
     return this.fromUpload(owner, reference.file);
   }
 
-  /** As resolve(), for a shipped sample or the owner's upload only: an http(s) URL is refused, not fetched. */
+  /**
+   * As resolve(), for a shipped sample or the owner's upload only (an http(s) URL is refused, not
+   * fetched), for the server to read: an upload received by another server is fetched here first.
+   */
   async resolveStored(owner: DatasetOwner, url: string): Promise<ResolvedDataset> {
     const reference = this.classify(url);
     if (reference.source === 'url') {
       throw new DatasetRefusal('The dataset must be a sample dataset or an uploaded file, not a link.');
     }
-    return reference.source === 'sample'
-      ? this.fromSample(reference.file)
-      : this.fromUpload(owner, reference.file);
+    if (reference.source === 'sample') return this.fromSample(reference.file);
+    const upload = await this.fromUpload(owner, reference.file);
+    const record = { owner_id: owner.id, filename: reference.file, sha256: upload.sha256 };
+    return { ...upload, path: await this.store.localPath(record) };
   }
 
   /**
@@ -150,6 +161,7 @@ export class DatasetResolver {
     if (!sample) throw new DatasetRefusal(`There is no sample dataset named "${file}".`, 404);
     return {
       path: this.samples.pathOf(file),
+      key: null,
       sha256: sample.sha256,
       rowCount: sample.rows,
       columns: [...sample.columns],
@@ -165,6 +177,7 @@ export class DatasetResolver {
     if (!record) throw new DatasetRefusal(`The uploaded dataset "${filename}" was not found.`, 404);
     return {
       path: this.store.pathOf(record),
+      key: datasetKey(record),
       sha256: record.sha256,
       rowCount: record.row_count,
       columns: [...record.columns],
@@ -178,6 +191,7 @@ export class DatasetResolver {
     const fetched = await this.fetcher.fetch(url);
     return {
       path: fetched.path,
+      key: urlCacheKey(fetched.sha256),
       sha256: fetched.sha256,
       rowCount: fetched.rows,
       columns: fetched.columns,

@@ -1,7 +1,8 @@
-// Uploaded datasets on disk: DATA_DIR/datasets/{ownerId}/{filename}, one `datasets` row each. An
+// Uploaded datasets: the file store's datasets/{ownerId}/{filename}, one `datasets` row each. An
 // upload streams into a temporary file while it is inspected (csv-inspection.ts; a brain tumor .mat or
 // .zip: mat-upload.ts, then the worker reads it); only a file that passes every check and fits the
-// owner's quota is renamed into place and recorded, so a refusal leaves nothing half-written.
+// owner's quota is renamed into place, published to the file store and recorded, so a refusal leaves
+// nothing half-written.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db/database';
+import type { FileStore } from '../storage/file-store';
 import { InspectingStream } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 import type { DatasetRecord, DatasetsRepository } from './datasets-repository';
@@ -46,21 +48,26 @@ export interface SavedDataset {
   droppedRows: number;
 }
 
-export class DatasetStore {
-  private readonly root: string;
+/** A stored dataset's key in the file store (its path under DATA_DIR). */
+export const datasetKey = (record: Pick<DatasetRecord, 'owner_id' | 'filename'>): string =>
+  `datasets/${record.owner_id}/${record.filename}`;
 
+export class DatasetStore {
   constructor(
     private readonly db: Database,
     readonly repository: DatasetsRepository,
-    dataDir: string,
+    private readonly files: FileStore,
     readonly limits: DatasetLimits,
-  ) {
-    this.root = path.join(dataDir, 'datasets');
+  ) {}
+
+  /** This machine's path of a stored dataset (it may have to be fetched first: localPath). */
+  pathOf(record: Pick<DatasetRecord, 'owner_id' | 'filename'>): string {
+    return this.files.pathOf(datasetKey(record));
   }
 
-  /** The absolute path of a stored dataset. */
-  pathOf(record: Pick<DatasetRecord, 'owner_id' | 'filename'>): string {
-    return path.join(this.root, String(record.owner_id), record.filename);
+  /** A stored dataset as a file on this machine, fetched from the file store when it was uploaded elsewhere. */
+  localPath(record: Pick<DatasetRecord, 'owner_id' | 'filename' | 'sha256'>): Promise<string> {
+    return this.files.fetch(datasetKey(record), record.sha256);
   }
 
   /** The owner's dataset with this stored name, or null (none, or someone else's). */
@@ -143,12 +150,14 @@ export class DatasetStore {
       partial: string,
     ) => Promise<{ sizeBytes: number; sha256: string; rows: number; columns: string[]; facts: F }>,
   ): Promise<{ record: DatasetRecord; facts: F }> {
-    const dir = path.join(this.root, String(ownerId));
+    const filename = `${randomBytes(16).toString('hex')}.${extension}`;
+    const key = datasetKey({ owner_id: ownerId, filename });
+    const final = this.files.pathOf(key);
+    const dir = path.dirname(final);
     await mkdir(dir, { recursive: true });
     await removeStalePartials(dir);
-    const filename = `${randomBytes(16).toString('hex')}.${extension}`;
     const partial = path.join(dir, `.${filename}.part`);
-    const final = path.join(dir, filename);
+    let published = false;
     try {
       await pipeline(source, check, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
       const facts = await describe(partial);
@@ -157,9 +166,11 @@ export class DatasetStore {
         if (used + facts.sizeBytes > this.limits.quotaBytes) {
           throw new DatasetRefusal(quotaMessage(used, this.limits.quotaBytes), 413);
         }
-        // The file first: a row never names a file that is not there (the transaction's failure
-        // after this point removes the file below).
+        // The file first, published: a row never names a file that is not there (the transaction's
+        // failure after this point removes the file below).
         await rename(partial, final);
+        published = true;
+        await this.files.put(key);
         const record = await this.repository.create(tx, {
           owner_id: ownerId,
           filename,
@@ -174,6 +185,8 @@ export class DatasetStore {
     } catch (error) {
       await rm(partial, { force: true });
       await rm(final, { force: true });
+      // A refused row must not leave its object in the store either (best effort: the error is what matters).
+      if (published) await this.files.remove(key).catch(() => undefined);
       throw error;
     }
   }
@@ -183,7 +196,7 @@ export class DatasetStore {
     if (!isDatasetName(filename)) return false;
     const record = await this.repository.delete(ownerId, filename);
     if (!record) return false;
-    await rm(this.pathOf(record), { force: true });
+    await this.files.remove(datasetKey(record));
     return true;
   }
 }

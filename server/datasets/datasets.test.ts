@@ -373,6 +373,8 @@ for (const { database, available } of DATABASES)
         const sample = stack.services.samples.find('apple_google_stock.csv')!;
         expect(stock).toEqual({
           path: stack.services.samples.pathOf('apple_google_stock.csv'),
+          // Every machine has the shipped samples with the code: no file store key.
+          key: null,
           sha256: sample.sha256,
           rowCount: sample.rows,
           columns: sample.columns,
@@ -411,6 +413,8 @@ for (const { database, available } of DATABASES)
             label: 'weekly.csv',
             synthetic: false,
             source: 'upload',
+            // What a worker on another machine reads it by: its path under DATA_DIR.
+            key: `datasets/${alice.id}/${body.filename}`,
           });
           expect(readFileSync(resolved.path, 'utf8')).toBe(csvOf(7));
         }
@@ -448,6 +452,7 @@ for (const { database, available } of DATABASES)
           source: 'url',
         });
         expect(resolved.path).toBe(path.join(stack.config.dataDir, 'url-cache', `${resolved.sha256}.csv`));
+        expect(resolved.key).toBe(`url-cache/${resolved.sha256}.csv`);
         await expect(resolver.resolve(owner(alice), `${base}/gone.csv`)).rejects.toThrow(
           'The dataset URL answered HTTP 404, not the file.',
         );

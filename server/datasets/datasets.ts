@@ -11,10 +11,11 @@ import { DatasetStore } from './dataset-store';
 import { DatasetsRepository } from './datasets-repository';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import { MatInspector } from './mat-inspection';
+import { LocalFileStore, type FileStore } from '../storage/file-store';
 import { UrlFetcher } from './url-fetcher';
 
 export interface DatasetServices {
-  /** Uploads: DATA_DIR/datasets/{ownerId}/{filename}, rows in `datasets`, the quota. */
+  /** Uploads: the file store's datasets/{ownerId}/{filename}, rows in `datasets`, the quota. */
   store: DatasetStore;
   /** http(s) datasets fetched by the server (address rules, size and time limits). */
   fetcher: UrlFetcher;
@@ -39,8 +40,10 @@ export function createDatasetServices(
   db: Database,
   samples: SampleCatalog,
   worker: { launcher: WorkerLauncher; log?: FastifyBaseLogger },
+  /** Where uploads and fetched files are published (the process's file store; DATA_DIR alone by default). */
+  files: FileStore = new LocalFileStore(config.dataDir),
 ): DatasetServices {
-  const store = new DatasetStore(db, new DatasetsRepository(db), config.dataDir, {
+  const store = new DatasetStore(db, new DatasetsRepository(db), files, {
     maxBytes: config.uploadMaxBytes,
     quotaBytes: config.datasetQuotaBytes,
   });
@@ -48,12 +51,14 @@ export function createDatasetServices(
   const cacheMaxBytes = 10 * config.urlFetchMaxBytes;
   const fetcher = new UrlFetcher({
     dataDir: config.dataDir,
+    files,
     maxBytes: config.urlFetchMaxBytes,
     timeoutMs: config.urlFetchTimeoutMs,
     cacheMaxBytes,
   });
   const browserFetcher = new UrlFetcher({
     dataDir: config.dataDir,
+    files,
     maxBytes: Math.min(config.uploadMaxBytes, config.urlFetchMaxBytes),
     timeoutMs: config.urlFetchTimeoutMs,
     cacheMaxBytes,

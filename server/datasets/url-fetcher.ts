@@ -7,7 +7,9 @@
 // in DATA_DIR/url-cache/<sha256>.csv, and what was learnt of it under the URL asked for in
 // DATA_DIR/url-cache/urls/<sha256 of the URL>.json (save-time checks read it without a fetch). The
 // cache is bounded: each fetch first removes entries older than a week and, past a total size, the
-// oldest ones (never one written within the last hour: a queued job may be about to read it).
+// oldest ones (never one written within the last hour: a queued job may be about to read it). With a
+// shared file store both files are published under the same keys (url-cache/...), so a worker or another
+// server reads them; the bound applies to this machine's copies (the bucket's own expiry rule to the store's).
 
 import { createHash, randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -22,6 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { InspectingStream, type CsvFacts } from './csv-inspection';
 import { DatasetRefusal, formatMegabytes } from './dataset-refusal';
 import { removeStalePartials } from './partial-files';
+import { FileMissing, type FileStore } from '../storage/file-store';
 
 export const MAX_REDIRECTS = 5;
 
@@ -142,6 +145,8 @@ export interface UrlFetcherOptions {
   allowAddress?: (address: string) => boolean;
   /** What messages call the URL: "The {subject} ..." (default "dataset URL"; an image fetch says "image URL"). */
   subject?: string;
+  /** Publishes fetched files and their facts for workers and other servers (none: this machine only). */
+  files?: FileStore;
   /** Cache entries older than this are removed (default a week). */
   cacheMaxAgeMs?: number;
   /** The cache's CSV files together stay under this, oldest removed first (default 10 × maxBytes). */
@@ -170,6 +175,9 @@ export interface FetchedDataset extends CsvFacts {
   finalUrl: string;
 }
 
+/** A fetched file's key in the file store: the cache names files by their sha256. */
+export const urlCacheKey = (sha256: string): string => `url-cache/${sha256}.csv`;
+
 const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
@@ -194,6 +202,7 @@ export class UrlFetcher {
       const fetched = await this.fetchWithin(url, deadline, (response, finalUrl) =>
         this.store(response, finalUrl, deadline),
       );
+      await this.options.files?.put(urlCacheKey(fetched.sha256));
       await this.remember(url, fetched);
       return fetched;
     });
@@ -238,12 +247,26 @@ export class UrlFetcher {
   /** What the last fetch of exactly this URL found, while its file is still cached; else null. */
   async cachedFacts(url: string): Promise<CachedUrlFacts | null> {
     try {
-      const facts = JSON.parse(await readFile(this.indexPath(url), 'utf8')) as CachedUrlFacts;
+      const facts = JSON.parse(await readFile(await this.localIndex(url), 'utf8')) as CachedUrlFacts;
       if (facts.url !== url) return null;
+      // In a shared store the facts are published after their file: that file is there for any reader.
+      if (this.options.files?.backend === 's3') return facts;
       const file = await stat(path.join(this.cacheDir, `${facts.sha256}.csv`)).catch(() => null);
       return file?.isFile() ? facts : null;
     } catch {
       return null;
+    }
+  }
+
+  /** The URL's facts file here, fetched from the shared store when another server fetched the URL. */
+  private async localIndex(url: string): Promise<string> {
+    const local = this.indexPath(url);
+    if (!this.options.files || (await stat(local).catch(() => null))) return local;
+    try {
+      return await this.options.files.fetch(`url-cache/urls/${path.basename(local)}`);
+    } catch (error) {
+      if (error instanceof FileMissing) return local;
+      throw error;
     }
   }
 
@@ -300,6 +323,7 @@ export class UrlFetcher {
     const partial = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(partial, JSON.stringify(facts), { mode: 0o640 });
     await rename(partial, file);
+    await this.options.files?.put(`url-cache/urls/${path.basename(file)}`);
   }
 
   private async fetchWithin<T>(

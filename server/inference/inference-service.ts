@@ -20,6 +20,9 @@ export const TOO_MANY_INFERENCES =
 export interface InferenceDataset {
   /** Absolute path of the CSV file the worker reads. */
   path: string;
+  /** Its file store key and sha256, by which a worker reads a file this machine lacks (none: a sample). */
+  key?: string | null;
+  sha256?: string;
   rowCount: number;
   columns: string[];
 }
@@ -176,7 +179,13 @@ export class InferenceService {
     return this.runWorker({
       problem: problem.id,
       model_dir: path.join(this.options.outputsDir, String(output.id)),
-      dataset: { path: dataset.path },
+      // The worker fetches the model folder (model_dir's key under DATA_DIR) and the dataset from the
+      // file store when this machine lacks them: the model may have been trained on another machine.
+      dataset: {
+        path: dataset.path,
+        ...(dataset.key ? { key: dataset.key } : {}),
+        ...(dataset.sha256 ? { sha256: dataset.sha256 } : {}),
+      },
       features,
       outputId: output.id,
     });
@@ -238,7 +247,7 @@ export class InferenceService {
   private async runWorker(request: {
     problem: string;
     model_dir: string;
-    dataset: { path: string };
+    dataset: { path: string; key?: string; sha256?: string };
     features: string[];
     outputId: number;
   }): Promise<InferenceOutcome> {

@@ -35,6 +35,8 @@ export interface WarmWorkerPoolOptions {
   readyTimeoutMs?: number;
   /** Time a stopping parent gets between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
+  /** Set on the parent's environment, which its forked children inherit (the file store's settings). */
+  env?: Record<string, string>;
 }
 
 interface Parent {
@@ -159,7 +161,7 @@ export class WarmWorkerPool implements WorkerLauncher {
       ['-m', 'qmlstudio_worker', 'serve', '--socket', this.socketPath],
       {
         cwd: WORKER_DIR,
-        env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+        env: { ...process.env, ...this.options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
         stdio: ['pipe', 'pipe', 'pipe'],
         // Its own process group: a terminal's Ctrl-C reaches only the server, which closes the pool.
         detached: true,
@@ -226,7 +228,7 @@ export class WarmWorkerPool implements WorkerLauncher {
       if (!wasReady) {
         markReady(false);
         if (!this.closing) {
-          this.cold = new ColdWorkerLauncher(this.options.python);
+          this.cold = new ColdWorkerLauncher(this.options.python, this.options.env);
           this.options.log.warn(
             { how, stderr: tail },
             'warm worker could not start; every job now starts a fresh Python (cold)',
@@ -238,7 +240,7 @@ export class WarmWorkerPool implements WorkerLauncher {
       const now = Date.now();
       this.deaths = [...this.deaths.filter((at) => now - at < RESTART_WINDOW_MS), now];
       if (this.deaths.length > MAX_RESTARTS) {
-        this.cold = new ColdWorkerLauncher(this.options.python);
+        this.cold = new ColdWorkerLauncher(this.options.python, this.options.env);
         this.options.log.error(
           { how, stderr: tail, deaths: this.deaths.length },
           'warm worker keeps ending; every job now starts a fresh Python (cold)',

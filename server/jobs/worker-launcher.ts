@@ -23,10 +23,14 @@ export interface WorkerLauncher {
 /** `python -m qmlstudio_worker <command>` per launch. */
 export class ColdWorkerLauncher implements WorkerLauncher {
   readonly kind = 'cold' as const;
-  constructor(private readonly python: string) {}
+  constructor(
+    private readonly python: string,
+    /** Set on every worker's environment (the file store's settings). */
+    private readonly env: Record<string, string> = {},
+  ) {}
 
   launch(options: WorkerLaunch): WorkerHandle {
-    return startWorker({ python: this.python, ...options });
+    return startWorker({ python: this.python, env: this.env, ...options });
   }
 
   async close(): Promise<void> {}

@@ -37,6 +37,8 @@ export function startWorker(options: {
   command: 'run' | 'infer' | 'estimate' | 'devices' | 'predict' | 'mat-inspect' | 'health';
   input?: unknown;
   onLine?: (line: string) => Promise<void> | void;
+  /** Set on the worker's environment (the file store's settings, workerStorageEnvironment). */
+  env?: Record<string, string>;
 }): WorkerHandle {
   // Its own process group (detached), so a stop or a shutdown reaches the processes a job starts
   // too (a shell's children, multiprocessing workers), and a terminal's Ctrl-C reaches only the
@@ -45,7 +47,7 @@ export function startWorker(options: {
   if (options.command === 'run') args.push('--schemas-dir', DEFAULT_SCHEMAS_DIR);
   const child = spawn(options.python, args, {
     cwd: WORKER_DIR,
-    env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    env: { ...process.env, ...options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

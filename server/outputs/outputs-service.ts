@@ -2,8 +2,8 @@
 // output's detail, record, status timeline, count and deletion. An output is a jobs row with an
 // application_id. Owner only: someone else's output is "not found"; an admin may read any.
 
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { FileStore } from '../storage/file-store';
 import {
   getPointer,
   isPlainObject,
@@ -142,6 +142,8 @@ export class OutputsService {
       jobsRepository: JobsRepository;
       datasets: Pick<DatasetResolver, 'resolve'>;
       dataDir: string;
+      /** Where the outputs' files are published (a worker on another machine may have written them). */
+      files: Pick<FileStore, 'removeFolder'>;
     },
   ) {}
 
@@ -359,7 +361,7 @@ export class OutputsService {
       await this.waitForFinal(job.id, 20_000);
     }
     await this.deps.jobsRepository.delete(job.id);
-    await rm(this.outputDir(job.id), { recursive: true, force: true });
+    await this.deps.files.removeFolder(`outputs/${job.id}`);
     return { ok: true as const, value: job };
   }
 

@@ -42,6 +42,8 @@ import { createPredictService, type PredictService } from '../brain-tumor/predic
 import { createRateStore, RateLimiter } from './rate-limiter';
 
 export interface Services {
+import type { FileStore } from '../storage/file-store';
+import { createFileStore, workerStorageEnvironment } from '../storage/storage-config';
   config: Config;
   db: Database;
   queue: JobQueue;
@@ -51,6 +53,8 @@ export interface Services {
   launcher: WorkerLauncher;
   auth: AuthService;
   jobs: JobsService;
+  /** Files servers and workers share (datasets, fetched URLs, models): DATA_DIR, or S3 (STORAGE_BACKEND). */
+  files: FileStore;
   /** The stores' repositories, each built once (tests and operations read them directly). */
   repositories: { jobs: JobsRepository; users: UsersRepository; sessions: SessionsRepository };
   runtime: WorkerRuntimeCheck;
@@ -75,6 +79,8 @@ export interface Services {
   market: MarketData;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
+  /** The landing demo's predictions from its stored stock models (trained once through the job queue). */
+  demoPredictions: PredictionService;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
   inference: InferenceService;
   /** Brain tumor predictions from one MRI image (the worker's predict command, outside the job queue). */
@@ -113,13 +119,17 @@ export function createServices(
   const jobsRepository = new JobsRepository(db);
   // Warm: a preloaded Python forks each job (started now when this process runs jobs and
   // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
+  const files = createFileStore(config);
+  // The Python workers read and publish the same files: they get the store's settings (never logged).
+  const workerEnv = workerStorageEnvironment(config);
   const launcher: WorkerLauncher =
     config.workerWarm === 'false'
-      ? new ColdWorkerLauncher(config.workerPython)
+      ? new ColdWorkerLauncher(config.workerPython, workerEnv)
       : new WarmWorkerPool({
           python: config.workerPython,
           log,
           startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
+          env: workerEnv,
         });
   const runner = new JobRunner(
     jobsRepository,
@@ -178,7 +188,7 @@ export function createServices(
     sendVerification: accounts.sendVerification,
     log,
   });
-  const datasets = createDatasetServices(config, db, samples, { launcher, log });
+  const datasets = createDatasetServices(config, db, samples, { launcher, log }, files);
   const applications = new ApplicationsService(new ApplicationsRepository(db), registry, samples, {
     dataDir: config.dataDir,
     datasets: datasets.resolver,
@@ -196,7 +206,12 @@ export function createServices(
     { outputsDir: path.join(config.dataDir, 'outputs') },
   );
   const estimates = new ResourceEstimateService({ registry, launcher, log });
-  const predict = createPredictService(config, { db, registry, launcher, runner, jobs: jobsRepository }, log);
+  const predict = createPredictService(
+    config,
+    { db, registry, launcher, runner, jobs: jobsRepository },
+    log,
+    files,
+  );
   const quantumDevices = new QuantumDevicesService({ accounts, launcher, log });
   const outputs = new OutputsService({
     registry,
@@ -231,6 +246,7 @@ export function createServices(
     inference,
     predict,
     estimates,
+    files,
     quantumDevices,
     outputs,
     rateLimiter,
@@ -245,9 +261,12 @@ export function createServices(
       estimates.close();
       datasets.matInspector.close();
       quantumDevices.close();
+    demoPredictions,
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
       await db.close();
     },
   };
 }
+      await demoPredictions.close();
+      files.close();

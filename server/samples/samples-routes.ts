@@ -9,6 +9,7 @@ import { notFoundBody } from '../platform/error-handler';
 import type { SampleCatalog } from './sample-catalog';
 import { pathNamesCaller } from '../datasets/datasets';
 import type { DatasetStore } from '../datasets/dataset-store';
+import { FileMissing } from '../storage/file-store';
 
 const sampleSchema = {
   type: 'object',
@@ -104,7 +105,14 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
           : own
             ? await datasets.findOwned(caller.id, file)
             : null;
-        if (upload) found = { path: datasets.pathOf(upload), disposition: attachment(upload.original_name) };
+        if (upload) {
+          // Uploaded to another server: its copy comes from the file store first.
+          const file = await datasets.localPath(upload).catch((error: unknown) => {
+            if (error instanceof FileMissing) return null;
+            throw error;
+          });
+          if (file) found = { path: file, disposition: attachment(upload.original_name) };
+        }
       }
       if (!found || !(await stat(found.path).catch(() => null))?.isFile()) {
         return reply.code(404).send(notFoundBody());

@@ -42,7 +42,18 @@ export const jobEnvelopeSchema = {
           required: ['path', 'sha256', 'row_count', 'columns', 'label', 'synthetic'],
           additionalProperties: false,
           properties: {
-            path: { description: 'Absolute path of the CSV file.', type: 'string', minLength: 1 },
+            path: {
+              description:
+                "Absolute path of the file on the machine that resolved it (the server's DATA_DIR, or the shipped samples).",
+              type: 'string',
+              minLength: 1,
+            },
+            key: {
+              description:
+                "The file's key in the file store (its path under DATA_DIR: datasets/{owner}/{name} or url-cache/{sha256}.csv); absent for a shipped sample. With STORAGE_BACKEND=s3 the worker reads the object by this key into its cache (by sha256) instead of `path`.",
+              type: 'string',
+              pattern: '^(datasets|url-cache)/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$',
+            },
             sha256: {
               description: "SHA-256 of the file's bytes (hex).",
               type: 'string',
@@ -141,9 +152,13 @@ export interface JobEnvelope {
      */
     dataset: {
       /**
-       * Absolute path of the CSV file.
+       * Absolute path of the file on the machine that resolved it (the server's DATA_DIR, or the shipped samples).
        */
       path: string;
+      /**
+       * The file's key in the file store (its path under DATA_DIR: datasets/{owner}/{name} or url-cache/{sha256}.csv); absent for a shipped sample. With STORAGE_BACKEND=s3 the worker reads the object by this key into its cache (by sha256) instead of `path`.
+       */
+      key?: string;
       /**
        * SHA-256 of the file's bytes (hex).
        */

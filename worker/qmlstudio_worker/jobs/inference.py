@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.file_store import local_input, local_output
 from qmlstudio_worker.protocol import Emitter
 
 #: Largest CSV accepted for inference: the upload limit (UPLOAD_MAX_BYTES' default, 100 MB).
@@ -164,6 +165,9 @@ def _plain_numbers(values: Iterable[Any]) -> list[float | int | None]:
 def infer(text: str) -> dict[str, Any]:
     """Run one inference request (its JSON text); return the result data or raise JobValidationError."""
     problem, model_dir, dataset_path, features = parse_request(text)
+    # A model trained and a dataset uploaded on other machines come from the file store first.
+    model_dir = local_output(model_dir, "/model_dir")
+    dataset_path = local_input({**json.loads(text)["dataset"], "path": str(dataset_path)}, "/dataset/path")
     read_model_description(model_dir, problem)
     if not dataset_path.is_file():
         raise JobValidationError("The dataset file cannot be found", "/dataset/path")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.file_store import file_store, with_local_dataset
 from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.jobs.envelope import parse_job_text, validate_job
 from qmlstudio_worker.jobs.kinds import JobKind
@@ -57,10 +58,15 @@ def run_job(
     ctx = JobContext(job_id=job.job_id, emitter=emitter, output_dir=job.output_dir, extension=job.extension)
 
     def produce() -> dict[str, Any]:
+        # The inputs come from the file store (this worker may be on another machine than the server's
+        # disk) and the outputs go back to it before the result line, so a Completed model is readable.
+        ctx.extension = with_local_dataset(job.extension)
         handler = job.kind.load_handler()
         data = handler(job.params, ctx)
         if not isinstance(data, dict):
             raise TypeError(f"handler for {job.kind.kind!r} returned {type(data).__name__}, not a dict")
+        if job.output_dir is not None:
+            file_store().publish_folder(job.output_dir)
         return data
 
     return report_outcome(produce, emitter)

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.file_store import local_output
 from qmlstudio_worker.problems.brain_tumor.image_check import (
     MriCheck,
     MriCheckRule,
@@ -330,6 +331,8 @@ def run_prediction(text: str, emit: Emitter) -> int:
     """The ``predict`` command: one result or error line; the exit code."""
     try:
         image_path, bundle_path, file_name = parse_request(text)
+        # A model trained on another machine comes from the file store first.
+        bundle_path = local_output(bundle_path, "/bundle_path")
         emit.result(predict(image_path, bundle_path, file_name))
     except JobValidationError as exc:
         emit.error(exc.message, kind="validation", field=exc.field)
