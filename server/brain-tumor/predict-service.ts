@@ -19,8 +19,8 @@ import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
 import type { Services } from '../platform/services';
 import type { Config } from '../config';
-
 import type { FileStore } from '../storage/file-store';
+
 /** A problem whose file has a predict block: the problems the predict route serves. */
 export type PredictProblem = Problem & { predict: NonNullable<Problem['predict']> };
 
@@ -71,9 +71,9 @@ export type PredictOutcome = { ok: true; data: Prediction } | PredictRefusal;
 export interface PredictOptions {
   /** DATA_DIR/outputs: a training output's bundle is `{outputsDir}/{id}/{trained_model_path}`. */
   outputsDir: string;
-  /** A worker that has not answered by then is killed and the request refused (default 60 s). */
   /** Publishes the prediction's image (outputs/{id}/...); the worker fetches a bundle trained elsewhere. */
   files?: Pick<FileStore, 'put'>;
+  /** A worker that has not answered by then is killed and the request refused (default 60 s). */
   timeoutSeconds?: number;
   /** Predictions running at once in this process; more are refused with 429 (default 4). */
   maxConcurrent?: number;
@@ -282,8 +282,8 @@ export class PredictService {
     await mkdir(directory, { recursive: true });
     // Copied, not moved: the scratch directory may be on another file system; the caller removes it.
     await copyFile(image.path, path.join(directory, stored));
-    const top = result.probabilities[result.prediction] ?? 0;
     await this.options.files?.put(`outputs/${job.id}/${stored}`);
+    const top = result.probabilities[result.prediction] ?? 0;
     const message = `Predicted ${result.prediction} (${(top * 100).toFixed(1)}% probability) with ${model.model_name} from output ${training.id}.`;
     const outputData = {
       result_type: 'Prediction',
@@ -343,7 +343,6 @@ function nameOfUrl(url: string): string {
 export function maxImageBytes(problem: PredictProblem): number {
   return problem.predict.image?.maxBytes ?? 5 * 1024 * 1024;
 }
-  files?: Pick<FileStore, 'put'>,
 
 /**
  * The service over the process's parts (server/platform/services.ts builds it once). It serves
@@ -353,6 +352,7 @@ export function createPredictService(
   config: Pick<Config, 'dataDir' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'>,
   parts: Pick<Services, 'db' | 'registry' | 'launcher' | 'runner'> & { jobs: JobsRepository },
   log: FastifyBaseLogger,
+  files?: Pick<FileStore, 'put'>,
 ): PredictService {
   const fetchers = new Map<string, UrlFetcher>();
   const fetcherFor = (problem: PredictProblem) => {

@@ -40,10 +40,10 @@ import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createPredictService, type PredictService } from '../brain-tumor/predict-service';
 import { createRateStore, RateLimiter } from './rate-limiter';
-
-export interface Services {
 import type { FileStore } from '../storage/file-store';
 import { createFileStore, workerStorageEnvironment } from '../storage/storage-config';
+
+export interface Services {
   config: Config;
   db: Database;
   queue: JobQueue;
@@ -51,10 +51,10 @@ import { createFileStore, workerStorageEnvironment } from '../storage/storage-co
   runner: JobRunner;
   /** Starts worker processes for jobs and inference (cold, or the warm pool). */
   launcher: WorkerLauncher;
-  auth: AuthService;
-  jobs: JobsService;
   /** Files servers and workers share (datasets, fetched URLs, models): DATA_DIR, or S3 (STORAGE_BACKEND). */
   files: FileStore;
+  auth: AuthService;
+  jobs: JobsService;
   /** The stores' repositories, each built once (tests and operations read them directly). */
   repositories: { jobs: JobsRepository; users: UsersRepository; sessions: SessionsRepository };
   runtime: WorkerRuntimeCheck;
@@ -79,8 +79,6 @@ import { createFileStore, workerStorageEnvironment } from '../storage/storage-co
   market: MarketData;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
-  /** The landing demo's predictions from its stored stock models (trained once through the job queue). */
-  demoPredictions: PredictionService;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
   inference: InferenceService;
   /** Brain tumor predictions from one MRI image (the worker's predict command, outside the job queue). */
@@ -117,19 +115,19 @@ export function createServices(
     : new InProcessJobQueue(config.workerConcurrency);
   // One repository per store, handed to every service that reads or writes it.
   const jobsRepository = new JobsRepository(db);
-  // Warm: a preloaded Python forks each job (started now when this process runs jobs and
-  // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
   const files = createFileStore(config);
   // The Python workers read and publish the same files: they get the store's settings (never logged).
   const workerEnv = workerStorageEnvironment(config);
+  // Warm: a preloaded Python forks each job (started now when this process runs jobs and
+  // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
   const launcher: WorkerLauncher =
     config.workerWarm === 'false'
       ? new ColdWorkerLauncher(config.workerPython, workerEnv)
       : new WarmWorkerPool({
           python: config.workerPython,
+          env: workerEnv,
           log,
           startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
-          env: workerEnv,
         });
   const runner = new JobRunner(
     jobsRepository,
@@ -220,6 +218,7 @@ export function createServices(
     jobsRepository,
     datasets: datasets.resolver,
     dataDir: config.dataDir,
+    files,
   });
   return {
     config,
@@ -228,6 +227,7 @@ export function createServices(
     bus,
     runner,
     launcher,
+    files,
     auth,
     jobs,
     repositories: { jobs: jobsRepository, users, sessions },
@@ -246,7 +246,6 @@ export function createServices(
     inference,
     predict,
     estimates,
-    files,
     quantumDevices,
     outputs,
     rateLimiter,
@@ -261,12 +260,10 @@ export function createServices(
       estimates.close();
       datasets.matInspector.close();
       quantumDevices.close();
-    demoPredictions,
       await launcher.close(); // after the queue: the jobs under way have ended
       await bus.close();
+      files.close();
       await db.close();
     },
   };
 }
-      await demoPredictions.close();
-      files.close();
