@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
@@ -53,6 +54,45 @@ export const IMPORT_ZONES = [
   },
 ];
 
+// The web app in three layers, one way (as bulletproof-react keeps its features apart): shared code
+// (components, api, format, routing, session, styles, tracking, test-support) -> features -> the app
+// (app.tsx, main.tsx, pages/, which compose features). A feature imports itself and the shared layers,
+// never another feature: what two features need belongs in a shared layer.
+const APP_SHARED = [
+  'components',
+  'api',
+  'format',
+  'routing',
+  'session',
+  'styles',
+  'tracking',
+  'test-support',
+];
+const APP_COMPOSERS = ['src/app/app.tsx', 'src/app/main.tsx', 'src/app/pages'].map(at);
+const FEATURES = readdirSync(at('src/app/features'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/** @type {typeof IMPORT_ZONES} */
+export const APP_ZONES = [
+  ...FEATURES.map((feature) => ({
+    target: at(`src/app/features/${feature}`),
+    from: at('src/app/features'),
+    except: [`./${feature}`],
+    message: `A feature imports only itself and the shared layers (src/app/${APP_SHARED.join(', ')}); what two features share belongs there, and pages/ composes features.`,
+  })),
+  {
+    target: APP_SHARED.map((dir) => at(`src/app/${dir}`)),
+    from: [at('src/app/features'), ...APP_COMPOSERS],
+    message: 'Shared app code imports no feature and no page: features build on it, not the other way.',
+  },
+  {
+    target: at('src/app/features'),
+    from: APP_COMPOSERS,
+    message: 'Features never import the app shell or pages/ (they compose features, not the other way).',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', 'data', 'worker', 'src/generated', 'tests/artifacts'] },
   js.configs.recommended,
@@ -94,5 +134,11 @@ export default tseslint.config(
   {
     files: ['src/engine/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [NO_REACT] }] },
+  },
+  // Between app features (tests may compose pages as the app does, so they are left out).
+  {
+    files: ['src/app/**/*.{ts,tsx}'],
+    ignores: ['src/app/**/*.test.{ts,tsx}'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...IMPORT_ZONES, ...APP_ZONES] }] },
   },
 );

@@ -25,9 +25,7 @@ import { usePageView } from './tracking/use-page-view';
 
 // Heavy pages load on demand: the schema gallery carries the engine, the form renderer and React
 // Flow; the self-test page carries ApexCharts; the account forms carry the engine's validator.
-const LandingPage = lazy(() =>
-  import('./features/landing/landing-page').then((m) => ({ default: m.LandingPage })),
-);
+const LandingPage = lazy(() => import('./pages/landing-page').then((m) => ({ default: m.LandingPage })));
 const ProfilePage = lazy(() => import('./pages/profile-page').then((m) => ({ default: m.ProfilePage })));
 const SchemaGalleryPage = lazy(() =>
   import('./features/schema-gallery/schema-gallery-page').then((m) => ({ default: m.SchemaGalleryPage })),

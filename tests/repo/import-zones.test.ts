@@ -52,6 +52,40 @@ describe('import zones', () => {
     },
   );
 
+  it.each([
+    ['src/app/features/workspace/zone-probe.ts', '../profile/settings-page', 'one feature imports another'],
+    [
+      'src/app/features/landing/zone-probe.ts',
+      '../workspace/outputs/output-rules',
+      'a feature reaches into another',
+    ],
+    [
+      'src/app/features/workspace/outputs/zone-probe.ts',
+      '../../applications/applications-browser',
+      'a nested file',
+    ],
+    [
+      'src/app/session/zone-probe.ts',
+      '../features/workspace/workspace-page',
+      'a shared layer imports a feature',
+    ],
+    ['src/app/api/zone-probe.ts', '../pages/profile-page', 'a shared layer imports a page'],
+    ['src/app/components/zone-probe.ts', '../app', 'a shared layer imports the app shell'],
+    ['src/app/features/profile/zone-probe.ts', '../../pages/profile-page', 'a feature imports a page'],
+  ])('%s importing %s is refused (%s)', async (file, specifier) => {
+    expect(await rulesFor(file, importing(specifier))).toContain('import-x/no-restricted-paths');
+  });
+
+  it('a feature may import itself and the shared layers; pages compose features', async () => {
+    const workspace = 'src/app/features/workspace/outputs/zone-probe.ts';
+    expect(await rulesFor(workspace, importing('../workspace-page'))).toEqual([]);
+    expect(await rulesFor(workspace, importing('../../../session/auth-context'))).toEqual([]);
+    expect(await rulesFor(workspace, importing('../../../api/outputs'))).toEqual([]);
+    expect(
+      await rulesFor('src/app/pages/zone-probe.ts', importing('../features/workspace/workspace-page')),
+    ).toEqual([]);
+  });
+
   it("the engine's Node side may read files, and the server may use the engine", async () => {
     expect(await rulesFor('src/engine/node/zone-probe.ts', importing('node:fs'))).toEqual([]);
     expect(await rulesFor('server/zone-probe.ts', importing('../src/engine/node/load-schemas'))).toEqual([]);

@@ -7,7 +7,7 @@ import { useAuth } from '../../session/auth-context';
 import { isOngoing, NO_OUTPUTS, OUTPUTS_POLL_MS } from '../../api/output-status';
 import { useRunApplication } from '../../api/use-run-application';
 import { listOutputs, type OutputSummary } from '../../api/applications';
-import './applications.css';
+import '../../styles/application-lists.css';
 import { useApplicationOr404 } from '../../api/use-application-or-404';
 import { workspacePath } from '../../routing/workspace-path';
 

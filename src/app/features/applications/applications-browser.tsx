@@ -13,7 +13,7 @@ import { Link, useNavigate } from 'react-router';
 import { formatTimestamp } from '../../format/dates';
 import { useAuth } from '../../session/auth-context';
 import { listApplications, type ApplicationSummary } from '../../api/applications';
-import './applications.css';
+import '../../styles/application-lists.css';
 import { CreateApplicationDialog } from './create-application-dialog';
 import {
   applicationsOfTab,

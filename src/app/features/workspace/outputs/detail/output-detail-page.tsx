@@ -17,7 +17,7 @@ import {
   useLiveOutput,
 } from './output-parts';
 import { outputTabs, predictedColumn, TABS, type LiveState, type OutputTab } from '../output-rules';
-import '../../../applications/applications.css';
+import '../../../../styles/application-lists.css';
 import '../outputs.css';
 
 const TAB_IDS: Record<OutputTab, string> = {

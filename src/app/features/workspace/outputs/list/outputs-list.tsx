@@ -10,7 +10,7 @@ import { CompareOutputs } from '../overlays/compare-outputs';
 import { OutputView } from '../detail/output-view';
 import { searchOutputs } from '../list-rules';
 import { useOutputsList } from './use-outputs-list';
-import '../../../applications/applications.css';
+import '../../../../styles/application-lists.css';
 import './outputs-list.css';
 
 /**

@@ -17,7 +17,7 @@ import {
   TWO_SELECTED,
 } from '../report-rules';
 import { AnalyzeOverlay, CompareOverlay } from '../overlays/analyze-compare-overlays';
-import '../../../applications/applications.css';
+import '../../../../styles/application-lists.css';
 import '../report.css';
 
 type Overlay = { kind: 'analyze'; id: number } | { kind: 'compare'; ids: [number, number] } | null;

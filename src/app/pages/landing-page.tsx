@@ -1,23 +1,23 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { Link, useLocation } from 'react-router';
-import { useAccountModals } from '../../session/account-modals';
-import { useAuth } from '../../session/auth-context';
-import { ApplicationCards } from './application-cards';
-import { HeroCircuit } from './hero-circuit';
-import { WhyChooseUs } from './why-choose-us';
-import { WorkflowDiagram } from './workflow-diagram';
-import './landing.css';
+import { useAccountModals } from '../session/account-modals';
+import { useAuth } from '../session/auth-context';
+import { ApplicationCards } from '../features/landing/application-cards';
+import { HeroCircuit } from '../features/landing/hero-circuit';
+import { WhyChooseUs } from '../features/landing/why-choose-us';
+import { WorkflowDiagram } from '../features/landing/workflow-diagram';
+import '../features/landing/landing.css';
 
 // The demo sections carry their charts: loaded after the page, so the first view does not wait.
 const PerformanceComparison = lazy(() =>
-  import('../demo-data/performance-comparison').then((m) => ({ default: m.PerformanceComparison })),
+  import('../features/demo-data/performance-comparison').then((m) => ({ default: m.PerformanceComparison })),
 );
 // The applications browser carries the table library: its own chunk, loaded for signed-in users only.
 const ApplicationsBrowser = lazy(() =>
-  import('../applications/applications-browser').then((m) => ({ default: m.ApplicationsBrowser })),
+  import('../features/applications/applications-browser').then((m) => ({ default: m.ApplicationsBrowser })),
 );
 const ResultInterpretation = lazy(() =>
-  import('../demo-data/result-interpretation').then((m) => ({ default: m.ResultInterpretation })),
+  import('../features/demo-data/result-interpretation').then((m) => ({ default: m.ResultInterpretation })),
 );
 
 /** Spec section 2: / is the landing page for visitors and the 'All Applications' view when signed in. */
