@@ -273,6 +273,7 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
   }
   const dataset = datasetForWorker({
     path: samples.pathOf(file),
+    key: null,
     sha256: sample.sha256,
     rowCount: sample.rows,
     columns: [...sample.columns],
