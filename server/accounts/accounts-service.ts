@@ -9,6 +9,7 @@ import { tooManyText, type RateLimiter, type RateRule } from '../platform/rate-l
 import { ACCOUNT_LIMITS } from './account-limits';
 import type { TokenCipher } from './token-cipher';
 import type { AccountIdentity } from '../auth/account-schemas';
+import { SERVER_FORM_CHECKS } from './common-passwords';
 
 export const EMAIL_TAKEN = 'An account with this e-mail already exists.';
 export const REGISTERED = 'Registration successful! Please check your e-mail to verify your address.';
@@ -86,7 +87,7 @@ export class AccountsService {
     body: { name?: unknown; email?: unknown; password?: unknown },
     address: string,
   ): Promise<{ ok: true; id: number; email: string } | Refusal> {
-    const errors = this.registry.validateAccountForm('register', body);
+    const errors = this.registry.validateAccountForm('register', body, SERVER_FORM_CHECKS);
     if (errors.length > 0) return invalid(errors);
     const { name, email, password } = body as { name: string; email: string; password: string };
     const { registrationsPerAddress } = ACCOUNT_LIMITS;
@@ -189,7 +190,11 @@ export class AccountsService {
     const profile = await this.users.findProfile(userId);
     if (!profile) return notFound;
     const settingsOnly = Object.keys(body).every((key) => SETTINGS_KEYS.has(key));
-    const errors = this.registry.validateAccountForm(settingsOnly ? 'settings' : 'profile', body);
+    const errors = this.registry.validateAccountForm(
+      settingsOnly ? 'settings' : 'profile',
+      body,
+      SERVER_FORM_CHECKS,
+    );
     if (errors.length > 0) return invalid(errors);
 
     const changes: ProfileChanges = {

@@ -75,7 +75,7 @@ describe('Redis down (REDIS_URL at a closed port)', () => {
     const reply = await app.inject({
       method: 'POST',
       url: '/api/users',
-      payload: { name: 'grace', email: 'grace@example.com', password: 'secret12' },
+      payload: { name: 'grace', email: 'grace@example.com', password: 'cobol-1959' },
     });
     expect(reply.statusCode).toBe(503);
     const body = reply.json() as { success: boolean; detail: string };

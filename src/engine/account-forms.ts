@@ -38,6 +38,7 @@ export interface AccountFormError {
 
 export const MIN_AGE_KEYWORD = 'x-min-age-years';
 export const NOT_FUTURE_KEYWORD = 'x-not-future';
+export const NOT_COMMON_PASSWORD_KEYWORD = 'x-not-common-password';
 export const TIME_ZONE_FORMAT = 'iana-time-zone';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -92,9 +93,26 @@ export function isIanaTimeZone(value: string): boolean {
   return resolved.toLowerCase() !== value.toLowerCase() || resolved === value;
 }
 
+/**
+ * What the account forms check beyond their schemas' data: whether a password is among the commonly
+ * used ones. The list is the server's (hundreds of kilobytes); without one the check passes.
+ */
+export interface AccountFormChecks {
+  isCommonPassword?: (password: string) => boolean;
+}
+
 /** The ajv the account forms are compiled with: $data (confirm equals new), ajv-errors, our rules. */
-export function createAccountFormAjv(now: () => Date = () => new Date()): AjvInstance {
+export function createAccountFormAjv(
+  now: () => Date = () => new Date(),
+  checks: AccountFormChecks = {},
+): AjvInstance {
   const ajv = createFormAjv();
+  ajv.addKeyword({
+    keyword: NOT_COMMON_PASSWORD_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (enabled: boolean, data: string) => !enabled || !checks.isCommonPassword?.(data),
+  });
   ajv.addFormat(TIME_ZONE_FORMAT, { type: 'string', validate: isIanaTimeZone });
   ajv.addKeyword({
     keyword: NOT_FUTURE_KEYWORD,
@@ -152,21 +170,29 @@ export function compileAccountForms(
   return out as Record<AccountFormId, ValidateFunction>;
 }
 
-const compiledCache = new WeakMap<AccountForms, Record<AccountFormId, ValidateFunction>>();
+const compiledCache = new WeakMap<AccountForms, Map<AccountFormChecks['isCommonPassword'], Compiled>>();
+type Compiled = Record<AccountFormId, ValidateFunction>;
 
 /**
  * Validates a form's values. `[]` means valid; otherwise one {field, message} per field with the
- * spec's message. `forms` is the registry's `accountForms`.
+ * spec's message. `forms` is the registry's `accountForms`; `checks` what the server adds (the
+ * common-password list).
  */
 export function validateAccountForm(
   forms: AccountForms,
   formId: AccountFormId,
   values: unknown,
+  checks: AccountFormChecks = {},
 ): AccountFormError[] {
-  let compiled = compiledCache.get(forms);
+  let byChecks = compiledCache.get(forms);
+  if (!byChecks) {
+    byChecks = new Map();
+    compiledCache.set(forms, byChecks);
+  }
+  let compiled = byChecks.get(checks.isCommonPassword);
   if (!compiled) {
-    compiled = compileAccountForms(forms);
-    compiledCache.set(forms, compiled);
+    compiled = compileAccountForms(forms, createAccountFormAjv(undefined, checks));
+    byChecks.set(checks.isCommonPassword, compiled);
   }
   const validate = compiled[formId];
   if (validate(values)) return [];

@@ -100,6 +100,8 @@ export { checkFile, acceptAttribute, type FileCheck } from './files';
 export { AVATAR_RULE, avatarProblem } from './avatar-rule';
 export {
   validateAccountForm,
+  NOT_COMMON_PASSWORD_KEYWORD,
+  type AccountFormChecks,
   accountFormsFrom,
   loadAccountForms,
   compileAccountForms,

@@ -8,6 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020';
 import {
   loadAccountForms,
   validateAccountForm,
+  type AccountFormChecks,
   type AccountFormError,
   type AccountFormId,
   type AccountForms,
@@ -351,7 +352,7 @@ export interface Registry {
   /** The account forms' rules (schemas/accounts.json). */
   readonly accountForms: AccountForms;
   /** [] when valid, else one {field: JSON pointer, message} per field with the spec's message. */
-  validateAccountForm(formId: AccountFormId, values: unknown): AccountFormError[];
+  validateAccountForm(formId: AccountFormId, values: unknown, checks?: AccountFormChecks): AccountFormError[];
 }
 
 export interface ExampleSummary {
@@ -401,7 +402,8 @@ export function registryFromLoaded(loaded: LoadedSchemas): Registry {
     outputs: loaded.outputs,
     problems: loaded.problems,
     accountForms: loaded.accountForms,
-    validateAccountForm: (formId, values) => validateAccountForm(loaded.accountForms, formId, values),
+    validateAccountForm: (formId, values, checks) =>
+      validateAccountForm(loaded.accountForms, formId, values, checks),
     listProblems,
     listCategories(options = {}) {
       return loaded.categories

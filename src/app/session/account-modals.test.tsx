@@ -168,11 +168,11 @@ describe('the Register dialog', () => {
     expect(screen.getByText('Password is required')).toBeTruthy();
     fill('name', 'ab');
     fill('email', 'nope');
-    fill('password', '12345');
+    fill('password', '1234567');
     submit('Register');
     expect(await screen.findByText('Username must be at least 3 characters')).toBeTruthy();
     expect(screen.getByText('Invalid email format')).toBeTruthy();
-    expect(screen.getByText('Password must be at least 6 characters')).toBeTruthy();
+    expect(screen.getByText('Password must be at least 8 characters')).toBeTruthy();
   });
 
   it("shows the server's detail (a taken e-mail)", async () => {
@@ -181,7 +181,7 @@ describe('the Register dialog', () => {
     renderAt(<RegisterModal {...props} />);
     fill('name', 'ada_l');
     fill('email', 'ada@example.org');
-    fill('password', 'secret1');
+    fill('password', 'bell-state-42');
     submit('Register');
     expect((await screen.findByRole('alert')).textContent).toBe(detail);
   });
@@ -196,14 +196,14 @@ describe('the Register dialog', () => {
     renderAt(<RegisterModal {...props} />);
     fill('name', 'ada_l');
     fill('email', ' ada@example.org ');
-    fill('password', 'secret1');
+    fill('password', 'bell-state-42');
     submit('Register');
     expect(await screen.findByText('page pending verify')).toBeTruthy();
     expect(localStorage.getItem(STORED_EMAIL_KEY)).toBe('ada@example.org');
     expect(calls.find((c) => c.path === '/api/users')?.body).toEqual({
       name: 'ada_l',
       email: 'ada@example.org',
-      password: 'secret1',
+      password: 'bell-state-42',
     });
   });
 });
