@@ -28,6 +28,9 @@ import { demoDataRoutes } from './demo-data/demo-data-routes';
 import { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
+import { analysisRoutes } from './analysis/analysis-routes';
+import { AnalysisService } from './analysis/analysis-service';
+import { OpenAiCompatibleChat } from './analysis/chat-model';
 import { healthRoutes } from './health/health-routes';
 import { marketDataRoutes } from './market-data/market-data-routes';
 import { ShippedMarketData, type MarketData } from './market-data/market-data';
@@ -101,7 +104,10 @@ export interface AppServices {
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
   /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
-  config?: Pick<Config, 'trustProxy' | 'publicUrl'>;
+  config?: Pick<Config, 'trustProxy' | 'publicUrl'> &
+    Partial<Pick<Config, 'llmBaseUrl' | 'llmModel' | 'llmApiKey'>>;
+  /** Analyze, compare and graph analysis; built from the outputs and LLM_* settings when absent. */
+  analysis?: AnalysisService;
   /** The landing page's published demo data (server/demo-data/published unless a test names another). */
   demoData?: DemoDataStore;
   /** The landing demo's daily prices (the shipped files unless MARKET_DATA_PROVIDER or a test says otherwise). */
@@ -112,6 +118,16 @@ export interface AppServices {
  * The HTTP application, loaded in layers: external plugins (form bodies, OpenAPI), then the
  * authentication plugin, then the API routes under /api, then the built single-page app.
  */
+/** The analysis service of the outputs, with the language model LLM_BASE_URL names (none without it). */
+function analysisServiceOf(services: AppServices): AnalysisService {
+  const config = services.config;
+  const model =
+    config?.llmBaseUrl && config.llmModel
+      ? new OpenAiCompatibleChat(config.llmBaseUrl, config.llmModel, config.llmApiKey ?? null)
+      : null;
+  return new AnalysisService({ outputs: services.outputs, registry: services.registry, model });
+}
+
 export async function buildApp(
   services: AppServices,
   options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
@@ -186,6 +202,7 @@ export async function buildApp(
         registry: services.registry,
       });
       await api.register(whatIfRoutes, { whatIf: new WhatIfService(services) });
+      await api.register(analysisRoutes, { analysis: services.analysis ?? analysisServiceOf(services) });
       await api.register(catalogRoutes, { registry: services.registry });
       await api.register(applicationsRoutes, { applications: services.applications });
       await api.register(contactRoutes, { contact: services.contact });

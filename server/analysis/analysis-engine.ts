@@ -128,12 +128,13 @@ export class AnalysisEngine {
     return this.charts.charts.find((c) => c.title.toLowerCase() === wanted) ?? null;
   }
 
-  /** A chart of the product read from its output's data; null when its facts give no sentence. */
+  /** A chart of the product read from its output's data; null when the output has no data for it. */
   chart(subject: AnalysisSubject, chart: ChartRule, register: Register): AnalysisResult | null {
     const rules = this.ruleSetFor(subject.job.kind);
     const facts = this.facts(subject);
     const sections = applyRules(chart.rules, rules, facts, register);
-    if (sections.conclusion.length + sections.insights.length === 0) return null;
+    // the chart's first sentence reads what it plots: without those facts the output has no such chart
+    if (sections.conclusion.length === 0) return null;
     const report: Report = {
       title: renderSentence(`${chart.title}: {run.name}`, facts) ?? chart.title,
       ...sections,
