@@ -76,6 +76,8 @@ export interface TestStack {
   app: FastifyInstance;
   services: Services;
   config: Config;
+  /** The PostgreSQL database of the stack (other processes' services may share it); null on PGlite. */
+  databaseUrl: string | null;
   adminToken: string;
   /** Creates an activated user with the role "user" and returns a token. */
   userToken(email: string): Promise<string>;
@@ -88,10 +90,13 @@ export const ADMIN = { email: 'admin@example.com', password: 'correct horse batt
 export async function startStack(
   mode: { database: DatabaseMode; queue: QueueMode },
   env: Record<string, string> = {},
+  /** runWorkers false: this stack only serves; its jobs run in queue workers started elsewhere. */
+  options: { runWorkers?: boolean } = {},
 ): Promise<TestStack> {
   const suffix = randomBytes(6).toString('hex');
   let db: Database;
   let dropDatabase = async () => {};
+  let databaseUrl: string | null = null;
   if (mode.database === 'postgres') {
     const name = `qml_test_${suffix}`;
     const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
@@ -100,7 +105,8 @@ export async function startStack(
     await admin.end();
     const url = new URL(POSTGRES_ADMIN_URL);
     url.pathname = `/${name}`;
-    db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+    databaseUrl = url.toString();
+    db = await openDatabase({ databaseUrl, dataDir: '' });
     dropDatabase = async () => {
       const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
@@ -123,7 +129,7 @@ export async function startStack(
     jwtSecret: randomBytes(32).toString('hex'),
     redisUrl: mode.queue === 'bullmq' ? REDIS_URL : null,
   };
-  const services = createServices(config, db, pino({ level: 'silent' }));
+  const services = createServices(config, db, pino({ level: 'silent' }), options);
   const app = await buildApp(services, { serveWebApp: false });
   const users = new UsersRepository(db);
   const createUser = async (email: string, password: string, roles: string[]) => {
@@ -145,6 +151,7 @@ export async function startStack(
     app,
     services,
     config,
+    databaseUrl,
     adminToken: await tokenFor(ADMIN.email, ADMIN.password),
     async userToken(email: string) {
       await createUser(email, 'a user password', ['user']);
