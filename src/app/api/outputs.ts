@@ -16,6 +16,8 @@ type Ok<P extends keyof paths, M extends 'get' | 'post', S extends number> = pat
   ? B
   : never;
 type DataOf<B> = B extends { data: infer D } ? D : never;
+/** The routes every problem has under its own API name (/api/{problem}/execute-job/...), one shape for all. */
+export type ProblemRoute<Tail extends string> = Extract<keyof paths, `/api/${string}/${Tail}`>;
 
 export type OutputStatus = JobStatus;
 export type { ChartSpec, JobEvent };
@@ -32,10 +34,8 @@ export type OutputDetail = Omit<WireDetail, 'status' | 'charts'> & {
 export type OutputLog = OutputDetail['output_logs'][number];
 
 /** POST /{problem}/inference/{userId}/{applicationId}: actual and predicted (null for an empty cell). */
-export type InferenceResult = DataOf<
-  Ok<'/api/stock-price-prediction/inference/{userId}/{applicationId}', 'post', 200>
->;
-type ExecuteReply = Ok<'/api/stock-price-prediction/execute-job/{userId}', 'post', 201>;
+export type InferenceResult = DataOf<Ok<ProblemRoute<'inference/{userId}/{applicationId}'>, 'post', 200>>;
+type ExecuteReply = Ok<ProblemRoute<'execute-job/{userId}'>, 'post', 201>;
 type UploadReply = Ok<'/api/upload/{userName}/{userEmail}', 'post', 201>;
 
 interface Reply<T> {

@@ -1,5 +1,6 @@
 import type { paths } from '../../../generated/api';
 import { ApiError, apiFetch } from '../../api/client';
+import type { ProblemRoute } from '../../api/outputs';
 
 /**
  * The two issue #12 calls of the Model Configurations tab: the resource estimate of a job body and the
@@ -7,7 +8,7 @@ import { ApiError, apiFetch } from '../../api/client';
  */
 
 type EstimateReply =
-  paths['/api/stock-price-prediction/resource-estimate/{userId}']['post']['responses'][200]['content']['application/json'];
+  paths[ProblemRoute<'resource-estimate/{userId}'>]['post']['responses'][200]['content']['application/json'];
 type DevicesReply = paths['/api/quantum-devices']['get']['responses'][200]['content']['application/json'];
 
 export type ResourceEstimate = EstimateReply['data'];

@@ -11,10 +11,12 @@ import { datasetUrlOf } from './mat-slices/use-mat-dataset';
 import './image-dataset.css';
 
 type SubTab = 'predict' | 'train';
-const SUB_TABS = [
-  { id: 'predict', title: 'Predict Brain Tumor' },
-  { id: 'train', title: 'Train Brain Tumor' },
-] as const;
+/** Spec section 2's sub-tabs, named after the problem (Predict Brain Tumor, Train Brain Tumor). */
+const subTabs = (problem: Problem) =>
+  [
+    { id: 'predict', title: `Predict ${problem.name}` },
+    { id: 'train', title: `Train ${problem.name}` },
+  ] as const;
 
 export interface ImageDatasetTabProps {
   problem: Problem;
@@ -42,9 +44,9 @@ export function ImageDatasetTab(props: ImageDatasetTabProps) {
   return (
     <div className="workspace-card bio-dataset">
       <Tabs
-        label="Brain tumor dataset"
-        idPrefix="bio-dataset"
-        tabs={SUB_TABS}
+        label={`${problem.name} dataset`}
+        idPrefix="image-dataset"
+        tabs={subTabs(problem)}
         selected={sub}
         onSelect={setSub}
       >

@@ -1,10 +1,9 @@
-// The brain tumor Outputs tab's rules: selection (at most 2), font size (from 15, at least 1), the
-// analysis rule, and the plain-language sentences, each checked against the numbers it is derived from.
+// The trainings-and-predictions list's rules: selection (at most 2), font size (from 15, at least 1) and
+// the plain-language sentences, each checked against the numbers it is derived from.
 import { describe, expect, it } from 'vitest';
 import type { OutputDetail } from '../../../api/outputs';
 import { confusionOf, predictionOf, resultTypeOf, trainingHistoryOf } from './result-data';
 import {
-  analysisAllowed,
   commonestMistake,
   confusionTotals,
   FONT_SIZE,
@@ -75,14 +74,6 @@ describe('font size', () => {
     expect(nextFontSize(15, 1)).toBe(16);
     expect(nextFontSize(15, -1)).toBe(14);
     expect(nextFontSize(1, -1)).toBe(1);
-  });
-});
-
-describe('analysis rule', () => {
-  it("allows outputs named 'brain tumor' or of the Brain Tumor problem, refuses others", () => {
-    expect(analysisAllowed('My brain tumor study #3', 'Stock Price Prediction')).toBe(true);
-    expect(analysisAllowed('MRI study #3', 'Brain Tumor')).toBe(true);
-    expect(analysisAllowed('Tech stocks #3', 'Stock Price Prediction')).toBe(false);
   });
 });
 

@@ -10,7 +10,6 @@ export const TWO_SELECTED = 'You have selected 2 outputs for comparison.';
 export const TOO_MANY_SELECTED = 'At most 2 outputs can be selected.';
 export const PREDICTION_NOT_SELECTABLE =
   'A prediction cannot be analyzed or compared: select a training output.';
-export const ANALYSIS_ONLY_BRAIN_TUMOR = 'Analysis is only available for Brain Tumor applications';
 /** Issue #13: the written (LLM) analysis comes later; the overlays say what they show until then. */
 export const REPORT_NOTICE =
   "The written analysis comes with a later release; until then this report shows the output's own metrics and charts.";
@@ -32,15 +31,6 @@ export function toggleSelection(
   if (selected.includes(id)) return { selected: selected.filter((x) => x !== id), refused: null };
   if (selected.length >= MAX_SELECTED) return { selected: [...selected], refused: TOO_MANY_SELECTED };
   return { selected: [...selected, id], refused: null };
-}
-
-/**
- * Spec section 5: analysis only for brain tumor outputs. The spec's client looks for 'brain tumor' in
- * the output's name; an output's name is its application's, which the user chooses, so the problem's
- * name (Brain Tumor for every output of this workspace) counts as well.
- */
-export function analysisAllowed(outputName: string, problemName: string): boolean {
-  return [outputName, problemName].some((name) => name.toLowerCase().includes('brain tumor'));
 }
 
 export interface ClassMetrics {

@@ -329,18 +329,6 @@ describe('Analyze and Compare overlays', () => {
     expect(within(dialog).getByRole('region', { name: 'Output 41' })).toBeTruthy();
     expect(within(dialog).getByRole('region', { name: 'Output 42' })).toBeTruthy();
   });
-
-  it("refuses analysis of an output that is not a brain tumor output with the spec's words", async () => {
-    const other = { ...problem, name: 'Tumor' };
-    setup([summary(41, 'Completed', { name: 'MRI study #41' })], {}, { problem: other });
-    await waitFor(() => expect(screen.getAllByTestId('output-row')).toHaveLength(1));
-    fireEvent.click(box(41));
-    fireEvent.click(button('Analyze Output'));
-    expect(screen.getByRole('alert').textContent).toBe(
-      'Analysis is only available for Brain Tumor applications',
-    );
-    expect(screen.queryByRole('dialog')).toBeNull();
-  });
 });
 
 describe('output detail', () => {
