@@ -98,22 +98,25 @@ type Action = 'approve' | 'reject' | 'verify-email' | 'send-verification' | 'dis
 
 const ACTIONS: Record<
   Action,
-  { summary: string; run: (admin: AdminService, id: number) => Promise<AdminOutcome> }
+  { summary: string; run: (admin: AdminService, id: number, actorId: number) => Promise<AdminOutcome> }
 > = {
   approve: {
     summary: 'Approve a registration: grants the role `user` and e-mails the user',
     run: (a, id) => a.approve(id),
   },
   reject: {
-    summary: 'Reject a registration: ends its sessions and e-mails the user',
-    run: (a, id) => a.reject(id),
+    summary: 'Reject a registration (not your own): ends its sessions and e-mails the user',
+    run: (a, id, actorId) => a.reject(id, actorId),
   },
   'verify-email': { summary: "Mark the user's e-mail address verified", run: (a, id) => a.verifyEmail(id) },
   'send-verification': {
     summary: 'Send the user a fresh verification link',
     run: (a, id) => a.sendVerification(id),
   },
-  disable: { summary: 'Disable the account and end its sessions', run: (a, id) => a.disable(id) },
+  disable: {
+    summary: 'Disable the account and end its sessions (not your own)',
+    run: (a, id, actorId) => a.disable(id, actorId),
+  },
   enable: { summary: 'Enable a disabled account', run: (a, id) => a.enable(id) },
 };
 
@@ -162,7 +165,7 @@ export const adminRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { admin: A
         },
       },
       async (request, reply) => {
-        const outcome = await run(admin, request.params.id);
+        const outcome = await run(admin, request.params.id, request.currentUser!.id);
         if (!outcome.ok) return sendRefusal(reply, outcome);
         return { success: true, message: outcome.message, data: serialiseUser(outcome.user) };
       },

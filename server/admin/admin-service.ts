@@ -25,9 +25,18 @@ export const LAST_ADMIN_ROLE = 'The last admin cannot lose the admin role.';
 export const ALREADY_VERIFIED = 'This e-mail address is already verified.';
 export const ALREADY_APPROVED = 'This account is already approved.';
 export const ALREADY_REJECTED = 'This registration is already rejected.';
+export const OWN_ACCOUNT_REJECT = 'You cannot reject your own account.';
+export const OWN_ACCOUNT_DISABLE = 'You cannot disable your own account.';
 
 const notFound = { ok: false, status: 404, detail: USER_NOT_FOUND } as const;
 const conflict = (detail: string) => ({ ok: false, status: 409, detail }) as const;
+/** An admin acting on their own account where that would lock them out: refused, naming the path's id. */
+const ownAccount = (detail: string): AdminOutcome => ({
+  ok: false,
+  status: 400,
+  detail,
+  errors: [{ field: '/id', message: detail }],
+});
 
 /** A change refused inside its transaction (rolled back), e.g. one that would leave no admin. */
 class ConflictRefusal extends Error {}
@@ -78,7 +87,9 @@ export class AdminService {
     );
   }
 
-  async reject(id: number): Promise<AdminOutcome> {
+  /** Rejects a registration; `actorId` is the admin deciding, who may not reject themselves. */
+  async reject(id: number, actorId: number): Promise<AdminOutcome> {
+    if (id === actorId) return ownAccount(OWN_ACCOUNT_REJECT);
     return this.change(
       id,
       'User rejected.',
@@ -98,7 +109,9 @@ export class AdminService {
     );
   }
 
-  async disable(id: number): Promise<AdminOutcome> {
+  /** Disables an account; `actorId` is the admin deciding, who may not disable themselves. */
+  async disable(id: number, actorId: number): Promise<AdminOutcome> {
+    if (id === actorId) return ownAccount(OWN_ACCOUNT_DISABLE);
     return this.change(id, 'User disabled.', async (tx, user) => {
       await this.guardLastAdmin(tx, user, LAST_ADMIN_DISABLE);
       await this.repository.setDisabled(tx, id, true);

@@ -7,8 +7,8 @@ import {
   ALREADY_APPROVED,
   ALREADY_REJECTED,
   ALREADY_VERIFIED,
-  LAST_ADMIN_DISABLE,
-  LAST_ADMIN_REJECT,
+  OWN_ACCOUNT_DISABLE,
+  OWN_ACCOUNT_REJECT,
   LAST_ADMIN_ROLE,
 } from './admin-service';
 import { USER_NOT_FOUND } from '../accounts/accounts-service';
@@ -249,14 +249,6 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
 
   it.skipIf(!mode.available)('never removes the last admin who can act', async () => {
     const self = await adminId();
-    for (const [action, detail] of [
-      ['disable', LAST_ADMIN_DISABLE],
-      ['reject', LAST_ADMIN_REJECT],
-    ] as const) {
-      const refused = await act(self, action);
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json()).toEqual({ success: false, detail });
-    }
     const demoted = await setRoles(self, ['user']);
     expect(demoted.statusCode).toBe(409);
     expect(demoted.json()).toEqual({ success: false, detail: LAST_ADMIN_ROLE });
@@ -272,7 +264,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
     await setRoles(other, ['admin', 'user']);
     const otherToken = await tokenOf(stack, 'second-admin@example.com');
     expect((await setRoles(self, ['user'], otherToken)).statusCode).toBe(200);
-    expect((await act(other, 'disable', otherToken)).statusCode).toBe(409);
+    expect((await act(other, 'disable', otherToken)).statusCode).toBe(400); // their own account
     // A disabled admin does not count as one who can act.
     const third = await register(stack, 'third-admin@example.com');
     await setRoles(third, ['admin'], otherToken);
@@ -287,6 +279,41 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('the admin console 
       (await stack.app.inject({ url: '/api/admin/users', headers: bearer(stack.adminToken) })).statusCode,
     ).toBe(200);
   });
+
+  it.skipIf(!mode.available)(
+    'an admin cannot reject or disable their own account, even with another admin to act',
+    async () => {
+      const self = await adminId();
+      const colleague = await register(stack, 'colleague-admin@example.com');
+      await act(colleague, 'verify-email');
+      await act(colleague, 'approve');
+      expect((await setRoles(colleague, ['admin', 'user'])).statusCode).toBe(200);
+      for (const [action, detail] of [
+        ['disable', OWN_ACCOUNT_DISABLE],
+        ['reject', OWN_ACCOUNT_REJECT],
+      ] as const) {
+        const refused = await act(self, action);
+        expect(refused.statusCode, action).toBe(400);
+        expect(refused.json()).toEqual({
+          success: false,
+          detail,
+          errors: [{ field: '/id', message: detail }],
+        });
+      }
+      // Nothing changed: the admin is approved, enabled and still signed in.
+      const me = (await stack.services.admin.list('approved')).find((u) => u.id === self)!;
+      expect(me.disabled_at).toBeNull();
+      expect(
+        (await stack.app.inject({ url: '/api/admin/users', headers: bearer(stack.adminToken) })).statusCode,
+      ).toBe(200);
+      // Only one's own account is refused: the colleague is refused theirs, and may be disabled by the admin.
+      const colleagueToken = await tokenOf(stack, 'colleague-admin@example.com');
+      expect((await act(colleague, 'disable', colleagueToken)).statusCode).toBe(400);
+      expect((await act(colleague, 'disable')).statusCode).toBe(200);
+      expect((await act(colleague, 'enable')).statusCode).toBe(200);
+      expect((await setRoles(colleague, ['user'])).statusCode).toBe(200);
+    },
+  );
 
   it.skipIf(!mode.available)('refuses strangers and unknown accounts', async () => {
     const id = await register(stack, 'target@example.com');
