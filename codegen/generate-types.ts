@@ -20,6 +20,7 @@ import {
   type Registry,
 } from '../src/engine';
 import { generateApiTypes } from './generate-api-types';
+import { generateJobResult } from './generate-job-result';
 import { generateWorkerContract } from './generate-worker-contract';
 import { toCodegenSchema } from './codegen-schema';
 import { loadRegistry, REPO_ROOT } from '../src/engine/node/load-schemas';
@@ -131,6 +132,7 @@ export async function generateAll(registry: Registry): Promise<Map<string, strin
   files.set('index.ts', generateIndex(registry));
   files.set('api.ts', await generateApiTypes());
   files.set('worker-contract.ts', await generateWorkerContract());
+  files.set('job-result.ts', await generateJobResult());
   return files;
 }
 

@@ -29,7 +29,7 @@ export interface OutputRecord {
   application_id: number;
   /** The model the run trains (LSTM, Quantum, VQE, ...), null when unknown. */
   trained_model_type: string | null;
-  /** Brain tumor: Training or Prediction; null for other problems. */
+  /** Training or Prediction for a problem that predicts (or whose result says); null for the others. */
   result_type: ResultType | null;
   /** Seconds from running to the final status; null until then. */
   execution_time: number | null;
@@ -119,7 +119,7 @@ export class ApplicationsRepository {
    * The application's outputs, newest first. A job's name is its own ('{app_name} #{id}'), else
    * its params' name, else its kind.
    */
-  async listOutputs(applicationId: number): Promise<OutputRecord[]> {
+  async listOutputs(applicationId: number, problemPredicts = false): Promise<OutputRecord[]> {
     const { rows } = await this.db.query<
       Row<Omit<OutputRecord, 'trained_model_type' | 'result_type'>> & {
         kind: JobShape['kind'];
@@ -129,8 +129,8 @@ export class ApplicationsRepository {
     >(
       `select id, coalesce(name, params->>'name', kind) as name, status, created_at,
               finished_at as completed_at, application_id, execution_time, kind, params,
-              jsonb_build_object('model', result->'model', 'model_type', result->'model_type',
-                                 'output_data', jsonb_build_object('result_type', result->'output_data'->'result_type')) as result
+              -- the result without its largest parts, which the list does not show
+              result - 'charts' - 'selection' - 'training_data' - 'prediction' - 'run_record' as result
        from jobs where application_id = $1 order by id desc`,
       [applicationId],
     );
@@ -142,7 +142,7 @@ export class ApplicationsRepository {
       completed_at: iso(row.completed_at),
       application_id: Number(row.application_id),
       trained_model_type: modelTypeOf({ params: row.params ?? {}, result: row.result }),
-      result_type: resultTypeOf({ kind: row.kind, params: row.params ?? {}, result: row.result }),
+      result_type: resultTypeOf({ result: row.result }, problemPredicts),
       execution_time: row.execution_time === null ? null : Number(row.execution_time),
     }));
   }

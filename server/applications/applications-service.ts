@@ -116,7 +116,8 @@ export class ApplicationsService {
   async outputs(caller: UserRecord, appId: number): Promise<Outcome<{ outputs: OutputRecord[] }>> {
     const app = await this.visible(caller, appId);
     if (!app) return notFound(APPLICATION_NOT_FOUND);
-    return { ok: true, outputs: await this.repository.listOutputs(app.id) };
+    const predicts = this.registry.findProblem(app.app_problem_id)?.predict !== undefined;
+    return { ok: true, outputs: await this.repository.listOutputs(app.id, predicts) };
   }
 
   /** A new application with the problem's default app_data. */

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Registry } from '../../src/engine';
 import type { Queryable } from '../db/database';
+import { jobResultOf } from '../jobs/job-result';
 import { JobStatus } from '../jobs/job-states';
 import { demoFile, INDEX_FILE } from './demo-data-store';
 
@@ -37,8 +38,6 @@ export const NOTHING_TO_EXPORT =
   'Nothing to export: no example application has a completed output yet; run one from the Example Gallery. The demo data routes keep answering 404 until then.';
 
 const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
-const pick = (result: Record<string, unknown> | null, key: string) =>
-  result && key in result ? result[key] : null;
 
 /**
  * The example application of a problem: the applications named as its example (what Start and
@@ -121,6 +120,7 @@ export async function exportDemoData(
     write(demoFile.records(problemId), { application, records: outputs.map(record) });
     const compared = outputs.slice(0, OUTPUTS_PER_PROBLEM);
     for (const row of compared) {
+      const result = jobResultOf(row);
       write(demoFile.detail(problemId, Number(row.id)), {
         ...record(row),
         application,
@@ -132,20 +132,23 @@ export async function exportDemoData(
       });
       write(demoFile.record(problemId, Number(row.id)), {
         ...record(row),
-        metrics: pick(row.result, 'metrics'),
+        metrics: result?.metrics ?? null,
         events: await eventsOf(db, row.id),
       });
     }
     write(demoFile.compare(problemId), {
       application,
-      outputs: compared.map((row) => ({
-        ...record(row),
-        model_type: pick(row.params, 'model_type') ?? pick(row.result, 'model_type'),
-        metrics: pick(row.result, 'metrics'),
-        training_data: pick(row.result, 'training_data'),
-        losses: pick(row.result, 'losses'),
-        confusion_matrix: pick(row.result, 'confusion_matrix'),
-      })),
+      outputs: compared.map((row) => {
+        const result = jobResultOf(row);
+        return {
+          ...record(row),
+          model_type: row.params.model_type ?? result?.model_type ?? null,
+          metrics: result?.metrics ?? null,
+          training_data: result?.training_data ?? null,
+          losses: result?.losses ?? null,
+          confusion_matrix: result?.confusion_matrix ?? null,
+        };
+      }),
     });
     exported.push({
       problemId,

@@ -156,6 +156,9 @@ describe('npm run demo:export (exportDemoData)', () => {
       [users[0]!.id],
     );
     const result = {
+      problem: 'fraud-detection',
+      model: 'Logistic Regression',
+      model_type: 'Classical',
       metrics: { accuracy: 0.9 },
       confusion_matrix: [
         [90, 4],

@@ -75,7 +75,16 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('final metrics log 
     async () => {
       const { id, logs } = await runWith([
         { type: 'log', level: 'info', message: 'Epoch 1/1 done' },
-        { type: 'result', data: { problem: 'brain-tumor', metrics: {}, final_metrics: FINAL_METRICS } },
+        {
+          type: 'result',
+          data: {
+            problem: 'brain-tumor',
+            model: 'QCNN',
+            model_type: 'Quantum',
+            metrics: {},
+            final_metrics: FINAL_METRICS,
+          },
+        },
       ]);
       const messages = logs.map((l) => l.message);
       const line = 'final_metrics: accuracy 0.9167, macro_f1 0.9, precision_glioma 1';
@@ -94,13 +103,26 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('final metrics log 
     'a result without final_metrics, or a failed run, adds no such line',
     async () => {
       const plain = await runWith([
-        { type: 'result', data: { problem: 'brain-tumor', metrics: { accuracy: 1 } } },
+        {
+          type: 'result',
+          data: { problem: 'brain-tumor', model: 'QCNN', model_type: 'Quantum', metrics: { accuracy: 1 } },
+        },
       ]);
       expect(plain.logs.some((l) => l.message.startsWith('final_metrics'))).toBe(false);
       expect(plain.logs.map((l) => l.message)).toContain('Status: Completed');
       // A worker that printed a result and then crashed ends Failed: no final metrics then.
       const failed = await runWith(
-        [{ type: 'result', data: { problem: 'brain-tumor', final_metrics: FINAL_METRICS } }],
+        [
+          {
+            type: 'result',
+            data: {
+              problem: 'brain-tumor',
+              model: 'QCNN',
+              model_type: 'Quantum',
+              final_metrics: FINAL_METRICS,
+            },
+          },
+        ],
         1,
       );
       expect(failed.logs.map((l) => l.message)).toContain('Status: Failed: The worker exited with code 1');

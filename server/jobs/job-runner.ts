@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobEventBus } from './job-event-bus';
+import { jobResultOf } from './job-result';
 import { JobStatus, type JobStatusValue } from './job-states';
 import type { JobRecord, JobsRepository } from './jobs-repository';
 import { withProviderToken, type ProviderTokenLookup } from '../quantum-devices/provider-token';
@@ -174,7 +175,7 @@ export class JobRunner {
 
   /**
    * The output's logs hold the run's final metrics (spec workspace.md section 3: "output_logs holds
-   * final_metrics"): a result that carries `final_metrics` (brain tumor training) gets one log line
+   * final_metrics"): a result that carries `final_metrics` gets one log line
    * naming each, recorded before the final status so the record and the live stream both show it.
    */
   private async logFinalMetrics(jobId: number, result: Record<string, unknown> | null): Promise<void> {
@@ -233,13 +234,10 @@ export class JobRunner {
   }
 }
 
-/** A result's `final_metrics` when it is a non-empty map of finite numbers, else null. */
+/** A result's `final_metrics` (the result contract's) when it has finite numbers, else null. */
 export function finalMetricsOf(result: Record<string, unknown> | null): Record<string, number> | null {
-  const raw = result?.final_metrics;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
-  const entries = Object.entries(raw).filter(
-    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
-  );
+  const raw = jobResultOf({ result })?.final_metrics ?? {};
+  const entries = Object.entries(raw).filter((entry) => Number.isFinite(entry[1]));
   return entries.length > 0 ? Object.fromEntries(entries) : null;
 }
 

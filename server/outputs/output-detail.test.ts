@@ -45,6 +45,16 @@ function job(overrides: Partial<JobRecord> = {}): JobRecord {
   };
 }
 
+const SHA256 = 'ab'.repeat(32);
+const RUN_RECORD = {
+  config: {},
+  dataset_sha256: SHA256,
+  seed: 42,
+  versions: { torch: '2.13.0' },
+  machine: {},
+  recorded_at: AT,
+};
+
 const chart = (title: string, data: number[]) => ({
   type: 'line',
   title,
@@ -91,15 +101,16 @@ describe('outputDetail', () => {
 
   it("once Completed: the result's metrics, baseline, charts, losses, model and its path under DATA_DIR", () => {
     const result = {
+      problem: 'demand-forecasting',
       model: 'LSTM',
       model_type: 'Classical',
-      metrics: { rmse: 2, mae: 1, label: 'not a number' },
+      metrics: { rmse: 2, mae: 1, direction_accuracy: null },
       baseline: { name: 'Seasonal naive', metrics: { rmse: 3 } },
       charts: [chart('Actual vs predicted', [1, 2])],
       losses: { train: [0.9, 0.5, 0.3], test: [1.1, 0.7, 0.6] },
       trained_model_path: 'model.pt',
-      dataset: { label: 'Demand', synthetic: true, sha256: 'ab', rows_used: 59 },
-      run_record: { seed: 42 },
+      dataset: { label: 'Demand', synthetic: true, sha256: SHA256, rows_used: 59 },
+      run_record: RUN_RECORD,
     };
     const detail = outputDetail(job({ status: 'Completed', result, finished_at: AT, execution_time: 4.5 }), [
       event('status', { status: 'Completed' }),
@@ -114,20 +125,41 @@ describe('outputDetail', () => {
       trained_model_path: 'outputs/7/model.pt',
       execution_time: 4.5,
       dataset: { rows: 60, rows_used: 59 },
-      run_record: { seed: 42 },
+      run_record: RUN_RECORD,
       output_data: { result_type: 'Training', training_history: { train_loss: [0.9, 0.5, 0.3] } },
     });
-    expect(detail.metrics).not.toHaveProperty('label');
+    expect(detail.metrics).not.toHaveProperty('direction_accuracy'); // undefined for this model
     expect(detail.quantum_backend).toBeNull(); // a classical result states no quantum run
+  });
+
+  it('reads a result that breaks the result contract as no result (the lines so far, no model path)', () => {
+    const broken = {
+      problem: 'demand-forecasting',
+      model: 'LSTM',
+      model_type: 'Classical',
+      metrics: { rmse: 'two' },
+      trained_model_path: 'model.pt',
+    };
+    const events = [event('metric', { name: 'rmse', value: 2.5, step: null })];
+    const detail = outputDetail(job({ status: 'Completed', result: broken }), events);
+    expect(detail.metrics).toEqual({ rmse: 2.5 });
+    expect(detail.trained_model_path).toBeNull();
+    expect(detail.trained_model_type).toBe('Classical'); // from the body, as before a result
   });
 
   it("once Completed, says where a quantum run's circuits ran from its result, not from the form", () => {
     const result = {
+      problem: 'portfolio-optimization',
       model: 'VQE',
-      simulation: 'noise model fake_kyiv (...) per evaluation',
-      noise_model: 'fake_kyiv',
-      backend_run: { noise_model: 'fake_kyiv', device: 'ibm_kyiv', shots: 1024, circuits_run: 41 },
-      noisy_training: null,
+      model_type: 'Quantum',
+      quantum_run: {
+        simulation: 'noise model fake_kyiv (...) per evaluation',
+        noise_model: 'fake_kyiv',
+        device: null,
+        backend_run: { noise_model: 'fake_kyiv', device: 'ibm_kyiv', shots: 1024, circuits_run: 41 },
+        noisy_training: null,
+        measured_after_training: 'the final circuit measured',
+      },
     };
     const completed = outputDetail(job({ kind: 'portfolio-optimization', status: 'Completed', result }), []);
     expect(completed.quantum_backend).toBe(
@@ -224,21 +256,23 @@ describe('firstDifference', () => {
   });
 });
 
-describe('brain tumor outputs: result type and model name', () => {
+describe('outputs of a problem that predicts: result type and model name', () => {
   const training = { training_model_type: 'classical', model_name: 'FCN', epochs: 20 };
   const prediction = { model_name: 'densenet121', application_id: 3 };
 
   it("a training is 'Training' and names its model from the start; other problems' outputs have no result type", () => {
     const queued = job({ kind: 'brain-tumor', params: training, status: 'queued' });
-    expect(resultTypeOf(queued)).toBe('Training');
+    expect(resultTypeOf(queued, true)).toBe('Training');
     expect(modelTypeOf(queued)).toBe('FCN');
-    expect(resultTypeOf(job())).toBeNull();
+    expect(resultTypeOf(job(), false)).toBeNull();
     expect(outputDetail(job(), []).output_data.result_type).toBe('Training');
   });
 
   it("a training's detail keeps the handler's per-epoch history beside the losses", () => {
     const result = {
+      problem: 'brain-tumor',
       model: 'FCN',
+      model_type: 'Classical',
       losses: { train: [0.9, 0.5], test: [1.0, 0.8] },
       output_data: {
         result_type: 'Training',
@@ -272,17 +306,18 @@ describe('brain tumor outputs: result type and model name', () => {
       result_type: 'Prediction',
       prediction: 'glioma',
       probabilities: { meningioma: 0.1, glioma: 0.8, pituitary: 0.1 },
-      image: { name: 'scan.png', kind: 'png' },
+      image: { name: 'scan.png', kind: 'png', width: 512, height: 512 },
       model: { output_id: 5, model_name: 'densenet121' },
     };
     const done = job({
       kind: 'brain-tumor',
       params: prediction,
       status: 'Completed',
-      result: { model: 'densenet121', output_data: output },
+      result: { problem: 'brain-tumor', model: 'densenet121', model_type: 'Classical', output_data: output },
     });
-    expect(resultTypeOf(done)).toBe('Prediction');
-    expect(resultTypeOf({ ...done, result: null })).toBe('Prediction');
+    expect(resultTypeOf(done, true)).toBe('Prediction');
+    // the result says what it is, whatever the problem file says
+    expect(resultTypeOf(done, false)).toBe('Prediction');
     expect(outputDetail(done, []).output_data).toEqual({ ...output, training_history: null });
   });
 });

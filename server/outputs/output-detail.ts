@@ -1,6 +1,8 @@
 // An output's detail (the binding contract's OutputDetail) derived from its jobs row and its events:
 // logs, progress, metrics and charts while it runs, the handler's result once it is Completed.
 
+import { isPlainObject } from '../../src/engine';
+import { definedMetrics, jobResultOf, type JobResult } from '../jobs/job-result';
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
 import type { ChartSpec } from '../jobs/worker-protocol';
@@ -47,9 +49,9 @@ export interface OutputDetail {
    */
   quantum_backend: string | null;
   /**
-   * The result type and the per-epoch history (train_loss/test_loss; brain tumor adds loss, accuracy,
-   * val_accuracy, val_loss); a brain tumor prediction's output_data as its route stored it
-   * (prediction, probabilities, image, model) with training_history null.
+   * The result type and the per-epoch history (train_loss/test_loss, plus whatever series the result's
+   * training_history names); a prediction's output_data as its route stored it (prediction,
+   * probabilities, image, model) with training_history null.
    */
   output_data: {
     result_type: ResultType;
@@ -73,23 +75,10 @@ export interface TimelineEntry {
 
 const iso = (value: string | Date | null): string | null => (value ? new Date(value).toISOString() : null);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const numbers = (value: unknown): number[] =>
-  Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number') : [];
-
-function numberMap(value: unknown): Record<string, number> {
-  if (!isObject(value)) return {};
-  return Object.fromEntries(
-    Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
-  );
-}
-
 /** A relative path under DATA_DIR: outputs/{id}/{file} (null when the run saved no model). */
 export function modelPathOf(job: Pick<JobRecord, 'id' | 'result'>): string | null {
-  const file = job.result?.trained_model_path;
-  return typeof file === 'string' && file ? `outputs/${job.id}/${file}` : null;
+  const file = jobResultOf(job)?.trained_model_path;
+  return file ? `outputs/${job.id}/${file}` : null;
 }
 
 /**
@@ -99,25 +88,23 @@ export function modelPathOf(job: Pick<JobRecord, 'id' | 'result'>): string | nul
 export type ResultType = 'Training' | 'Prediction';
 
 /**
- * What an output is, for the outputs list and detail: the result's own output_data.result_type (brain
- * tumor's training and prediction outputs), else a brain tumor output by its params (a training body
- * has training_model_type; a prediction's has not), else null (other problems' outputs are trainings
- * but their results do not say so).
+ * What an output is, for the outputs list and detail: the result's own output_data.result_type, else,
+ * for a problem that predicts (its file has a predict block, so its outputs are trainings or
+ * predictions), a Training (a prediction's output is stored with its result); else null (outputs of
+ * problems without predictions are all trainings, and the spec leaves their type out).
  */
-export function resultTypeOf(job: Pick<JobRecord, 'kind' | 'params' | 'result'>): ResultType | null {
-  const declared = isObject(job.result?.output_data) ? job.result.output_data.result_type : undefined;
-  if (declared === 'Training' || declared === 'Prediction') return declared;
-  if (job.kind === 'brain-tumor') return 'training_model_type' in job.params ? 'Training' : 'Prediction';
-  return null;
+export function resultTypeOf(job: Pick<JobRecord, 'result'>, problemPredicts: boolean): ResultType | null {
+  const declared = jobResultOf(job)?.output_data?.result_type;
+  if (declared) return declared;
+  return problemPredicts ? 'Training' : null;
 }
 
 export function modelTypeOf(job: Pick<JobRecord, 'params' | 'result'>): string | null {
-  const result = job.result ?? {};
-  if (result.model_type === 'Quantum' && typeof result.model !== 'string') return 'Quantum';
-  if (typeof result.model === 'string' && result.model) return result.model;
+  const result = jobResultOf(job);
+  if (result) return result.model;
   const params = job.params;
   if (params.training_model_type === 'Quantum') return 'Quantum';
-  // Brain tumor's body names the model in model_name (densenet121, QCNN...).
+  // Before the run ends: the model the body names (model, method or model_name, by problem).
   for (const key of ['model', 'method', 'model_name', 'training_model_type']) {
     if (typeof params[key] === 'string' && params[key]) return params[key];
   }
@@ -127,7 +114,7 @@ export function modelTypeOf(job: Pick<JobRecord, 'params' | 'result'>): string |
 /** The spec's simplified_app_data: the model configurations the run used. */
 export function simplifiedAppData(appData: Record<string, unknown> | null): Record<string, unknown> {
   const configurations =
-    appData && isObject(appData.model_configurations) ? appData.model_configurations : {};
+    appData && isPlainObject(appData.model_configurations) ? appData.model_configurations : {};
   return { output_layer_name: null, 'Model Configurations': structuredClone(configurations) };
 }
 
@@ -137,7 +124,7 @@ export function simplifiedAppData(appData: Record<string, unknown> | null): Reco
  * jobs).
  */
 const providerKey = (payload: Record<string, unknown>): string | null =>
-  isObject(payload.provider)
+  isPlainObject(payload.provider)
     ? `${String(payload.provider.state)}|${String(payload.provider.queue_position)}|${String(payload.stage)}`
     : null;
 
@@ -208,19 +195,19 @@ function progressOf(job: JobRecord, events: readonly JobEventRecord[]) {
 }
 
 /** The result's metrics, else the latest value of each metric line (while it runs, or when it failed). */
-function metricsOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]) {
-  if (result && isObject(result.metrics)) return numberMap(result.metrics);
+function metricsOf(result: JobResult | null, events: readonly JobEventRecord[]) {
+  if (result?.metrics) return definedMetrics(result.metrics);
   const metrics: Record<string, number> = {};
   for (const e of events) if (e.type === 'metric') metrics[String(e.payload.name)] = Number(e.payload.value);
   return metrics;
 }
 
 /** The result's charts, else the chart lines so far (a chart with the same title replaces the earlier). */
-function chartsOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]): ChartSpec[] {
-  if (result && Array.isArray(result.charts)) return result.charts as ChartSpec[];
+function chartsOf(result: JobResult | null, events: readonly JobEventRecord[]): ChartSpec[] {
+  if (result?.charts) return result.charts;
   const byTitle = new Map<string, ChartSpec>();
   for (const e of events) {
-    if (e.type !== 'chart' || !isObject(e.payload.chart)) continue;
+    if (e.type !== 'chart' || !isPlainObject(e.payload.chart)) continue;
     const chart = e.payload.chart as unknown as ChartSpec;
     byTitle.set(chart.title, chart);
   }
@@ -228,10 +215,8 @@ function chartsOf(result: Record<string, unknown> | null, events: readonly JobEv
 }
 
 /** Train and test loss per epoch: the result's losses, else the metric lines with a step. */
-function historyOf(result: Record<string, unknown> | null, events: readonly JobEventRecord[]) {
-  if (result && isObject(result.losses)) {
-    return { train_loss: numbers(result.losses.train), test_loss: numbers(result.losses.test) };
-  }
+function historyOf(result: JobResult | null, events: readonly JobEventRecord[]) {
+  if (result?.losses) return { train_loss: result.losses.train, test_loss: result.losses.test };
   const series = (name: string) =>
     events
       .filter((e) => e.type === 'metric' && e.payload.name === name && typeof e.payload.step === 'number')
@@ -243,20 +228,14 @@ function historyOf(result: Record<string, unknown> | null, events: readonly JobE
 }
 
 function outputDataOf(
-  job: JobRecord,
-  result: Record<string, unknown> | null,
+  result: JobResult | null,
   events: readonly JobEventRecord[],
 ): OutputDetail['output_data'] {
-  const stored = isObject(result?.output_data) ? result.output_data : {};
-  const resultType = resultTypeOf(job) ?? 'Training';
+  const stored = result?.output_data;
+  const resultType = stored?.result_type ?? 'Training';
   if (resultType === 'Prediction') return { ...stored, result_type: resultType, training_history: null };
   const losses = historyOf(result, events);
-  const perEpoch = isObject(stored.training_history)
-    ? Object.fromEntries(
-        Object.entries(stored.training_history).map(([name, values]) => [name, numbers(values)]),
-      )
-    : {};
-  const history = { ...perEpoch, ...(losses ?? {}) };
+  const history = { ...(stored?.training_history ?? {}), ...(losses ?? {}) };
   return {
     ...stored,
     result_type: resultType,
@@ -264,24 +243,24 @@ function outputDataOf(
   };
 }
 
-function datasetOf(job: JobRecord): OutputDetail['dataset'] {
-  const given = isObject(job.extension?.dataset) ? job.extension.dataset : {};
-  const fromResult = isObject(job.result?.dataset) ? job.result.dataset : {};
-  const facts = { ...given, ...fromResult };
-  if (typeof facts.sha256 !== 'string') return null;
+/** The dataset the envelope gave (while it runs), with what the result says the run used. */
+function datasetOf(job: JobRecord, result: JobResult | null): OutputDetail['dataset'] {
+  const given = isPlainObject(job.extension?.dataset) ? job.extension.dataset : {};
+  const used = result?.dataset;
+  const sha256 = used?.sha256 ?? given.sha256;
+  if (typeof sha256 !== 'string') return null;
   return {
-    label: String(facts.label ?? ''),
-    synthetic: facts.synthetic === true,
-    sha256: facts.sha256,
+    label: used?.label ?? String(given.label ?? ''),
+    synthetic: used?.synthetic ?? given.synthetic === true,
+    sha256,
     rows: Number(given.row_count ?? 0),
-    rows_used: typeof fromResult.rows_used === 'number' ? fromResult.rows_used : null,
+    rows_used: used?.rows_used ?? null,
   };
 }
 
-function baselineOf(result: Record<string, unknown> | null): OutputDetail['baseline'] {
+function baselineOf(result: JobResult | null): OutputDetail['baseline'] {
   const baseline = result?.baseline;
-  if (!isObject(baseline)) return null;
-  return { name: String(baseline.name ?? ''), metrics: numberMap(baseline.metrics) };
+  return baseline ? { name: baseline.name, metrics: definedMetrics(baseline.metrics) } : null;
 }
 
 export function outputDetail(
@@ -289,7 +268,7 @@ export function outputDetail(
   events: readonly JobEventRecord[],
   backendLabel?: BackendLabeller,
 ): OutputDetail {
-  const result = isFinal(job.status) ? job.result : null;
+  const result = isFinal(job.status) ? jobResultOf(job) : null;
   return {
     id: job.id,
     name: job.name ?? `${job.kind} #${job.id}`,
@@ -310,10 +289,9 @@ export function outputDetail(
     baseline: baselineOf(result),
     charts: chartsOf(result, events),
     error: job.error,
-    dataset: datasetOf(job),
-    run_record: isObject(result?.run_record) ? result.run_record : null,
-    quantum_backend:
-      job.status === JobStatus.completed ? quantumRunDescription(job.kind, result, backendLabel) : null,
-    output_data: outputDataOf(job, result, events),
+    dataset: datasetOf(job, result),
+    run_record: result?.run_record ?? null,
+    quantum_backend: job.status === JobStatus.completed ? quantumRunDescription(result, backendLabel) : null,
+    output_data: outputDataOf(result, events),
   };
 }

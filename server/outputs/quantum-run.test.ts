@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { quantumRunDescription, quantumRunOf } from './quantum-run';
+import type { QuantumRun } from '../jobs/job-result';
+import { quantumRunDescription } from './quantum-run';
 
-// The 'Quantum Backend' line from what the worker's result states, in the shapes the handlers write
-// (quantum/vqc.py config, portfolio_vqe.py top level, ml/forecasting_job.py quantum_run; backend_run is
-// backends.NoisyCircuit.summary() or devices.DeviceCircuit.summary()).
+// The 'Quantum Backend' line from the result contract's quantum_run, in the shapes the worker writes
+// (quantum/run_facts.py; backend_run is backends.NoisyCircuit.summary() or devices.DeviceCircuit.summary()).
 
 const noisyRun = (circuits: number) => ({
   noise_model: 'fake_kyiv',
@@ -28,61 +28,60 @@ const deviceRun = {
 };
 const noisyTraining = { method: 'exact noisy channel', active_qubits: 4, rows_simulated: 640 };
 
+const run = (facts: Partial<QuantumRun> & Pick<QuantumRun, 'simulation'>) => ({
+  quantum_run: {
+    noise_model: null,
+    device: null,
+    backend_run: null,
+    noisy_training: null,
+    measured_after_training: 'test predictions',
+    ...facts,
+  },
+});
+
 describe('quantumRunDescription', () => {
-  it('says a model trained on the noisy channel was tested on Aer with its shots (forecaster quantum_run)', () => {
-    const result = {
-      model: 'Hybrid QNN',
-      quantum_run: {
-        simulation: 'trained on the exact noisy channel ...; test predictions: noise model fake_kyiv ...',
-        noise_model: 'fake_kyiv',
-        device: null,
-        backend_run: noisyRun(12),
-        noisy_training: noisyTraining,
-      },
-    };
-    expect(quantumRunDescription('demand-forecasting', result)).toBe(
+  it('says a model trained on the noisy channel was tested on Aer with its shots', () => {
+    const result = run({
+      simulation: 'trained on the exact noisy channel ...; test predictions: noise model fake_kyiv ...',
+      noise_model: 'fake_kyiv',
+      backend_run: noisyRun(12),
+      noisy_training: noisyTraining,
+    });
+    expect(quantumRunDescription(result)).toBe(
       'trained under the fake_kyiv noise model (exact noisy channel), test predictions on Aer with 1,024 shots (12 circuits)',
     );
   });
 
-  it("words a portfolio's final measurement, a noisy run without noisy training and a device run", () => {
-    const portfolio = {
-      method: 'VQE',
+  it('words what the result says was measured, a noisy run without noisy training and a device run', () => {
+    const optimisation = run({
       simulation: 'ADAM on the gradient of ...',
       noise_model: 'fake_kyiv',
-      device: null,
       backend_run: noisyRun(1),
-      noisy_training: { method: 'exact noisy channel', active_qubits: 4, evaluations: 30 },
-    };
-    expect(quantumRunDescription('portfolio-optimization', portfolio)).toBe(
+      noisy_training: { method: 'exact noisy channel', active_qubits: 4 },
+      measured_after_training: 'the final circuit measured',
+    });
+    expect(quantumRunDescription(optimisation)).toBe(
       'trained under the fake_kyiv noise model (exact noisy channel), the final circuit measured on Aer with 1,024 shots (1 circuit)',
     );
-    const vqc = {
-      config: {
-        simulation: 'noise model fake_kyiv ... per row; test rows scored by the same noisy circuits',
-        noise_model: 'fake_kyiv',
-        backend_run: noisyRun(960),
-        noisy_training: null,
-      },
-    };
-    expect(quantumRunDescription('fraud-detection', vqc)).toBe(
+    const noisy = run({
+      simulation: 'noise model fake_kyiv ... per row; test rows scored by the same noisy circuits',
+      noise_model: 'fake_kyiv',
+      backend_run: noisyRun(960),
+    });
+    expect(quantumRunDescription(noisy)).toBe(
       'ran under the fake_kyiv noise model on Aer with 1,024 shots (960 circuits)',
     );
-    const device = {
-      config: {
-        simulation: 'IBM device ibm_kyiv via IBM Quantum ...',
-        device: 'ibm_kyiv',
-        backend_run: deviceRun,
-      },
-    };
-    expect(quantumRunDescription('fraud-detection', device)).toBe(
-      'ran on the device ibm_kyiv with 4,000 shots (300 circuits)',
-    );
+    const device = run({
+      simulation: 'IBM device ibm_kyiv via IBM Quantum ...',
+      device: 'ibm_kyiv',
+      backend_run: deviceRun,
+    });
+    expect(quantumRunDescription(device)).toBe('ran on the device ibm_kyiv with 4,000 shots (300 circuits)');
     const local = { ...deviceRun, local_testing_mode: true };
     expect(
-      quantumRunDescription('demand-forecasting', {
-        quantum_run: { simulation: 'trained on ...', backend_run: local, noisy_training: noisyTraining },
-      }),
+      quantumRunDescription(
+        run({ simulation: 'trained on ...', backend_run: local, noisy_training: noisyTraining }),
+      ),
     ).toBe(
       "trained under ibm_kyiv's calibration (exact noisy channel), test predictions on the device ibm_kyiv in local testing mode (its fake backend) with 4,000 shots (300 circuits)",
     );
@@ -91,35 +90,27 @@ describe('quantumRunDescription', () => {
   it("names the noise model and device as the problem's form labels them", () => {
     const labels: Record<string, string> = { fake_kyiv: 'IBM Kyiv (snapshot)' };
     const label = (name: string) => labels[name] ?? name;
-    const vqc = {
-      config: { simulation: 'noise model fake_kyiv ...', noise_model: 'fake_kyiv', backend_run: noisyRun(9) },
-    };
-    expect(quantumRunDescription('fraud-detection', vqc, label)).toBe(
+    const noisy = run({
+      simulation: 'noise model fake_kyiv ...',
+      noise_model: 'fake_kyiv',
+      backend_run: noisyRun(9),
+    });
+    expect(quantumRunDescription(noisy, label)).toBe(
       'ran under the IBM Kyiv (snapshot) noise model on Aer with 1,024 shots (9 circuits)',
     );
   });
 
   it('says an ideal run is exact or sampled, and nothing for a result that states no run', () => {
-    const exact = {
-      config: { simulation: 'exact statevector (torch, complex128)', noise_model: null, backend_run: null },
-    };
-    expect(quantumRunDescription('fraud-detection', exact)).toBe('exact statevector simulation (no shots)');
-    const sampled = {
-      config: {
-        simulation: 'training loss from probabilities sampled with 2048 shots per row; test scores exact',
-        noise_model: null,
-        backend_run: null,
-        shots: 2048,
-      },
-    };
-    expect(quantumRunDescription('fraud-detection', sampled)).toBe('ideal simulator with 2,048 shots');
-    expect(
-      quantumRunDescription('stock-price-prediction', { model: 'LSTM', metrics: { rmse: 1 } }),
-    ).toBeNull();
-    expect(quantumRunDescription('stock-price-prediction', null)).toBeNull();
-    expect(quantumRunOf({ a: { b: { simulation: 'x', backend_run: null } } })).toEqual({
-      simulation: 'x',
-      backend_run: null,
+    expect(quantumRunDescription(run({ simulation: 'exact statevector (torch, complex128)' }))).toBe(
+      'exact statevector simulation (no shots)',
+    );
+    const sampled = run({
+      simulation: 'training loss from probabilities sampled with 2048 shots per row; test scores exact',
+      shots: 2048,
     });
+    expect(quantumRunDescription(sampled)).toBe('ideal simulator with 2,048 shots');
+    expect(quantumRunDescription({ quantum_run: null })).toBeNull();
+    expect(quantumRunDescription({})).toBeNull();
+    expect(quantumRunDescription(null)).toBeNull();
   });
 });

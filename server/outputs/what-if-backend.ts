@@ -2,7 +2,13 @@
 // the schema's own lists, and the one place that rewrites a finished output's job body, extension and
 // app_data snapshot for another backend. Everything else of the run (body, seed, dataset, split) is kept.
 
-import { fieldOptions, type FieldSchema, type JobExtensionKey, type Problem } from '../../src/engine';
+import {
+  fieldOptions,
+  isPlainObject,
+  type FieldSchema,
+  type JobExtensionKey,
+  type Problem,
+} from '../../src/engine';
 
 /** The request's `backend`: the ideal simulator, a noise model, or a real device. */
 export type WhatIfBackend = 'ideal' | { noise_model: string } | { device: string };
@@ -25,9 +31,6 @@ export const IDEAL_LABEL = 'Ideal simulator';
 const NO_NOISE = 'None';
 const NOISE_KEY: JobExtensionKey = 'quantum_noise_model';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The schema of the first property named `key` with an enum anywhere in a form schema (inlined defs). */
 function fieldNamed(node: unknown, key: string): FieldSchema | undefined {
   if (Array.isArray(node)) {
@@ -37,9 +40,9 @@ function fieldNamed(node: unknown, key: string): FieldSchema | undefined {
     }
     return undefined;
   }
-  if (!isObject(node)) return undefined;
-  const own = isObject(node.properties) ? node.properties[key] : undefined;
-  if (isObject(own) && Array.isArray(own.enum)) return own as FieldSchema;
+  if (!isPlainObject(node)) return undefined;
+  const own = isPlainObject(node.properties) ? node.properties[key] : undefined;
+  if (isPlainObject(own) && Array.isArray(own.enum)) return own as FieldSchema;
   for (const value of Object.values(node)) {
     const found = fieldNamed(value, key);
     if (found) return found;
@@ -88,7 +91,7 @@ export function parseBackend(value: unknown, names: BackendNames): ParsedBackend
     label: backendLabel(backend, names),
   });
   if (value === 'ideal') return known('ideal');
-  if (isObject(value) && Object.keys(value).length === 1) {
+  if (isPlainObject(value) && Object.keys(value).length === 1) {
     if (typeof value.noise_model === 'string') {
       const name = value.noise_model;
       if (!names.noiseModels.some((choice) => choice.name === name)) {
@@ -148,9 +151,9 @@ export function withBackend(parts: RunParts, backend: WhatIfBackend): RunParts {
   extension[NOISE_KEY] = noise;
 
   const configurations =
-    appData && isObject(appData.model_configurations) ? appData.model_configurations : null;
+    appData && isPlainObject(appData.model_configurations) ? appData.model_configurations : null;
   const picker =
-    configurations && isObject(configurations.quantum_device) ? configurations.quantum_device : null;
+    configurations && isPlainObject(configurations.quantum_device) ? configurations.quantum_device : null;
   if (picker) {
     picker.use_quantum_sim = device === null;
     if (device === null) {

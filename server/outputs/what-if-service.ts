@@ -12,6 +12,7 @@ import {
 import { ApplicationsRepository } from '../applications/applications-repository';
 import type { UserRecord } from '../auth/users-repository';
 import type { Database } from '../db/database';
+import { jobResultOf } from '../jobs/job-result';
 import { JobStatus } from '../jobs/job-states';
 import { JobsRepository } from '../jobs/jobs-repository';
 import type { JobsService } from '../jobs/jobs-service';
@@ -136,7 +137,7 @@ export class WhatIfService {
     return {
       ok: true,
       value: {
-        available: job.status === JobStatus.completed && job.result?.model_type === 'Quantum',
+        available: job.status === JobStatus.completed && jobResultOf(job)?.model_type === 'Quantum',
         backend,
         backend_label: backendLabel(backend, names),
         noise_models: names.noiseModels.map((option) => choice(option, { noise_model: option.name })),
@@ -150,7 +151,7 @@ export class WhatIfService {
     if (!found) return notFound;
     const { job, problem } = found;
     if (job.status !== JobStatus.completed) return bad(NOT_FINISHED.replace('{status}', job.status));
-    if (job.result?.model_type !== 'Quantum') return bad(NOT_QUANTUM);
+    if (jobResultOf(job)?.model_type !== 'Quantum') return bad(NOT_QUANTUM);
     const parsed = parseBackend(requested, backendNames(problem));
     if (!parsed.ok) return bad(parsed.message);
     const extension = job.extension ?? {};

@@ -31,6 +31,25 @@ export const jobResultSchema = {
       type: 'object',
       additionalProperties: { $ref: '#/definitions/metricMap' },
     },
+    baseline_verdict: {
+      description:
+        "A forecaster's test RMSE against its best (lowest-RMSE) baseline, with the plain sentence the run also logs; null when not scored.",
+      anyOf: [
+        {
+          type: 'object',
+          required: ['beats', 'baseline', 'model_rmse', 'baseline_rmse', 'sentence'],
+          additionalProperties: false,
+          properties: {
+            beats: { type: 'boolean' },
+            baseline: { type: 'string' },
+            model_rmse: { type: 'number' },
+            baseline_rmse: { type: 'number' },
+            sentence: { type: 'string' },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
     charts: { type: 'array', items: { $ref: '#/definitions/chartSpec' } },
     losses: {
       description:
@@ -353,6 +372,16 @@ export interface JobResult {
   baselines?: {
     [k: string]: MetricMap;
   };
+  /**
+   * A forecaster's test RMSE against its best (lowest-RMSE) baseline, with the plain sentence the run also logs; null when not scored.
+   */
+  baseline_verdict?: {
+    beats: boolean;
+    baseline: string;
+    model_rmse: number;
+    baseline_rmse: number;
+    sentence: string;
+  } | null;
   charts?: ChartSpec[];
   /**
    * Training and test (or validation) loss per epoch; null for models trained without epochs.
