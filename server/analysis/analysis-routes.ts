@@ -227,7 +227,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
               maxItems: 8,
               items: { type: 'string', maxLength: 8 * 1024 * 1024 },
             },
-            interpreted_type_is_technical: { type: ['boolean', 'string'] },
+            interpreted_type_is_technical: { anyOf: [{ type: 'boolean' }, { type: 'string' }] },
             prompt_message: {
               type: 'string',
               maxLength: 4000,
