@@ -79,8 +79,13 @@ def _command_health(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
-    from qmlstudio_worker.jobs.kinds import JOB_KINDS
+    from qmlstudio_worker.jobs.kinds import JOB_KINDS, problem_kind
 
+    problems = ProblemSchemas(resolve_schemas_dir())
+    found = dict(JOB_KINDS)
+    for path in sorted((problems.schemas_dir / "problems").glob("*.json")):
+        if (job_kind := problem_kind(path.stem, problems)) is not None:
+            found[path.stem] = job_kind
     kinds = {
         name: {
             "description": job_kind.description,
@@ -88,7 +93,7 @@ def _command_kinds(out: TextIO, _args: argparse.Namespace) -> int:
             if job_kind.params_schema_file is not None
             else {"$ref": f"problems/{name}.json#/job/bodySchema"},
         }
-        for name, job_kind in sorted(JOB_KINDS.items())
+        for name, job_kind in sorted(found.items())
     }
     out.write(json.dumps({"kinds": kinds}, separators=(",", ":")) + "\n")
     out.flush()

@@ -3,9 +3,9 @@
 The envelope is ``{"kind": str, "job_id": str, "params": {...}, "output_dir"?: str, "extension"?: {...}}``
 (``schemas/job-envelope.schema.json``). ``params`` is the job body, validated against the schema of its
 kind: for a problem type, ``job.bodySchema`` of the problem file itself (``problem_schemas``); for a
-worker kind such as ``self-test``, its ``schemas/<kind>.params.schema.json``. The schema's top-level
-defaults are then filled in. Every failure is a JobValidationError naming the offending field as a JSON
-pointer into the envelope (``/kind``, ``/job_id``, ``/params/epochs``).
+worker kind such as ``self-test``, its ``schemas/<kind>.params.schema.json``. Missing or null fields
+then take their defaults (``problem_schemas.fill_defaults``). Every failure is a JobValidationError
+naming the offending field as a JSON pointer into the envelope (``/kind``, ``/job_id``, ``/params/epochs``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,14 @@ from referencing.exceptions import Unresolvable
 
 from qmlstudio_worker import pointer
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs.kinds import JOB_KINDS, JobKind, load_schema
-from qmlstudio_worker.problem_schemas import ProblemSchemas, SchemaFileError, resolve_schemas_dir
+from qmlstudio_worker.jobs.kinds import JOB_KINDS, JobKind, handler_module, load_schema, problem_kind
+from qmlstudio_worker.problem_schemas import (
+    ProblemSchemas,
+    SchemaFileError,
+    fill_defaults,
+    resolve_schemas_dir,
+    schema_defaults,
+)
 
 ENVELOPE_SCHEMA_FILE = "job-envelope.schema.json"
 PARAMS_POINTER = "/params"
@@ -101,15 +107,6 @@ def validate_against(schema: dict[str, Any], instance: Any, base: str = "") -> N
     validate_with(validators.validator_for(schema, default=Draft7Validator)(schema), instance, base)
 
 
-def apply_defaults(schema: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``params`` with the schema's top-level property defaults filled in."""
-    filled = copy.deepcopy(params)
-    for name, prop in schema.get("properties", {}).items():
-        if name not in filled and isinstance(prop, dict) and "default" in prop:
-            filled[name] = copy.deepcopy(prop["default"])
-    return filled
-
-
 def parse_job_text(text: str) -> Any:
     if not text.strip():
         raise JobValidationError("job: no job received on stdin (expected one JSON object)")
@@ -132,6 +129,7 @@ def validate_job(
         raise JobValidationError(f"job: must be a JSON object, got {type(document).__name__}")
     validate_against(load_schema(ENVELOPE_SCHEMA_FILE), document)
     kind_name: str = document["kind"]
+    extension: dict[str, Any] = copy.deepcopy(document.get("extension", {}))
     kinds = JOB_KINDS if registry is None else registry
     job_kind = kinds.get(kind_name)
     params = document["params"]
@@ -139,6 +137,7 @@ def validate_job(
     if job_kind is not None and job_kind.params_schema_file is not None:
         schema = job_kind.params_schema
         validate_against(schema, params, PARAMS_POINTER)
+        filled = fill_defaults(params, schema_defaults(schema))
     else:
         problems = problems or ProblemSchemas(resolve_schemas_dir())
         body = problems.body_validator(kind_name)
@@ -149,17 +148,21 @@ def validate_job(
                 f"/kind: unknown job kind {kind_name!r} (worker kinds: {known}; {where})", "/kind"
             )
         validate_with(body, params, PARAMS_POINTER)
+        job_kind = job_kind or problem_kind(kind_name, problems)
         if job_kind is None:
-            known = ", ".join(sorted(kinds))
+            declared = problems.declaration(kind_name)
+            module = handler_module(declared.worker if declared else kind_name)
             raise JobValidationError(
-                f"/kind: problem {kind_name!r} has no handler in this worker yet (handlers: {known})", "/kind"
+                f"/kind: problem {kind_name!r} has no handler in this worker yet (no module {module})",
+                "/kind",
             )
-        schema = dict(body.schema) if isinstance(body.schema, dict) else {}
+        filled = problems.fill_defaults(kind_name, params)
+        extension = fill_defaults(extension, problems.extension_defaults(kind_name))
 
     return Job(
         kind=job_kind,
         job_id=document["job_id"],
-        params=apply_defaults(schema, params),
+        params=filled,
         output_dir=Path(document["output_dir"]) if "output_dir" in document else None,
-        extension=copy.deepcopy(document.get("extension", {})),
+        extension=extension,
     )

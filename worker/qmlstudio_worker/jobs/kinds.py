@@ -1,22 +1,25 @@
-"""The job-kind registry: kind -> handler module + params schema.
+"""Job kinds: kind -> handler module + params schema.
 
-A worker kind (``self-test``) names its params schema under ``qmlstudio_worker/schemas/``. Adding a
-problem (stock-price-prediction, fraud-detection, ...) is one handler module under
-``qmlstudio_worker/handlers/`` and one entry here with ``params_schema_file=None``, the kind being the
-problem id: its job body is validated against the problem file's own ``job.bodySchema``
-(``problem_schemas``), never a copy. Handler modules are imported only when a job of their kind runs,
-so validating a job stays cheap.
+A worker kind (``self-test``) names its params schema under ``qmlstudio_worker/schemas/``. A problem's
+kind is its problem file: the job body is validated against the file's own ``job.bodySchema``
+(``problem_schemas``, never a copy) and runs ``qmlstudio_worker.problems.<worker>.handler``, ``worker``
+being the file's ``job.worker`` or else its id (dashes as underscores). Adding a problem is its file and,
+when no existing handler fits, one package under ``problems/``; nothing here lists problems. Handler
+modules are imported only when a job of their kind runs, so validating a job stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+
+from qmlstudio_worker.problem_schemas import ProblemSchemas
 
 if TYPE_CHECKING:
     from qmlstudio_worker.jobs.context import JobContext
@@ -59,50 +62,35 @@ class JobKind:
         return handler
 
 
+# The worker's own kinds; a problem's kind comes from its problem file (:func:`problem_kind`).
 JOB_KINDS: dict[str, JobKind] = {
-    job_kind.kind: job_kind
-    for job_kind in (
-        JobKind(
-            kind="self-test",
-            handler_module="qmlstudio_worker.jobs.self_test",
-            params_schema_file="self-test.params.schema.json",
-            description="Quantum self-test diagnostic: a 2-qubit Bell circuit on Qiskit Aer.",
-        ),
-        JobKind(
-            kind="stock-price-prediction",
-            handler_module="qmlstudio_worker.problems.stock_price_prediction.handler",
-            params_schema_file=None,
-            description="Next-day price forecasts: LSTM, GRU or RNN (PyTorch) or the hybrid quantum model.",
-        ),
-        JobKind(
-            kind="demand-forecasting",
-            handler_module="qmlstudio_worker.problems.demand_forecasting.handler",
-            params_schema_file=None,
-            description="Demand forecasts: LSTM (Classical) or the hybrid quantum model.",
-        ),
-        JobKind(
-            kind="fraud-detection",
-            handler_module="qmlstudio_worker.problems.fraud_detection.handler",
-            params_schema_file=None,
-            description="Fraud classifiers (scikit-learn) or the variational quantum classifier.",
-        ),
-        JobKind(
-            kind="portfolio-optimization",
-            handler_module="qmlstudio_worker.problems.portfolio_optimization.handler",
-            params_schema_file=None,
-            description="Mean-variance selection of budget stocks: exact (Classical), VQE or QAOA.",
-        ),
-        JobKind(
-            kind="vehicle-routing",
-            handler_module="qmlstudio_worker.problems.vehicle_routing.handler",
-            params_schema_file=None,
-            description="Delivery routes: exact enumeration (Classical) or QAOA / VQE on small instances.",
-        ),
-        JobKind(
-            kind="brain-tumor",
-            handler_module="qmlstudio_worker.problems.brain_tumor.handler",
-            params_schema_file=None,
-            description="Brain tumor MRI: DenseNet-121, FCN, 3D CNN; QCNN or QSVM simulated exactly.",
-        ),
+    "self-test": JobKind(
+        kind="self-test",
+        handler_module="qmlstudio_worker.jobs.self_test",
+        params_schema_file="self-test.params.schema.json",
+        description="Quantum self-test diagnostic: a 2-qubit Bell circuit on Qiskit Aer.",
     )
 }
+PROBLEMS_PACKAGE = "qmlstudio_worker.problems"
+
+
+def handler_module(worker: str) -> str:
+    """The module running the jobs of a problem whose file names ``worker`` (its id unless it says)."""
+    return f"{PROBLEMS_PACKAGE}.{worker.replace('-', '_')}.handler"
+
+
+def module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
+def problem_kind(problem_id: str, problems: ProblemSchemas) -> JobKind | None:
+    """The job kind of a problem file, dispatched on what the file declares (``job.worker``, else its id),
+    never on a table of problem ids: a renamed copy of a problem file runs with that problem's handler.
+    None when there is no such file or its handler module does not exist."""
+    declared = problems.declaration(problem_id)
+    if declared is None or not module_exists(handler_module(declared.worker)):
+        return None
+    return JobKind(problem_id, handler_module(declared.worker), None, declared.name)

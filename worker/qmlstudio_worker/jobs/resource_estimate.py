@@ -37,12 +37,14 @@ test windows, the VQC's test rows, portfolio's and routing's final circuit). Abo
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.problems.vehicle_routing import routing
 from qmlstudio_worker.quantum.statevector import Ansatz
 
@@ -67,7 +69,6 @@ TRAINED_UNDER_NOISE = {
     ("stock-price-prediction", "Hybrid quantum neural network"),
     ("demand-forecasting", "Hybrid quantum neural network"),
 }
-FRAUD_TRAIN_SHARE = 0.7  # the fraud test_ratio options are 0.3 to 0.8; the body's value is used when present
 #: Timed calls after the warm-up call (excluded: first-call costs of torch, Aer and the noise model); their
 #: median is the estimate's cost per call, so a call slowed by another process on the 2 cores (seen: 2 ms
 #: calls taking 60 ms now and then) does not swing the estimate. Cheap calls are timed until
@@ -78,6 +79,8 @@ TIMING_MIN_SECONDS = 0.5
 #: Fewer timed calls (at least one) once the warm-up and the timed calls took this long (a 14-qubit noisy
 #: call takes several seconds, and the server waits for the estimate).
 TIMING_BUDGET_SECONDS = 10.0
+
+PROBLEM_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 def _timed(action: Callable[[], Any]) -> float:
@@ -326,11 +329,11 @@ def _target(params: Mapping[str, Any], noise_model: str | None) -> tuple[str, st
     if params.get("use_quantum_simulator") is False:
         from qmlstudio_worker.quantum.devices import device_snapshot
 
-        device = str(params.get("quantum_device_backend") or "")
-        snapshot = device_snapshot(device) if device else None
+        device = params.get("quantum_device_backend")
+        snapshot = device_snapshot(device) if isinstance(device, str) and device else None
         if snapshot is None:
             raise ValueError(f"the device {device or '(none)'} has no offline snapshot to transpile for")
-        return "device", device, snapshot
+        return "device", str(device), snapshot
     name = noise_model_name(noise_model)
     return ("noise_model", name, fake_backend(name)) if name is not None else ("ideal", None, None)
 
@@ -348,8 +351,8 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
     from qmlstudio_worker.quantum.statevector import qiskit_feature_map, zz_feature_map_states
 
     qubits = vqc.DEFAULT_QUBITS
-    reps = int(params.get("circuit_repetition") or 2)
-    share = 1.0 - float(params.get("test_ratio") or 1.0 - FRAUD_TRAIN_SHARE)
+    reps = int(params["circuit_repetition"])
+    share = 1.0 - float(params["test_ratio"])
     train = None if rows is None else max(1, round(rows * share))
     if params.get("model") == qsvc.MODEL:
         from qiskit.circuit import ParameterVector
@@ -370,10 +373,10 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
             "evaluation_unit": "kernel entries (training pairs, then test x training rows)",
             "seconds": None if evaluations is None else per_entry * evaluations,
         }
-    pqc = str(params.get("pqc") or "RealAmplitudes")
-    optimizer = str(params.get("optimizer_alg") or "COBYLA")
-    iterations = int(params.get("optimizer_alg_maxiter") or 100)
-    ansatz = Ansatz(pqc, qubits, int(params.get("circuit_repetition") or 2))
+    pqc = str(params["pqc"])
+    optimizer = str(params["optimizer_alg"])
+    iterations = int(params["optimizer_alg_maxiter"])
+    ansatz = Ansatz(pqc, qubits, reps)
     circuit = qiskit_feature_map(qubits, vqc.FEATURE_MAP_REPS).compose(ansatz.qiskit_circuit())
     cap = min(vqc.MAX_TRAIN_ROWS, vqc.MAX_NOISY_TRAIN_ROWS) if measured else vqc.MAX_TRAIN_ROWS
     used = min(train, cap) if train is not None else None
@@ -431,10 +434,10 @@ def forecaster_windows(params: Mapping[str, Any], rows: int | None) -> tuple[int
 
     if rows is None:
         return None
-    start = max(1, int(params.get("from_index") or 1))
-    end = min(rows, int(params.get("to_index") or rows))
+    start = max(1, int(params["from_index"]))
+    end = min(rows, int(params.get("to_index") or rows))  # no to_index: to the last row
     selected = max(0, end - start + 1)
-    cut = round(selected * float(params.get("train_test_split") or 0.8))
+    cut = round(selected * float(params["train_test_split"]))
     return max(0, cut - DEFAULT_WINDOW), max(0, selected - cut)
 
 
@@ -444,8 +447,8 @@ def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     from qmlstudio_worker.quantum import hybrid
     from qmlstudio_worker.quantum.statevector import Ansatz as _Ansatz
 
-    qubits = int(params.get("qubits") or 4)
-    epochs = int(params.get("epochs") or 10)
+    qubits = int(params["qubits"])
+    epochs = int(params["epochs"])
     ansatz = _Ansatz("RealAmplitudes", qubits, hybrid.DEFAULT_REPS)
     batch = 64
     angles = torch.rand(batch, qubits, dtype=torch.float64)
@@ -476,11 +479,12 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     from qiskit.circuit.library import qaoa_ansatz
     from qiskit.quantum_info import SparsePauliOp
 
-    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import qaoa_state
+    from qmlstudio_worker.quantum.variational import qaoa_state
     from qmlstudio_worker.quantum.statevector import zero_state
 
     if kind == "portfolio-optimization":
-        qubits = len(params.get("stocks_names") or [])
+        names = params.get("stocks_names")
+        qubits = len(names) if isinstance(names, list) else 0
     else:
         from qmlstudio_worker.problems.vehicle_routing.routing import qubit_count
 
@@ -490,9 +494,9 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     if qubits < 1:
         raise ValueError("the body selects no assets")
     model = str(params.get("model"))
-    reps = int(params.get("circuit_repetition") or 2)
-    optimizer = str(params.get("optimizer_alg") or "COBYLA")
-    iterations = int(params.get("optimizer_alg_maxiter") or 100)
+    reps = int(params["circuit_repetition"])
+    optimizer = str(params["optimizer_alg"])
+    iterations = int(params["optimizer_alg_maxiter"])
     simulable = qubits <= 16
     if model == "QAOA" and kind == "vehicle-routing" and simulable:
         circuit = routing.qaoa_circuit_for(int(rows or 0), reps)  # the QUBO's own terms, as the run builds it
@@ -580,6 +584,8 @@ def estimate(
     quantum model, an unknown noise model or a device without a snapshot."""
     from qmlstudio_worker.jobs.support import quantum_shots
 
+    if PROBLEM_ID.fullmatch(kind):  # the body as a job would run it: its problem file's defaults filled in
+        params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params)
     model = str(params.get("model"))
     if model in ("Classical", "LSTM", "GRU", "RNN") or (kind == "fraud-detection" and "Quantum" not in model):
         raise ValueError(f"the {model} model runs no quantum circuit")

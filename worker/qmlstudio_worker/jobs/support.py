@@ -117,7 +117,7 @@ def load_job_inputs(params: Mapping[str, Any], ctx: JobContext, url_field: str) 
         synthetic = bool(dataset.get("synthetic", False))
         expected_sha = dataset.get("sha256")
     else:
-        url = str(params.get(url_field, ""))
+        url = str(params[url_field])
         sample = _sample_path(url)
         if sample is None:
             raise JobValidationError(
@@ -204,10 +204,10 @@ def quantum_shots(
     params: Mapping[str, Any], noise_model: str | None = None, *, device_ok: bool = False
 ) -> int | None:
     """How a quantum model's circuits are evaluated: None (exact) on the statevector simulators without
-    noise, else the body's ``quantum_shots`` (1024 when unset): the shot-based simulator samples, and a run
-    under a noise model (the extension's, :mod:`qmlstudio_worker.quantum.backends`) or on a real device
-    cannot be exact. A caller without a device path (``device_ok`` False) has a device request refused in
-    plain words rather than silently simulated."""
+    noise, else the body's ``quantum_shots`` (``DEFAULT_NOISY_SHOTS`` when it has none): the shot-based
+    simulator samples, and a run under a noise model (the extension's, :mod:`.quantum.backends`) or on a
+    real device cannot be exact. A caller without a device path (``device_ok`` False) has a device request
+    refused in plain words rather than silently simulated."""
     backend = params.get("quantum_device_backend")
     on_device = params.get("use_quantum_simulator") is False
     if on_device and not device_ok:
@@ -217,8 +217,11 @@ def quantum_shots(
         )
     if not on_device and noise_model is None and (backend is None or backend in EXACT_SIMULATORS):
         return None
-    shots = int(params.get("quantum_shots") or 0)
-    return shots if shots > 0 else 1024
+    from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS
+
+    # A body without the field (demand) or with stock's specified 0 takes the sampling simulators' default.
+    shots = params.get("quantum_shots")
+    return shots if isinstance(shots, int) and shots > 0 else DEFAULT_NOISY_SHOTS
 
 
 def device_target(params: Mapping[str, Any], inputs: JobInputs | None = None) -> DeviceTarget | None:

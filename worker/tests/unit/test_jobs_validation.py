@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from qmlstudio_worker.errors import JobValidationError
-from qmlstudio_worker.jobs.envelope import apply_defaults, parse_job_text, validate_job
+from qmlstudio_worker.jobs.envelope import parse_job_text, validate_job
+from qmlstudio_worker.problem_schemas import fill_defaults, schema_defaults
 
 
 def job(**overrides: object) -> dict[str, object]:
@@ -87,10 +88,10 @@ def test_invalid_json_is_refused() -> None:
         parse_job_text('{"kind": ')
 
 
-def test_apply_defaults_does_not_touch_the_input() -> None:
+def test_fill_defaults_does_not_touch_the_input() -> None:
     schema = {"properties": {"a": {"default": [1]}, "b": {"type": "integer"}}}
     params: dict[str, object] = {}
-    filled = apply_defaults(schema, params)
+    filled = fill_defaults(params, schema_defaults(schema))
     assert filled == {"a": [1]}
     assert params == {}
     assert filled["a"] is not schema["properties"]["a"]["default"]

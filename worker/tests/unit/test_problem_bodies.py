@@ -129,28 +129,53 @@ def test_an_unknown_shared_definition_is_a_runtime_error_not_the_users_fault(
     assert line["message"] == "schema files: a job schema refers to '/$defs/nope', which does not exist"
 
 
+def copy_problem(schemas_dir: Path, source: str, new_id: str, worker: str | None) -> dict[str, Any]:
+    """A new problem file, a copy of ``source`` under another id (and ``job.worker`` when given)."""
+    problem = json.loads((schemas_dir / "problems" / f"{source}.json").read_text(encoding="utf-8"))
+    problem["id"] = new_id
+    if worker is not None:
+        problem["job"]["worker"] = worker
+    (schemas_dir / "problems" / f"{new_id}.json").write_text(json.dumps(problem), encoding="utf-8")
+    fixture = REPO_ROOT / "src" / "generated" / "fixtures" / f"{source}.job-requests.json"
+    body: dict[str, Any] = json.loads(fixture.read_text(encoding="utf-8"))["requests"][0]["body"]
+    return body
+
+
+def test_a_problem_file_that_names_a_handler_runs_with_it_under_its_own_id(schemas_copy: Path) -> None:
+    body = copy_problem(schemas_copy, "fraud-detection", "card-fraud", worker="fraud-detection")
+    job = validate_job(
+        {"kind": "card-fraud", "job_id": "7", "params": body}, problems=ProblemSchemas(schemas_copy)
+    )
+    assert job.kind.kind == "card-fraud"
+    assert job.kind.handler_module == "qmlstudio_worker.problems.fraud_detection.handler"
+    assert callable(job.kind.load_handler())
+
+
 def test_a_problem_without_a_handler_is_refused_cleanly_after_its_body_is_checked(
+    schemas_copy: Path,
     parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
-    # Every shipped problem has a handler now: a worker registry without brain-tumor's stands in.
-    problem = "brain-tumor"
-    registry = {kind: job_kind for kind, job_kind in JOB_KINDS.items() if kind != problem}
-    fixture = REPO_ROOT / "src" / "generated" / "fixtures" / f"{problem}.job-requests.json"
-    body: dict[str, Any] = json.loads(fixture.read_text(encoding="utf-8"))["requests"][0]["body"]
+    # a new problem file whose handler package does not exist (its own id, no job.worker)
+    body = copy_problem(schemas_copy, "brain-tumor", "lung-nodule", worker=None)
     out = io.StringIO()
-    document = {"kind": problem, "job_id": "7", "params": body}
-    assert run_job(json.dumps(document), Emitter(out), registry) == EXIT_VALIDATION_ERROR
+    document = {"kind": "lung-nodule", "job_id": "7", "params": body}
+    assert (
+        run_job(json.dumps(document), Emitter(out), problems=ProblemSchemas(schemas_copy))
+        == EXIT_VALIDATION_ERROR
+    )
     (line,) = parse_protocol_lines(out.getvalue())
     assert line["field"] == "/kind"
-    handlers = ", ".join(sorted(registry))
-    assert (
-        line["message"]
-        == f"/kind: problem '{problem}' has no handler in this worker yet (handlers: {handlers})"
+    assert line["message"] == (
+        "/kind: problem 'lung-nodule' has no handler in this worker yet "
+        "(no module qmlstudio_worker.problems.lung_nodule.handler)"
     )
 
     out = io.StringIO()
-    document = {"kind": problem, "job_id": "7", "params": {**body, "unknown_field": 1}}
-    assert run_job(json.dumps(document), Emitter(out), registry) == 2
+    document = {"kind": "lung-nodule", "job_id": "7", "params": {**body, "unknown_field": 1}}
+    assert (
+        run_job(json.dumps(document), Emitter(out), problems=ProblemSchemas(schemas_copy))
+        == EXIT_VALIDATION_ERROR
+    )
     (line,) = parse_protocol_lines(out.getvalue())
     assert line["field"] == "/params/unknown_field"
 

@@ -89,13 +89,10 @@ def test_the_portfolio_circuits_bind_their_weights_in_the_solvers_order() -> Non
     from qiskit.circuit.library import qaoa_ansatz
     from qiskit_aer import AerSimulator
 
-    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import (
-        energies,
-        ising_operator,
-        qaoa_state,
-    )
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import energies, ising_operator
     from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem
     from qmlstudio_worker.quantum.statevector import probabilities
+    from qmlstudio_worker.quantum.variational import qaoa_state
 
     rng = np.random.default_rng(1)
     returns = rng.normal(0.001, 0.02, (60, 3))

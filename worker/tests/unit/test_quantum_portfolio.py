@@ -18,11 +18,8 @@ from qiskit.quantum_info import Statevector
 
 from qmlstudio_worker.problems.portfolio_optimization import quantum_solver as portfolio_vqe
 from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import (
-    basis_bits,
-    cvar,
     energies,
     ising_operator,
-    qaoa_state,
     solve_qaoa,
     solve_sampling_vqe,
 )
@@ -32,6 +29,8 @@ from qmlstudio_worker.problems.portfolio_optimization.selection import (
     daily_returns,
 )
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum import variational
+from qmlstudio_worker.quantum.variational import basis_bits, cvar, qaoa_state
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PRICES = REPO_ROOT / "samples" / "five_companies_stock.csv"
@@ -179,7 +178,7 @@ def test_emits_protocol_lines(four_assets: PortfolioProblem) -> None:
         else:
             assert category == f"{bitstring} ({'over' if ones > four_assets.budget else 'under'} budget)"
     assert any(" budget)" in category for category in bar["categories"])  # some break it in 20 steps
-    assert portfolio_vqe.READOUT_SHOTS == 1024
+    assert variational.READOUT_SHOTS == 1024
 
 
 def test_adam_under_a_noise_model_follows_the_noisy_channel(four_assets: PortfolioProblem) -> None:

@@ -6,9 +6,14 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft7Validator
 
-from qmlstudio_worker.jobs.envelope import ENVELOPE_SCHEMA_FILE, apply_defaults
+from qmlstudio_worker.jobs.envelope import ENVELOPE_SCHEMA_FILE
 from qmlstudio_worker.jobs.kinds import JOB_KINDS, load_schema
-from qmlstudio_worker.problem_schemas import DEFAULT_SCHEMAS_DIR, ProblemSchemas
+from qmlstudio_worker.problem_schemas import (
+    DEFAULT_SCHEMAS_DIR,
+    ProblemSchemas,
+    fill_defaults,
+    schema_defaults,
+)
 
 
 def test_envelope_schema_is_a_valid_draft7_schema() -> None:
@@ -30,4 +35,4 @@ def test_job_kind_is_complete(kind: str) -> None:
     Draft7Validator.check_schema(schema)
     assert schema.get("type") == "object"
     # The defaults alone must make a valid params object.
-    assert Draft7Validator(schema).is_valid(apply_defaults(schema, {}))
+    assert Draft7Validator(schema).is_valid(fill_defaults({}, schema_defaults(schema)))

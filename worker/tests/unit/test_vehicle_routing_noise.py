@@ -17,10 +17,10 @@ from conftest import REPO_ROOT
 from test_handlers_financial import refusal, result_of, run
 from test_quantum_vehicle_routing import COORDINATES, _body, stops_csv  # noqa: F401 (fixture)
 
-from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import qaoa_state
 from qmlstudio_worker.problems.vehicle_routing import routing as vr
 from qmlstudio_worker.quantum import devices
 from qmlstudio_worker.quantum.statevector import probabilities
+from qmlstudio_worker.quantum.variational import qaoa_state
 
 Lines = list[dict[str, Any]]
 

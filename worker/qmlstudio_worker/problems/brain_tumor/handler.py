@@ -126,7 +126,7 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     _refuse_model(model_name, model_type)
     extension = extension_of(ctx)
     seed = _validated("/extension/seed", check_seed, extension.get("seed", DEFAULT_SEED))
-    split = str(extension.get("split") or "stratified")
+    split = str(extension["split"])
     path, label, synthetic, notes = _dataset_entry(extension)
     for note in notes:
         emit.log(note, level="warning")

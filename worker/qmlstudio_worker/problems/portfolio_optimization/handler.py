@@ -77,9 +77,9 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     emit.log(f"running {model} (the solver reports its own progress, metrics and charts)")
     solved = solve(
         problem,
-        optimizer=params.get("optimizer_alg") or "COBYLA",
-        maxiter=int(params.get("optimizer_alg_maxiter") or 100),
-        reps=int(params.get("circuit_repetition") or 2),
+        optimizer=params["optimizer_alg"],
+        maxiter=int(params["optimizer_alg_maxiter"]),
+        reps=int(params["circuit_repetition"]),
         seed=inputs.seed,
         shots=shots,
         noise_model=inputs.quantum_noise_model,

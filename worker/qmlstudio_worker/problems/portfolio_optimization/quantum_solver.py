@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,15 +55,19 @@ from qmlstudio_worker.problems.portfolio_optimization.selection import (
     solve_exact,
 )
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
 from qmlstudio_worker.quantum.devices import DeviceTarget
-from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, minimize
-from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
+from qmlstudio_worker.quantum.variational import (
+    MAX_QUBITS,
+    VariationalRun,
+    VariationalSetup,
+    basis_bits,
+    bitstring,
+    convergence_chart,
+    optimise_and_read_out,
+)
 
 PENALTY_FACTOR = 1.1
-READOUT_SHOTS = 1024  # measurements of the final circuit when the run itself is exact
 TOP_BITSTRINGS = 10
-MAX_QUBITS = 16
 VQE_CVAR_ALPHA = 0.5  # SamplingVQE's aggregation; see the module docstring
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 Chart = dict[str, Any]
@@ -71,11 +77,6 @@ def objective_bounds(problem: PortfolioProblem) -> tuple[float, float]:
     """(lb, ub) of q x^T Sigma x - mu^T x over binary x, from the signs of its coefficients."""
     coefficients = np.concatenate([(problem.risk_factor * problem.sigma).ravel(), -problem.mu])
     return float(coefficients[coefficients < 0].sum()), float(coefficients[coefficients > 0].sum())
-
-
-def basis_bits(n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """(2**n, n): bit q of every basis index (qubit q = asset q)."""
-    return (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
 
 
 def energies(problem: PortfolioProblem) -> tuple[FloatArray, float, float]:
@@ -116,32 +117,6 @@ def ising_operator(problem: PortfolioProblem) -> Any:
     return SparsePauliOp(list(terms), [v / scale for v in terms.values()]).simplify()
 
 
-def qaoa_state(energy: Any, betas: Any, gammas: Any, n: int) -> Any:
-    """The QAOA state (complex128, shape (1, 2**n)) for the diagonal ``energy`` (torch)."""
-    import torch
-
-    from qmlstudio_worker.quantum.statevector import rx
-
-    state = torch.full((1, 2**n), 2 ** (-n / 2), dtype=torch.complex128)
-    for beta, gamma in zip(betas, gammas, strict=True):
-        state = state * torch.polar(torch.ones_like(energy), -gamma * energy)
-        for q in range(n):
-            state = rx(state, n, q, 2 * beta)
-    return state
-
-
-def cvar(probs: Any, energy: Any, alpha: float) -> Any:
-    """Conditional value at risk (torch): the mean energy of the lowest-energy ``alpha`` share of the
-    probability mass, as Qiskit's SamplingVQE ``aggregation=alpha``; alpha 1 is the plain mean."""
-    import torch
-
-    order = torch.argsort(energy, stable=True)
-    ranked = probs[order]
-    before = torch.cumsum(ranked, 0) - ranked
-    taken = torch.minimum(ranked, torch.clamp(alpha - before, min=0.0))
-    return (taken * energy[order]).sum() / alpha
-
-
 def _budget_label(bitstring: str, budget: int) -> str:
     """A top-bitstrings category: the bitstring, marked when it breaks the budget (a user reads which
     of the most probable bitstrings are selections at all)."""
@@ -151,203 +126,123 @@ def _budget_label(bitstring: str, budget: int) -> str:
     return f"{bitstring} ({'over' if chosen > budget else 'under'} budget)"
 
 
-def _bitstring(index: int, n: int) -> str:
-    return "".join(str((index >> i) & 1) for i in range(n))
+def _selection(problem: PortfolioProblem, bits: Sequence[int]) -> RankedSelection:
+    chosen = tuple(int(b) for b in bits)
+    return RankedSelection(
+        assets=tuple(problem.assets[i] for i in range(problem.size) if chosen[i]),
+        bits=chosen,
+        objective=problem.objective(chosen),
+        expected_return=problem.expected_return(chosen),
+        risk=problem.risk(chosen),
+    )
 
 
-def _sampled(probs: FloatArray, shots: int, rng: np.random.Generator) -> FloatArray:
-    counts = rng.multinomial(shots, probs / probs.sum())
-    return np.asarray(counts, dtype=np.float64) / shots
+@dataclass(frozen=True)
+class _Readout:
+    """The measured circuit read as selections: the basis states by probability, the chosen one and why."""
+
+    final: FloatArray
+    order: list[int]
+    feasible: np.ndarray[Any, np.dtype[np.bool_]]
+    objective_values: FloatArray
+    chosen: int
+    most_likely_feasible: int
+    rule: str
 
 
-def _solve(
-    kind: str,
-    problem: PortfolioProblem,
-    optimizer: str,
-    maxiter: int,
-    reps: int,
-    seed: int,
-    shots: int | None,
-    ansatz_name: str,
-    emit: Emitter | None,
-    noise_model: str | None = None,
-    device: DeviceTarget | None = None,
-    aggregation: float | None = None,
-) -> dict[str, Any]:
-    import torch
-
+def _read_selection(
+    problem: PortfolioProblem, run: VariationalRun, kind: str, emit: Emitter | None
+) -> _Readout:
+    """Qiskit's MinimumEigenOptimizer's pick: the best feasible bitstring among the measurements (the most
+    probable feasible one when none was measured). A sampled run reports its measured distribution."""
     n = problem.size
-    alpha = 1.0 if aggregation is None else float(aggregation)
-    if not 0.0 < alpha <= 1.0:
-        raise ValueError(f"aggregation (CVaR alpha) must be in (0, 1], got {aggregation!r}")
-    if n > MAX_QUBITS:
-        raise ValueError(f"{n} assets need {n} qubits; the simulator takes at most {MAX_QUBITS}")
-    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
-    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
-        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
-    if (noise_model is not None or device is not None) and shots is None:
-        shots = DEFAULT_NOISY_SHOTS
-    started = time.monotonic()
-    energy_np, penalty, scale = energies(problem)
-    energy = torch.as_tensor(energy_np)
-    rng = np.random.default_rng(seed)
-
-    if kind == "VQE":
-        ansatz = Ansatz(ansatz_name, n, reps)
-        circuit = ansatz.qiskit_circuit()
-        x0 = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
-
-        def state_of(weights: Any) -> Any:
-            return ansatz.apply(zero_state(n, 1, ansatz.complex_amplitudes), weights)
-
-    else:
-        from qiskit.circuit.library import qaoa_ansatz
-
-        circuit = qaoa_ansatz(ising_operator(problem), reps=reps)
-        ramp = (np.arange(reps) + 0.5) / reps
-        x0 = np.concatenate([0.75 * (1 - ramp), 0.75 * ramp])  # betas, then gammas
-
-        def state_of(weights: Any) -> Any:
-            return qaoa_state(energy, weights[:reps], weights[reps:], n)
-
-    if device is not None and optimizer == "ADAM":
-        raise ValueError(ADAM_ON_A_DEVICE)
-    # weights are [betas, gammas] for QAOA and the ansatz's θ in order: the circuits' sorted parameters
-    noisy = prepare_runner(
-        circuit,
-        list(circuit.parameters),
-        shots=shots,
-        seed=seed,
-        noise_model=noise_model,
-        device=device,
-        emit=emit,
-        percent=5,
-    )
-
-    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
-    if noisy is not None and optimizer == "ADAM":
-        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
-
-        channel = from_noisy_circuit(noisy)
-        check_noisy_training_qubits(channel.qubits, 1, "one_row")
-
-    def distribution(weights: Any) -> Any:
-        return probabilities(state_of(weights))[0]
-
-    def noisy_distribution(weights: Any) -> FloatArray:
-        assert noisy is not None
-        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
-        return np.asarray(noisy.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
-
-    def objective(weights: Any) -> Any:
-        if channel is not None:
-            return cvar(channel.probabilities(weights.reshape(1, -1))[0], energy, alpha)
-        if noisy is not None:
-            return cvar(torch.as_tensor(noisy_distribution(weights)), energy, alpha)
-        probs = distribution(weights)
-        if shots is None:
-            return cvar(probs, energy, alpha)
-        return cvar(torch.as_tensor(_sampled(probs.detach().numpy(), shots, rng)), energy, alpha)
-
-    summary = circuit_summary(circuit)
-    simulation = (
-        f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for {noise_model}; "
-        f"the energy curve is that channel's; the final circuit measured by {noisy.describe()}"
-        if channel is not None and noisy is not None
-        else noisy.describe() + " per evaluation"
-        if noisy is not None
-        else "exact statevector (torch)"
-        if shots is None
-        else f"statevector sampled with {shots} shots"
-    )
-    if emit is not None:
-        emit.log(
-            f"{kind}: {n} qubits, {'ansatz ' + ansatz_name + ', ' if kind == 'VQE' else ''}reps {reps}, "
-            f"{optimizer} {maxiter} iterations, "
-            f"{'CVaR ' + format(alpha, 'g') + ' of the energy' if alpha < 1 else 'mean energy'}, "
-            f"{simulation}; "
-            f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
-        )
-        emit.progress(10, "optimizing", "executing")
-
-    def on_step(step: int, value: float) -> None:
-        if emit is not None and (step % 10 == 0 or step == maxiter):
-            emit.metric("energy", value, step=step)
-            done = min(step, maxiter)
-            emit.progress(10 + 75 * done / maxiter, f"iteration {done}/{maxiter}", "executing")
-
-    found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
-    readout_shots = shots if shots is not None else READOUT_SHOTS
-    if noisy is not None:  # the final circuit measured on the noisy simulator: its own counts
-        final = noisy_distribution(found.x)
-        counts = np.rint(final * readout_shots).astype(np.int64)
-    else:
-        with torch.no_grad():
-            exact_final = distribution(torch.as_tensor(found.x)).numpy()
-        counts = rng.multinomial(readout_shots, exact_final / exact_final.sum())
-        final = exact_final if shots is None else counts / readout_shots
-
-    if emit is not None:
-        emit.progress(88, "selection, exact optimum and charts", "post-processing")
-    ranked = solve_exact(problem)
-    optimum = ranked[0]
-    optimum_index = sum(bit << i for i, bit in enumerate(optimum.bits))
+    exact_or_backend = run.sampled_on_backend or run.facts["shots"] is None
+    final = run.distribution if exact_or_backend else run.counts / run.readout_shots
     bits = basis_bits(n)
     feasible = bits.sum(axis=1) == problem.budget
     objective_values = np.asarray([problem.objective(row) for row in bits])
     order = sorted(range(2**n), key=lambda z: (-final[z], objective_values[z]))
-    observed = [z for z in range(2**n) if counts[z] > 0 and feasible[z]]
-    if observed:  # Qiskit's MinimumEigenOptimizer: the best feasible bitstring among the samples
+    observed = [z for z in range(2**n) if run.counts[z] > 0 and feasible[z]]
+    most_likely_feasible = next(z for z in order if feasible[z])
+    if observed:
         chosen = min(observed, key=lambda z: (objective_values[z], -final[z]))
-        rule = f"best feasible bitstring among {readout_shots} measurements of the final circuit"
+        rule = f"best feasible bitstring among {run.readout_shots} measurements of the final circuit"
     else:
-        chosen = next(z for z in order if feasible[z])
+        chosen = most_likely_feasible
         rule = "no feasible bitstring was measured: the most probable feasible bitstring"
         if emit is not None:
-            emit.log(f"{kind}: {readout_shots} measurements held no feasible selection", level="warning")
-    most_likely_feasible = next(z for z in order if feasible[z])
-    chosen_bits = tuple(int(b) for b in bits[chosen])
-    selection = RankedSelection(
-        assets=tuple(problem.assets[i] for i in range(n) if chosen_bits[i]),
-        bits=chosen_bits,
-        objective=problem.objective(chosen_bits),
-        expected_return=problem.expected_return(chosen_bits),
-        risk=problem.risk(chosen_bits),
-    )
-    gap = selection.objective - optimum.objective
-    top = [
+            emit.log(f"{kind}: {run.readout_shots} measurements held no feasible selection", level="warning")
+    return _Readout(final, order, feasible, objective_values, chosen, most_likely_feasible, rule)
+
+
+def _top_bitstrings(problem: PortfolioProblem, readout: _Readout) -> list[dict[str, Any]]:
+    n, bits = problem.size, basis_bits(problem.size)
+    return [
         {
-            "bitstring": _bitstring(z, n),
+            "bitstring": bitstring(z, n),
             "assets": [problem.assets[i] for i in range(n) if bits[z][i]],
-            "probability": float(final[z]),
-            "objective": float(objective_values[z]),
-            "feasible": bool(feasible[z]),
+            "probability": float(readout.final[z]),
+            "objective": float(readout.objective_values[z]),
+            "feasible": bool(readout.feasible[z]),
         }
-        for z in order[:TOP_BITSTRINGS]
+        for z in readout.order[:TOP_BITSTRINGS]
     ]
-    curve = [float(v) for v in found.curve]
-    charts: list[Chart] = [  # the handler adds the selection chart (ml.portfolio.selection_chart)
-        {
-            "type": "line",
-            "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
-            "label": f"{'CVaR ' + format(alpha, 'g') + ' of the ' if alpha < 1 else ''}energy (scaled QUBO)",
-            "series": [{"name": "energy", "data": [round(v, 10) for v in curve]}],
-            "categories": list(range(1, len(curve) + 1)),
-        },
+
+
+def _charts(
+    problem: PortfolioProblem, setup: VariationalSetup, run: VariationalRun, readout: _Readout
+) -> list[Chart]:
+    """Convergence and the most probable bitstrings; the handler adds the selection chart."""
+    shown = readout.order[:TOP_BITSTRINGS]
+    cvar_words = f"CVaR {setup.alpha:g} of the " if setup.alpha < 1 else ""
+    return [
+        convergence_chart(setup.kind, setup.optimizer, run.curve, f"{cvar_words}energy (scaled QUBO)"),
         {
             "type": "bar",
-            "title": f"{kind}: most probable bitstrings (asset order, budget {problem.budget})",
+            "title": f"{setup.kind}: most probable bitstrings (asset order, budget {problem.budget})",
             "label": "probability",
-            "series": [
-                {"name": "probability", "data": [round(float(final[z]), 10) for z in order[:TOP_BITSTRINGS]]}
-            ],
-            "categories": [_budget_label(_bitstring(z, n), problem.budget) for z in order[:TOP_BITSTRINGS]],
+            "series": [{"name": "probability", "data": [round(float(readout.final[z]), 10) for z in shown]}],
+            "categories": [_budget_label(bitstring(z, problem.size), problem.budget) for z in shown],
         },
     ]
+
+
+def _report(emit: Emitter | None, kind: str, result: dict[str, Any], optimum: RankedSelection) -> None:
+    if emit is None:
+        return
+    for name in ("expected_return", "risk", "objective", "optimum_probability", "optimality_gap"):
+        emit.metric(name, result[name])
+    emit.metric("feasible_probability", result["feasible_probability"])
+    for chart in result["charts"]:
+        emit.chart_spec(chart)
+    emit.log(
+        f"{kind} selection: {', '.join(result['selection'])} (objective {result['objective']:.6g}); "
+        f"exact optimum {', '.join(optimum.assets)} ({optimum.objective:.6g}), "
+        f"its probability {result['optimum_probability']:.3f}"
+    )
+    emit.progress(95, "solved", "post-processing")
+
+
+def _solve(problem: PortfolioProblem, setup: VariationalSetup, emit: Emitter | None) -> dict[str, Any]:
+    n = problem.size
+    if n > MAX_QUBITS:
+        raise ValueError(f"{n} assets need {n} qubits; the simulator takes at most {MAX_QUBITS}")
+    started = time.monotonic()
+    energy_np, penalty, scale = energies(problem)
+    describe = f"{n} qubits" + (f", ansatz {setup.ansatz}" if setup.kind == "VQE" else "")
+    run = optimise_and_read_out(energy_np, setup, emit, describe, progress=(10, 75))
+    if emit is not None:
+        emit.progress(88, "selection, exact optimum and charts", "post-processing")
+    optimum = solve_exact(problem)[0]
+    optimum_index = sum(bit << i for i, bit in enumerate(optimum.bits))
+    readout = _read_selection(problem, run, setup.kind, emit)
+    selection = _selection(problem, basis_bits(n)[readout.chosen])
+    likely = _selection(problem, basis_bits(n)[readout.most_likely_feasible])
+    top = _top_bitstrings(problem, readout)
+    gap = selection.objective - optimum.objective
     result: dict[str, Any] = {
-        "solver": "SamplingVQE" if kind == "VQE" else "QAOA",
-        "model": kind,
+        **run.facts,
+        "model": setup.kind,
         "selection": list(selection.assets),
         "bits": list(selection.bits),
         "objective": selection.objective,
@@ -363,49 +258,20 @@ def _solve(
         "optimality_gap": gap,
         "relative_gap": gap / abs(optimum.objective) if optimum.objective else None,
         "found_optimum": selection.bits == optimum.bits,
-        "optimum_probability": float(final[optimum_index]),
-        "feasible_probability": float(final[feasible].sum()),
-        "selection_rule": rule,
-        "readout_shots": readout_shots,
+        "optimum_probability": float(readout.final[optimum_index]),
+        "feasible_probability": float(readout.final[readout.feasible].sum()),
+        "selection_rule": readout.rule,
         "most_likely_bitstring": top[0]["bitstring"],
         "most_likely_feasible": top[0]["feasible"],
-        "most_likely_feasible_selection": [
-            problem.assets[i] for i in range(n) if bits[most_likely_feasible][i]
-        ],
+        "most_likely_feasible_selection": list(likely.assets),
         "top_bitstrings": top,
-        "convergence": curve,
-        "optimizer": {**found.describe(), "maxiter": maxiter},
-        "reps": reps,
-        "ansatz": ansatz_name if kind == "VQE" else "QAOA",
-        "aggregation": alpha if alpha < 1 else None,
-        "shots": shots,
-        "simulation": simulation,
-        "noise_model": noise_model,
-        "device": device.name if device is not None else None,
-        "backend_run": noisy.summary() if noisy is not None else None,
-        "noisy_training": channel.training_summary() if channel is not None else None,
+        "ansatz": setup.ansatz if setup.kind == "VQE" else "QAOA",
+        "aggregation": setup.alpha if setup.alpha < 1 else None,
         "qubo": {"penalty": penalty, "scale": scale, "penalty_rule": "1.1 x (ub - lb) of the objective"},
-        "circuit": summary,
-        "parameters": [float(v) for v in found.x],
-        "seed": seed,
-        "charts": charts,
+        "charts": _charts(problem, setup, run, readout),
         "duration_seconds": round(time.monotonic() - started, 3),
     }
-    if emit is not None:
-        emit.metric("expected_return", selection.expected_return)
-        emit.metric("risk", selection.risk)
-        emit.metric("objective", selection.objective)
-        emit.metric("optimum_probability", result["optimum_probability"])
-        emit.metric("optimality_gap", gap)
-        emit.metric("feasible_probability", result["feasible_probability"])
-        for chart in charts:
-            emit.chart_spec(chart)
-        emit.log(
-            f"{kind} selection: {', '.join(selection.assets)} (objective {selection.objective:.6g}); "
-            f"exact optimum {', '.join(optimum.assets)} ({optimum.objective:.6g}), "
-            f"its probability {result['optimum_probability']:.3f}"
-        )
-        emit.progress(95, "solved", "post-processing")
+    _report(emit, setup.kind, result, optimum)
     return result
 
 
@@ -424,9 +290,9 @@ def solve_sampling_vqe(
 ) -> dict[str, Any]:
     """SamplingVQE on the portfolio QUBO; see the module docstring for what the result holds.
     ``aggregation`` is the CVaR alpha (None or 1: the mean energy)."""
-    return _solve(
-        "VQE", problem, optimizer, maxiter, reps, seed, shots, ansatz, emit, noise_model, device, aggregation
-    )
+    alpha = 1.0 if aggregation is None else float(aggregation)
+    setup = VariationalSetup("VQE", reps, optimizer, maxiter, seed, shots, ansatz, alpha, noise_model, device)
+    return _solve(problem, setup, emit)
 
 
 def solve_qaoa(
@@ -441,4 +307,11 @@ def solve_qaoa(
     device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
     """QAOA on the portfolio QUBO; see the module docstring for what the result holds."""
-    return _solve("QAOA", problem, optimizer, maxiter, reps, seed, shots, "QAOA", emit, noise_model, device)
+
+    def ising() -> Any:
+        return ising_operator(problem)
+
+    setup = VariationalSetup(
+        "QAOA", reps, optimizer, maxiter, seed, shots, "QAOA", 1.0, noise_model, device, ising
+    )
+    return _solve(problem, setup, emit)

@@ -112,8 +112,8 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
         shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
         device = device_target(params, inputs)
-        optimizer = params.get("optimizer_alg") or "COBYLA"
-        maxiter = int(params.get("optimizer_alg_maxiter") or 100)
+        optimizer = params["optimizer_alg"]
+        maxiter = int(params["optimizer_alg_maxiter"])
         refusal = noisy_refusal(
             qubit_count(instance.size), inputs.quantum_noise_model, device, evaluations_of(optimizer, maxiter)
         )
@@ -130,7 +130,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
                 model,
                 optimizer=optimizer,
                 maxiter=maxiter,
-                reps=int(params.get("circuit_repetition") or 2),
+                reps=int(params["circuit_repetition"]),
                 seed=inputs.seed,
                 shots=shots,
                 emit=emit,

@@ -57,14 +57,18 @@ from typing import Any
 
 import numpy as np
 
-from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import MAX_QUBITS, basis_bits, qaoa_state
 from qmlstudio_worker.protocol import Emitter
-from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, prepare_runner
 from qmlstudio_worker.quantum.devices import DeviceTarget
-from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, minimize
-from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary, probabilities, zero_state
+from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE
+from qmlstudio_worker.quantum.variational import (
+    MAX_QUBITS,
+    VariationalRun,
+    VariationalSetup,
+    basis_bits,
+    convergence_chart,
+    optimise_and_read_out,
+)
 
-READOUT_SHOTS = 1024
 #: Qubits a noisy simulation takes here: every size the QUBO takes (statevector trajectories above 10).
 MAX_NOISY_QUBITS = MAX_QUBITS
 #: Seconds of one noisy QAOA evaluation (reps 2, fake_kyiv, 64 trajectories) of the 14-qubit sample on this
@@ -346,6 +350,47 @@ def describe_routes(instance: RoutingInstance, routes: list[Route]) -> list[dict
     ]
 
 
+def _best_routes(
+    instance: RoutingInstance, qubo: Qubo, run: VariationalRun, kind: str, emit: Emitter | None
+) -> tuple[list[Route] | None, str]:
+    """The shortest valid set of routes among the measured bitstrings (MinimumEigenOptimizer's pick)."""
+    decode = _decoder(instance, qubo, run.distribution.size)
+    measured = [(z, decode(z)) for z in np.flatnonzero(run.counts)]
+    feasible = [routes for _, routes in measured if routes is not None]
+    if feasible:
+        best = min(feasible, key=lambda routes: sum(instance.route_length(r) for r in routes))
+        return best, f"best feasible bitstring among {run.readout_shots} measurements of the final circuit"
+    rule = f"none of {run.readout_shots} measurements of the final circuit was a valid set of routes"
+    if emit is not None:
+        emit.log(f"{kind}: {rule}", level="warning")
+    return None, rule
+
+
+def _decoder(instance: RoutingInstance, qubo: Qubo, states: int) -> Any:
+    edge_bits = basis_bits(qubo.qubits)[:, : len(qubo.edges)]
+
+    def decode(z: Any) -> list[Route] | None:
+        used = {qubo.edges[k] for k in np.flatnonzero(edge_bits[z])}
+        return routes_from_edges(instance, used)
+
+    return decode
+
+
+def _routing_charts(
+    instance: RoutingInstance,
+    routes: list[Route] | None,
+    exact_routes: list[Route],
+    setup: VariationalSetup,
+    run: VariationalRun,
+) -> list[dict[str, Any]]:
+    charts: list[dict[str, Any]] = []
+    if routes is not None:
+        charts.append(route_map_chart(instance, routes, f"{setup.kind} routes (longitude, latitude)"))
+    charts.append(route_map_chart(instance, exact_routes, "Exact optimum routes (longitude, latitude)"))
+    charts.append(convergence_chart(setup.kind, setup.optimizer, run.curve, "energy (scaled QUBO)"))
+    return charts
+
+
 def solve_quantum(
     instance: RoutingInstance,
     kind: str,
@@ -358,160 +403,40 @@ def solve_quantum(
     noise_model: str | None = None,
     device: DeviceTarget | None = None,
 ) -> dict[str, Any]:
-    """QAOA or SamplingVQE (RealAmplitudes) on the QUBO; the routes are the best feasible bitstring among
-    the final circuit's measurements (as Qiskit's MinimumEigenOptimizer picks them). With ``noise_model``
-    or ``device`` the circuits run there (:func:`.backends.prepare_runner`)."""
-    import torch
-
+    """QAOA or SamplingVQE (RealAmplitudes) on the QUBO (:func:`.quantum.variational.optimise_and_read_out`);
+    the routes are the best feasible bitstring among the final circuit's measurements (as Qiskit's
+    MinimumEigenOptimizer picks them). With ``noise_model`` or ``device`` the circuits run there."""
     if kind not in ("QAOA", "VQE"):
         raise ValueError(f"unknown quantum optimizer {kind!r}; expected QAOA or VQE")
-    off_ideal = noise_model is not None or device is not None
     if device is not None and optimizer == "ADAM":
         raise ValueError(ADAM_ON_A_DEVICE)
-    if off_ideal and shots is None:
-        shots = DEFAULT_NOISY_SHOTS
     started = time.monotonic()
     qubo, energy_np = build_qubo(instance)
     n = qubo.qubits
     refusal = noisy_refusal(n, noise_model, device, evaluations_of(optimizer, maxiter))
     if refusal is not None:
         raise ValueError(refusal)
-    energy = torch.as_tensor(energy_np)
-    rng = np.random.default_rng(seed)
-    if kind == "VQE":
-        ansatz = Ansatz("RealAmplitudes", n, reps)
-        circuit = ansatz.qiskit_circuit()
-        x0 = rng.uniform(-np.pi, np.pi, ansatz.num_parameters)
 
-        def state_of(weights: Any) -> Any:
-            return ansatz.apply(zero_state(n, 1, ansatz.complex_amplitudes), weights)
+    def ising() -> Any:
+        return ising_operator(energy_np, n)
 
-    else:
-        from qiskit.circuit.library import qaoa_ansatz
-
-        circuit = qaoa_ansatz(ising_operator(energy_np, n), reps=reps)  # parameters: betas, then gammas
-        ramp = (np.arange(reps) + 0.5) / reps
-        x0 = np.concatenate([0.75 * (1 - ramp), 0.75 * ramp])
-
-        def state_of(weights: Any) -> Any:
-            return qaoa_state(energy, weights[:reps], weights[reps:], n)
-
-    runner = prepare_runner(
-        circuit,
-        list(circuit.parameters),
-        shots=shots,
-        seed=seed,
-        noise_model=noise_model,
-        device=device,
-        emit=emit,
-        percent=5,
+    setup = VariationalSetup(
+        kind, reps, optimizer, maxiter, seed, shots, "RealAmplitudes", 1.0, noise_model, device, ising
     )
-
-    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
-    if runner is not None and optimizer == "ADAM":
-        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
-
-        check_noisy_training_qubits(
-            n, 1, "one_row"
-        )  # before compiling a circuit too large to simulate this way
-        channel = from_noisy_circuit(runner)
-        check_noisy_training_qubits(channel.qubits, 1, "one_row")
-
-    def distribution(weights: Any) -> Any:
-        return probabilities(state_of(weights))[0]
-
-    def runner_distribution(weights: Any) -> FloatArray:
-        assert runner is not None
-        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
-        return np.asarray(runner.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
-
-    def objective(weights: Any) -> Any:
-        if channel is not None:
-            return channel.probabilities(weights.reshape(1, -1))[0] @ energy
-        if runner is not None:
-            return torch.as_tensor(float(runner_distribution(weights) @ energy_np))
-        probs = distribution(weights)
-        if shots is None:
-            return probs @ energy
-        counts = rng.multinomial(shots, np.clip(probs.detach().numpy(), 0, None) / float(probs.sum()))
-        return torch.as_tensor(float(counts @ energy_np) / shots)
-
-    summary = circuit_summary(circuit)
-    simulation = (
-        f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for {noise_model}; "
-        f"the energy curve is that channel's; the final circuit measured by {runner.describe()}"
-        if channel is not None and runner is not None
-        else runner.describe() + " per evaluation"
-        if runner is not None
-        else "exact statevector (torch)"
-        if shots is None
-        else f"statevector sampled with {shots} shots"
-    )
-    if emit is not None:
-        emit.log(
-            f"{kind}: VehicleRouting QUBO, {len(qubo.edges)} edge qubits + {qubo.slack_bits} slack qubits, "
-            f"reps {reps}, {optimizer} {maxiter} iterations, {simulation}; "
-            f"circuit depth {summary['depth']}, {summary['two_qubit_gates']} two-qubit gates"
-        )
-        emit.progress(15, "optimizing", "executing")
-
-    def on_step(step: int, value: float) -> None:
-        if emit is not None and (step % 10 == 0 or step == maxiter):
-            emit.metric("energy", value, step=step)
-            done = min(step, maxiter)
-            emit.progress(15 + 70 * done / maxiter, f"iteration {done}/{maxiter}", "executing")
-
-    found = minimize(objective, x0, optimizer, maxiter, seed, on_step)
-    readout = shots if shots is not None else READOUT_SHOTS
-    if runner is not None:  # the final circuit measured where it ran: its own counts
-        final = runner_distribution(found.x)
-        counts = np.rint(final * readout).astype(np.int64)
-    else:
-        with torch.no_grad():
-            final = distribution(torch.as_tensor(found.x)).numpy()
-        counts = rng.multinomial(readout, final / final.sum())
+    describe = f"VehicleRouting QUBO, {len(qubo.edges)} edge qubits + {qubo.slack_bits} slack qubits"
+    run = optimise_and_read_out(energy_np, setup, emit, describe, progress=(15, 70))
     if emit is not None:
         emit.progress(88, "routes, exact optimum and charts", "post-processing")
-    edge_bits = basis_bits(n)[:, : len(qubo.edges)]
     exact = solve_exact(instance, with_capacity=False)
     assert exact is not None  # every split fits when loads are ignored
     exact_routes, exact_length = exact
-
-    def decode(z: Any) -> list[Route] | None:
-        used = {qubo.edges[k] for k in np.flatnonzero(edge_bits[z])}
-        return routes_from_edges(instance, used)
-
-    observed = [(z, decode(z)) for z in np.flatnonzero(counts)]
-    feasible = [(z, r) for z, r in observed if r is not None]
-    optimum_probability = float(sum(final[z] for z in range(2**n) if energy_np[z] <= energy_np.min() + 1e-9))
-    routes: list[Route] | None = None
-    if feasible:
-        _, routes = min(feasible, key=lambda zr: sum(instance.route_length(r) for r in zr[1] or []))
-        rule = f"best feasible bitstring among {readout} measurements of the final circuit"
-    else:
-        rule = f"none of {readout} measurements of the final circuit was a valid set of routes"
-        if emit is not None:
-            emit.log(f"{kind}: {rule}", level="warning")
+    routes, rule = _best_routes(instance, qubo, run, kind, emit)
     length = sum(instance.route_length(r) for r in routes) if routes is not None else None
-    curve = [float(v) for v in found.curve]
-    charts: list[dict[str, Any]] = []
-    if routes is not None:
-        charts.append(route_map_chart(instance, routes, f"{kind} routes (longitude, latitude)"))
-    charts.append(route_map_chart(instance, exact_routes, "Exact optimum routes (longitude, latitude)"))
-    charts.append(
-        {
-            "type": "line",
-            "title": f"{kind} convergence: energy per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
-            "label": "energy (scaled QUBO)",
-            "series": [{"name": "energy", "data": [round(v, 10) for v in curve]}],
-            "categories": list(range(1, len(curve) + 1)),
-        }
-    )
-    feasible_probability = float(
-        sum(final[z] for z in np.flatnonzero(final > 1e-12) if decode(z) is not None)
-    )
+    final = run.distribution
+    decode = _decoder(instance, qubo, final.size)
+    lowest = energy_np.min() + 1e-9
     return {
-        "solver": "SamplingVQE" if kind == "VQE" else "QAOA",
+        **run.facts,
         "routes": routes,
         "total_distance_km": length,
         "found_routes": routes is not None,
@@ -519,26 +444,15 @@ def solve_quantum(
         "exact_distance_km": exact_length,
         "gap_km": (length - exact_length) if length is not None else None,
         "found_optimum": length is not None and length <= exact_length + 1e-9,
-        "optimum_probability": optimum_probability,
-        "feasible_probability": feasible_probability,
+        "optimum_probability": float(sum(final[z] for z in range(2**n) if energy_np[z] <= lowest)),
+        "feasible_probability": float(
+            sum(final[z] for z in np.flatnonzero(final > 1e-12) if decode(z) is not None)
+        ),
         "selection_rule": rule,
-        "readout_shots": readout,
         "qubits": n,
         "edge_qubits": len(qubo.edges),
         "slack_qubits": qubo.slack_bits,
         "qubo": {"penalty": qubo.penalty, "scale": qubo.scale, "penalty_rule": "1 + sum of the distances"},
-        "convergence": curve,
-        "optimizer": {**found.describe(), "maxiter": maxiter},
-        "reps": reps,
-        "shots": shots,
-        "simulation": simulation,
-        "noise_model": noise_model,
-        "device": device.name if device is not None else None,
-        "backend_run": runner.summary() if runner is not None else None,
-        "noisy_training": channel.training_summary() if channel is not None else None,
-        "parameters": [float(v) for v in found.x],
-        "seed": seed,
-        "circuit": summary,
-        "charts": charts,
+        "charts": _routing_charts(instance, routes, exact_routes, setup, run),
         "duration_seconds": round(time.monotonic() - started, 3),
     }
