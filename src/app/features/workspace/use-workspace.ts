@@ -21,7 +21,7 @@ import type { WorkspaceUser } from './workspace-types';
 
 /**
  * Everything one open workspace holds: app_data with the engine's state, whether it is unsaved, the open
- * tab (0 on every visit), the dataset, the engine context, Save, Run with its 9 s running flag, the
+ * tab (0 on every visit), the dataset, the engine context, Save, Run with its running flag (on until the output is final), the
  * outputs count and the key that makes the outputs list reload.
  */
 export function useWorkspace(problem: Problem, app: ApplicationDetail, user: WorkspaceUser | null) {

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 // The workspace shell (issue #11, spec workspace.md sections 2, 4, 8, 9) on the real stock price
 // prediction schema: load failure, tabs with markers and the outputs badge, the blocked Pipeline, the Model
-// tab's Save Changes, Save and Run with their messages, the 9 s running banner and the leave guard.
+// tab's Save Changes, Save and Run with their messages, the running banner (until the output is final) and
+// the leave guard.
 // The Dataset and Outputs tabs are their modules' own (tested there); small stand-ins take their place here.
 
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
@@ -13,7 +14,8 @@ import { ToastProvider } from '../../components/toasts';
 import { account, fakeApi, type Call } from '../../test-support/fake-api';
 import { cleanBrowserAfterEach, storeToken, Where } from '../../test-support/page-test';
 import { AuthProvider } from '../../session/auth-context';
-import { FILL_REQUIRED, RUNNING_FLAG_MS } from '../../api/use-run-application';
+import { OUTPUTS_POLL_MS } from '../../api/output-status';
+import { FILL_REQUIRED } from '../../api/use-run-application';
 import { PipelineTab } from './pipeline-tab';
 import { WorkspacePage } from './workspace-page';
 import { BLOCKED_WARNING_MS, LEAVE_PROMPT, RUNNING_BANNER } from './workspace-rules';
@@ -305,12 +307,14 @@ describe('the workspace page', () => {
     expect(screen.queryByTestId('running-banner')).toBeNull();
   });
 
-  it("saves then runs: 'Application is running.' with 'Go to output tab', the banner for 9 s, Run disabled", async () => {
+  it("saves then runs: 'Application is running.' with 'Go to output tab', the banner and Run disabled until the output is final", async () => {
+    let status = 'Ongoing';
     const { calls } = openWorkspace(example.appData, {
       [`POST /api${request.path}`]: () => ({
         status: 201,
         body: { success: true, message: 'Application is running.', data: { output_id: 77 } },
       }),
+      'GET /api/application-outputs/77/detail': () => ({ body: { success: true, data: { id: 77, status } } }),
     });
     await ready(calls);
     await screen.findByTestId('outputs-count');
@@ -330,9 +334,14 @@ describe('the workspace page', () => {
     expect(screen.getByTestId('outputs-standin').dataset.running).toBe('true');
     expect(screen.getByTestId('outputs-standin').dataset.refresh).toBe('1');
 
-    act(() => vi.advanceTimersByTime(RUNNING_FLAG_MS - 500));
+    // Still running after the spec's 9 s (a long training): the banner and the disabled button stay.
+    await act(() => vi.advanceTimersByTimeAsync(OUTPUTS_POLL_MS * 6));
     expect(screen.queryByTestId('running-banner')).not.toBeNull();
-    act(() => vi.advanceTimersByTime(600));
+    expect(
+      calls.filter((c) => c.path === '/api/application-outputs/77/detail').length,
+    ).toBeGreaterThanOrEqual(5);
+    status = 'Completed';
+    await act(() => vi.advanceTimersByTimeAsync(OUTPUTS_POLL_MS + 100));
     expect(screen.queryByTestId('running-banner')).toBeNull();
     expect((screen.getByRole('button', { name: 'Run the Application' }) as HTMLButtonElement).disabled).toBe(
       false,

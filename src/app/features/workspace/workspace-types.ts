@@ -50,7 +50,7 @@ export interface OutputsTabProps {
   applicationId: number;
   /** The workspace's current app_data (for "diff against current configuration"). */
   appData: AppData;
-  /** True for 9 s after a run starts. */
+  /** True from a run's start until its output is final. */
   running: boolean;
   /** Bumped by the workspace when a run starts: reload the list now. */
   refreshKey: number;
