@@ -3223,7 +3223,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reject a registration: ends its sessions and e-mails the user */
+    /** Reject a registration (not your own): ends its sessions and e-mails the user */
     post: {
       parameters: {
         query?: never;
@@ -3934,7 +3934,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Disable the account and end its sessions */
+    /** Disable the account and end its sessions (not your own) */
     post: {
       parameters: {
         query?: never;
@@ -11356,6 +11356,595 @@ export interface paths {
         };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/output-analyzer/output-analyze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A written report of a Completed output from its facts (convergence, metrics against the baseline, confusions, quantum backend, data), technical or not; no body */
+    post: {
+      parameters: {
+        query?: {
+          output_id?: string;
+          application_name?: string;
+          /** @description true or false */
+          interpreted_type_is_technical?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                output_id: number;
+                /** @enum {string} */
+                register: 'technical' | 'non_technical';
+                message: {
+                  role: string;
+                  /** @description The report, in Markdown */
+                  content: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * @description engine: the rule engine's report from the output's facts; model: the language model's (LLM_BASE_URL), every number checked against the facts; vision-model: a description of an uploaded image
+                 * @enum {string}
+                 */
+                source: 'engine' | 'model' | 'vision-model';
+                /** @description Why the engine's text is shown although a model is configured */
+                note: string | null;
+                report: {
+                  title: string;
+                  conclusion: string[];
+                  insights: string[];
+                  recommendations: string[];
+                  caveats: string[];
+                  definitions: {
+                    term: string;
+                    text: string;
+                  }[];
+                };
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/application-outputs/compare': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Two Completed outputs of one problem side by side: the written interpretation, the configurations (differences first), metrics with each baseline and the better run, the training curves */
+    get: {
+      parameters: {
+        query?: {
+          output_id1?: string;
+          output_id2?: string;
+          /** @description true (default) or false */
+          interpreted_type_is_technical?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                interpreted: {
+                  conclusion: string;
+                  insights: string[];
+                  recommendations: string[];
+                  definition: string;
+                };
+                configurations: {
+                  key: string;
+                  a: unknown;
+                  b: unknown;
+                  differs: boolean;
+                }[];
+                metrics: {
+                  name: string;
+                  label: string;
+                  a: number | null;
+                  b: number | null;
+                  baseline_a: number | null;
+                  baseline_b: number | null;
+                  /** @enum {string|null} */
+                  better: 'a' | 'b' | 'tie' | null;
+                }[];
+                curves: {
+                  a: {
+                    [key: string]: unknown;
+                  } | null;
+                  b: {
+                    [key: string]: unknown;
+                  } | null;
+                };
+                outputs: {
+                  id: number;
+                  name: string;
+                  model: string | null;
+                }[];
+                /** @enum {string} */
+                register: 'technical' | 'non_technical';
+                message: {
+                  role: string;
+                  /** @description The report, in Markdown */
+                  content: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * @description engine: the rule engine's report from the output's facts; model: the language model's (LLM_BASE_URL), every number checked against the facts; vision-model: a description of an uploaded image
+                 * @enum {string}
+                 */
+                source: 'engine' | 'model' | 'vision-model';
+                /** @description Why the engine's text is shown although a model is configured */
+                note: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/graph-analyzer/graph-analyze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Interprets a chart: the product's own charts (output_id and chart) from their data, an uploaded image only with a vision language model (LLM_BASE_URL) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            image_base64: string[];
+            interpreted_type_is_technical: boolean | string;
+            /** @description Empty: the brain tumor classification analysis prompt */
+            prompt_message?: string;
+            application_type?: string;
+            /** @description The output the chart belongs to */
+            output_id?: number;
+            /** @description Which chart: 'Accuracy vs Validation Accuracy', 'Loss over Epochs' or 'Confusion Matrix of Train data' */
+            chart?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                message: {
+                  role: string;
+                  /** @description The report, in Markdown */
+                  content: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * @description engine: the rule engine's report from the output's facts; model: the language model's (LLM_BASE_URL), every number checked against the facts; vision-model: a description of an uploaded image
+                 * @enum {string}
+                 */
+                source: 'engine' | 'model' | 'vision-model';
+                /** @description Why the engine's text is shown although a model is configured */
+                note: string | null;
+                prompt: string;
+                chart: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
+        502: {
           headers: {
             [name: string]: unknown;
           };
