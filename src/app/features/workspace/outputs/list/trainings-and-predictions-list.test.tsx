@@ -320,6 +320,13 @@ describe('Analyze and Compare overlays', () => {
     fireEvent.click(button('Compare Outputs'));
     const dialog = await screen.findByRole('dialog');
     const table = await within(dialog).findByTestId('difference-table');
+    // The sign says which way: the second output minus the first, named in the header.
+    expect([...table.querySelectorAll('thead th')].map((th) => th.textContent)).toEqual([
+      'Metric',
+      expect.stringMatching(/^#41/),
+      expect.stringMatching(/^#42/),
+      expect.stringMatching(/^Difference \(#42.* − #41.*\)$/),
+    ]);
     const accuracy = within(table).getByRole('rowheader', { name: 'accuracy' }).closest('tr')!;
     expect([...accuracy.querySelectorAll('td')].map((td) => td.textContent)).toEqual([
       '0.8000',

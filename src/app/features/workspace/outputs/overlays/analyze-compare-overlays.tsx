@@ -190,7 +190,10 @@ function Differences({
               <th scope="col">Metric</th>
               <th scope="col">{a}</th>
               <th scope="col">{b}</th>
-              <th scope="col">Difference</th>
+              {/* Which output is subtracted from which, so a negative number reads one way only. */}
+              <th scope="col">
+                Difference ({b} − {a})
+              </th>
             </tr>
           </thead>
           <tbody>
