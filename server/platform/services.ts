@@ -234,7 +234,7 @@ export function createServices(
     runtime,
     registry,
     mailer,
-    images: new ImageStore(db, config.dataDir),
+    images: new ImageStore(db, config.dataDir, files),
     social: new SocialSignIn(db, auth, configuredProviders(config), config.publicUrl, log),
     admin,
     accounts,
