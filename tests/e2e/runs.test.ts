@@ -184,6 +184,7 @@ describe('running an application', () => {
     await row.locator('[data-testid="job-status"].ongoing').waitFor();
     await row.getByRole('link', { name: 'View Details' }).click();
     await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Yes, stop' }).click();
     const badge = page.locator('[data-testid="job-status"][data-status="Manual Stop"]');
     await badge.waitFor({ timeout: 30_000 });
     expect(await badge.getAttribute('class')).toContain('stopped');

@@ -458,6 +458,7 @@ describe('the output detail page', () => {
     expect(screen.getByTestId('result-logs').textContent).toContain('epoch 3 done');
 
     fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, stop' }));
     await waitFor(() => expect(screen.getByTestId('job-status').textContent).toBe('Manual Stop'));
     expect(screen.getByTestId('job-status').className).toContain('stopped');
     expect(

@@ -10,6 +10,7 @@ import { cleanBrowserAfterEach } from '../../../../test-support/page-test';
 import type { LiveOutput } from './output-parts';
 import { EMPTY_LIVE } from '../output-rules';
 import { OutputSummary } from './output-summary';
+import { STOP_QUESTION } from '../stop-button';
 
 cleanBrowserAfterEach();
 
@@ -78,7 +79,15 @@ describe('OutputSummary', () => {
     );
     const stop = screen.getByRole('button', { name: 'Stop' }) as HTMLButtonElement;
     expect(stop.closest('.detail-actions')?.className).toContain('no-print');
+    // Stop asks first: 'No, keep running' leaves the run alone, 'Yes, stop' stops it.
     fireEvent.click(stop);
+    expect(screen.getByRole('alert').textContent).toBe(STOP_QUESTION);
+    expect(output.stop).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'No, keep running' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(output.stop).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, stop' }));
     expect(output.stop).toHaveBeenCalledTimes(1);
     expect(screen.getByTestId('live-progress')).toBeTruthy();
     rerender(

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { StatusBadge } from '../../../../components/status-badge';
 import type { OutputDetail } from '../../../../api/outputs';
+import { StopButton } from '../stop-button';
 import { FailureReason, LiveProgress, OutputFacts, type LiveOutput } from './output-parts';
 
 export interface OutputSummaryProps {
@@ -52,16 +53,7 @@ export function OutputSummary({
             </dl>
             {(ongoing || actions) && (
               <div className={noPrintActions ? 'detail-actions no-print' : 'detail-actions'}>
-                {ongoing && (
-                  <button
-                    type="button"
-                    className="button danger"
-                    onClick={() => void stop()}
-                    disabled={stopping}
-                  >
-                    Stop
-                  </button>
-                )}
+                {ongoing && <StopButton onStop={() => void stop()} stopping={stopping} />}
                 {actions}
               </div>
             )}

@@ -229,6 +229,8 @@ describe('outputs list', () => {
       expect(screen.getByTestId('live-step').textContent).toBe('Epoch 2 · train_loss 0.1235'),
     );
     fireEvent.click(within(rowOf('44')).getByRole('button', { name: 'Stop' }));
+    expect(calls.some((c) => c.path.includes('/stop-job/'))).toBe(false);
+    fireEvent.click(within(rowOf('44')).getByRole('button', { name: 'Yes, stop' }));
     await waitFor(() =>
       expect(within(rowOf('44')).getByTestId('job-status').textContent).toBe('Manual Stop'),
     );

@@ -3,6 +3,7 @@ import { StatusBadge } from '../../../../components/status-badge';
 import { formatTimestamp } from '../../../../format/dates';
 import type { OutputSummary } from '../../../../api/applications';
 import { stopOutput } from '../../../../api/outputs';
+import { StopButton } from '../stop-button';
 import { LiveProgress, useLiveEvents } from '../detail/output-parts';
 import { isOngoing, NO_OUTPUTS } from '../../../../api/output-status';
 import type { OutputsTabProps } from '../../workspace-types';
@@ -173,17 +174,13 @@ function OutputRow({
             View Details
           </button>
           {ongoing && (
-            <button
-              type="button"
-              className="button danger"
-              disabled={stopping}
-              onClick={() => {
+            <StopButton
+              stopping={stopping}
+              onStop={() => {
                 setStopping(true);
                 void onStop().finally(() => setStopping(false));
               }}
-            >
-              Stop
-            </button>
+            />
           )}
         </td>
       </tr>
