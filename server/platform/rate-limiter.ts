@@ -4,8 +4,12 @@ import { Redis } from 'ioredis';
 
 /** Events (failed sign-ins, sign-ups, verification mails) recorded under keys, within a sliding window. */
 export interface RateStore {
-  /** How many events `key` has within the window ending at `now`, and the time of the oldest. */
-  recent(key: string, windowMs: number, now: number): Promise<{ count: number; oldest: number | null }>;
+  /** How many events `key` has within the window ending at `now`, and the times of the oldest and newest. */
+  recent(
+    key: string,
+    windowMs: number,
+    now: number,
+  ): Promise<{ count: number; oldest: number | null; newest: number | null }>;
   add(key: string, windowMs: number, now: number): Promise<void>;
   clear(key: string): Promise<void>;
   close(): Promise<void>;
@@ -19,7 +23,7 @@ export class MemoryRateStore implements RateStore {
 
   async recent(key: string, windowMs: number, now: number) {
     const times = this.live(key, windowMs, now);
-    return { count: times.length, oldest: times[0] ?? null };
+    return { count: times.length, oldest: times[0] ?? null, newest: times.at(-1) ?? null };
   }
 
   async add(key: string, windowMs: number, now: number) {
@@ -90,11 +94,17 @@ export class RedisRateStore implements RateStore {
         .zremrangebyscore(name, '-inf', now - windowMs)
         .zcard(name)
         .zrange(name, 0, 0, 'WITHSCORES')
+        .zrange(name, -1, -1, 'WITHSCORES')
         .exec(),
     );
     const count = Number(results?.[1]?.[1] ?? 0);
     const oldest = (results?.[2]?.[1] as string[] | undefined)?.[1];
-    return { count, oldest: oldest === undefined ? null : Number(oldest) };
+    const newest = (results?.[3]?.[1] as string[] | undefined)?.[1];
+    return {
+      count,
+      oldest: oldest === undefined ? null : Number(oldest),
+      newest: newest === undefined ? null : Number(newest),
+    };
   }
 
   async add(key: string, windowMs: number, now: number) {
@@ -175,10 +185,15 @@ export function createRateStore(config: { redisUrl: string | null; redisPrefix: 
 }
 
 /**
- * The one wording of a rate-limit refusal, with the wait rounded up to whole minutes (the reply also
- * carries Retry-After in seconds): "Too many uploads. Please try again in 3 minutes."
+ * The one wording of a rate-limit refusal, with the wait in seconds under a minute (a sign-in's short
+ * delays), else rounded up to whole minutes (the reply also carries Retry-After in seconds):
+ * "Too many uploads. Please try again in 3 minutes."
  */
 export function tooManyText(what: string, waitSeconds: number): string {
+  if (waitSeconds < 60) {
+    const seconds = Math.max(1, Math.ceil(waitSeconds));
+    return `Too many ${what}. Please try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
+  }
   const minutes = Math.max(1, Math.ceil(waitSeconds / 60));
   return `Too many ${what}. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
 }

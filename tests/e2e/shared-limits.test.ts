@@ -137,7 +137,7 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     for (let i = 0; i < 20 && !statuses.includes(429); i++)
       statuses.push((await attempt(i % 2 ? second : first)).status);
     expect(statuses).toContain(429);
-    // Ten failures for one e-mail from one address in all, not ten per instance.
+    // The free failures for one e-mail from one address in all, not per instance.
     expect(statuses.indexOf(429)).toBe(DEFAULT_THROTTLE_LIMITS.perEmailAndAddress);
     expect(new Set(statuses.slice(0, -1))).toEqual(new Set([401]));
     // The limit holds whichever instance is asked next, and the 429 says when to come back.
