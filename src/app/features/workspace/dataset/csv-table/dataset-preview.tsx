@@ -1,3 +1,4 @@
+import { previewCell } from '../../../../format/numbers';
 import type { ParsedDataset } from '../../workspace-types';
 import { PREVIEW_ROWS } from './csv-summary';
 
@@ -17,9 +18,16 @@ export function DatasetPreview({ parsed, message }: { parsed: ParsedDataset; mes
           <tbody>
             {parsed.preview.map((row, r) => (
               <tr key={r}>
-                {parsed.columns.map((c, i) => (
-                  <td key={`${i}-${c}`}>{row[c]}</td>
-                ))}
+                {parsed.columns.map((c, i) => {
+                  const text = row[c] ?? '';
+                  const shown = previewCell(text);
+                  // The file's own digits stay one hover away when the cell is rounded.
+                  return (
+                    <td key={`${i}-${c}`} title={shown === text ? undefined : text}>
+                      {shown}
+                    </td>
+                  );
+                })}
               </tr>
             ))}
           </tbody>

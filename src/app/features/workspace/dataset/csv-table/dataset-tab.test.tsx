@@ -235,6 +235,22 @@ describe('Dataset tab: Preprocess Data and Save Changes', () => {
     expect(screen.getByRole('heading', { name: 'Upload Datasets' })).toBeTruthy();
   });
 
+  it("the preview rounds long decimals (float32 prices) and keeps the file's digits in the title", async () => {
+    render(<Tab initial={withoutDataset} />);
+    const text = 'Date,Open,Close\n2024-01-02,142.5699920654297,0.000012345678\n2024-01-03,143.25,7\n';
+    chooseFile(new File([text], 'floats.csv', { type: 'text/csv' }));
+    const preview = await screen.findByTestId('dataset-preview');
+    const cells = [...preview.querySelectorAll('tbody tr')].map((row) =>
+      [...row.querySelectorAll('td')].map((td) => td.textContent),
+    );
+    expect(cells).toEqual([
+      ['2024-01-02', '142.57', '0.00001235'],
+      ['2024-01-03', '143.25', '7'],
+    ]);
+    expect(within(preview).getByText('142.57').getAttribute('title')).toBe('142.5699920654297');
+    expect(within(preview).getByText('143.25').getAttribute('title')).toBeNull();
+  });
+
   it("an upload failure shows 'Error uploading file. {detail}' and saves nothing", async () => {
     const onSaved = vi.fn();
     fetchMock.mockImplementation((input: RequestInfo | URL) =>
