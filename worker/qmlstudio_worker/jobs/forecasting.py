@@ -32,7 +32,7 @@ from qmlstudio_worker.jobs.support import (
     run_record,
     save_model,
 )
-from qmlstudio_worker.ml.forecast_metrics import comparison_chart
+from qmlstudio_worker.ml.forecast_metrics import baseline_verdict, comparison_chart
 from qmlstudio_worker.ml.preprocess import numeric_features, select_rows
 from qmlstudio_worker.ml.recurrent import DEFAULT_WINDOW, RECURRENT_MODELS, train_recurrent_forecaster
 
@@ -222,5 +222,9 @@ def run_forecast_job(
     base_rmse = baseline["metrics"].get("rmse")
     if model_rmse is not None and base_rmse is not None:
         emit.log(f"{model_name}: test RMSE {model_rmse:.6g} vs {baseline['name']} RMSE {base_rmse:.6g}")
+    verdict = baseline_verdict(model_name, result["metrics"], baselines)
+    result["baseline_verdict"] = verdict
+    if verdict is not None:
+        emit.log(verdict["sentence"], level="info" if verdict["beats"] else "warning")
     emit.progress(100, "done")
     return result

@@ -129,7 +129,7 @@ class ForecastPredictor:
             raise
         except ValueError as exc:
             raise DatasetError(str(exc)[:1].upper() + str(exc)[1:] + ".") from None
-        return [float(v) for v in actual[self.fitted.window :]], [float(v) for v in predicted]
+        return [float(v) for v in actual[self.fitted.first_target :]], [float(v) for v in predicted]
 
 
 def _save_torch(output_dir: Path, fitted: Any, problem: str | None) -> dict[str, str]:
@@ -151,7 +151,7 @@ def _save_torch(output_dir: Path, fitted: Any, problem: str | None) -> dict[str,
         "architecture": {
             "kind": "recurrent",
             "cell": fitted.model,
-            "input_size": len(fitted.training_features),
+            "input_size": fitted.inputs.width if fitted.inputs is not None else len(fitted.training_features),
             "hidden_size": fitted.hidden_layers,
             "num_layers": 1,
             "head": "linear on the last time step",
@@ -165,6 +165,7 @@ def _save_torch(output_dir: Path, fitted: Any, problem: str | None) -> dict[str,
 def _load_torch(model_dir: Path, meta: dict[str, Any]) -> Predictor:
     import torch
 
+    from qmlstudio_worker.ml.forecast_inputs import ForecastInputs
     from qmlstudio_worker.ml.recurrent import FittedForecaster, build_network
 
     scaler = _read_json(model_dir / meta.get("files", {}).get("scaler", SCALER_FILE))
@@ -184,6 +185,7 @@ def _load_torch(model_dir: Path, meta: dict[str, Any]) -> Predictor:
         target_normalizer=MinMaxNormalizer.from_dict(scaler["target_normalizer"]),
         imputer=MissingValueImputer.from_dict(scaler["imputer"]) if scaler.get("imputer") else None,
         target_mode=str(scaler.get("target_mode", "level")),  # format 1: levels
+        inputs=ForecastInputs.from_dict(scaler["inputs"]) if scaler.get("inputs") else None,
     )
     return ForecastPredictor(fitted)
 

@@ -184,3 +184,29 @@ def comparison_chart(
         ],
         "categories": list(names),
     }
+
+
+def baseline_verdict(model: str, metrics: Metrics, baselines: Mapping[str, Metrics]) -> dict[str, Any] | None:
+    """Whether the model's test RMSE beats the best (lowest-RMSE) baseline, as a plain sentence with the
+    numbers: ``{"beats", "baseline", "model_rmse", "baseline_rmse", "sentence"}``; None without RMSEs."""
+    model_rmse = metrics.get("rmse")
+    scored = {name: m["rmse"] for name, m in baselines.items() if m.get("rmse") is not None}
+    if model_rmse is None or not scored:
+        return None
+    name = min(scored, key=lambda key: float(scored[key] or 0.0))
+    best = float(scored[name] or 0.0)
+    beats = float(model_rmse) < best
+    label = name.replace("_", " ")
+    sentence = (
+        f"{model} beat its best baseline, {label}: test RMSE {float(model_rmse):.6g} against {best:.6g}."
+        if beats
+        else f"{model} did not beat its best baseline, {label}: test RMSE {float(model_rmse):.6g} "
+        f"against {best:.6g}."
+    )
+    return {
+        "beats": beats,
+        "baseline": label,
+        "model_rmse": float(model_rmse),
+        "baseline_rmse": best,
+        "sentence": sentence,
+    }

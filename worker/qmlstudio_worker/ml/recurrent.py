@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
+from qmlstudio_worker.ml.forecast_inputs import ForecastInputs, plan_inputs
 from qmlstudio_worker.ml.forecast_metrics import (
     Metrics,
     emit_metrics,
@@ -119,6 +120,7 @@ def build_network(model: str, n_features: int, hidden_size: int) -> Any:
                 input_size=n_features, hidden_size=hidden_size, num_layers=1, batch_first=True
             )
             self.head = nn.Linear(hidden_size, 1)
+            nn.init.zeros_(self.head.weight)  # see start_at_reference
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             output, _ = self.recurrent(x)
@@ -126,6 +128,20 @@ def build_network(model: str, n_features: int, hidden_size: int) -> Any:
             return result
 
     return RecurrentRegressor()
+
+
+def start_at_reference(network: Any, data: ForecastWindows) -> None:
+    """Set the output layer (``network.head``, its weights zero) to the scaled value of "no change": the
+    untrained forecaster is then exactly the persistence forecast it is a residual on, and training moves
+    it away only as far as the data supports (the kept epoch is chosen on held-out windows)."""
+    import torch
+
+    if data.target_mode != "change":
+        return
+    no_change = float(data.target_normalizer.transform(np.zeros(1))[0])
+    with torch.no_grad():
+        network.head.weight.zero_()
+        network.head.bias.fill_(no_change)
 
 
 def sliding_windows(
@@ -169,6 +185,9 @@ class FittedForecaster:
     target_normalizer: MinMaxNormalizer
     imputer: MissingValueImputer | None
     target_mode: str = "level"  # what a saved model without the key (format 1) predicts
+    #: The window's inputs beyond the selected features (the target, calendar, holiday, season); None for
+    #: models saved before them (their windows hold the selected features only).
+    inputs: ForecastInputs | None = None
 
     def windows(self, frame: pd.DataFrame) -> tuple[FloatArray, FloatArray]:
         """(windows, last): the normalized windows for rows ``window``.. of ``frame`` and the prediction
@@ -179,14 +198,37 @@ class FittedForecaster:
             values = self.imputer.transform(values)  # per column, from the training statistics
         elif values.isna().to_numpy().any():
             raise ValueError("the data has empty cells; remove them first")
-        scaled = self.feature_normalizer.transform(values[self.training_features])
-        if len(scaled) <= self.window:
-            raise ValueError(f"inference needs more than {self.window} rows, got {len(scaled)}")
-        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, self.window, len(scaled))
+        if self.inputs is not None:
+            target = values[self.prediction_feature].to_numpy(dtype="float64")
+            scaled = np.concatenate(
+                [
+                    self.feature_normalizer.transform(values[self.inputs.columns]),
+                    self.inputs.extra_inputs(frame, target, self.target_normalizer.transform),
+                ],
+                axis=1,
+            )
+        else:
+            scaled = self.feature_normalizer.transform(values[self.training_features])
+        first = self.first_target
+        if len(scaled) <= first:
+            raise ValueError(f"inference needs more than {first} rows, got {len(scaled)}")
+        x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, first, len(scaled))
         last = np.zeros(len(x))
         if self.target_mode == "change":
-            last = values[self.prediction_feature].to_numpy(dtype="float64")[self.window - 1 : -1]
+            lag = self.reference_lag
+            last = values[self.prediction_feature].to_numpy(dtype="float64")[first - lag : len(scaled) - lag]
         return x, last
+
+    @property
+    def reference_lag(self) -> int:
+        """The rows back of the value the forecast is a change from: 1 (persistence), or the season when
+        the inputs hold one (seasonal naive)."""
+        return self.inputs.season_length if self.inputs is not None and self.inputs.season_length else 1
+
+    @property
+    def first_target(self) -> int:
+        """The first row this model forecasts: a window, and a season, after the first row."""
+        return max(self.window, self.reference_lag)
 
     def predict(self, frame: pd.DataFrame) -> FloatArray:
         """Next-value forecasts of the prediction feature for rows ``window``.. of ``frame`` (each from
@@ -211,6 +253,7 @@ class FittedForecaster:
             "target_normalizer": self.target_normalizer.to_dict(),
             "imputer": self.imputer.to_dict() if self.imputer is not None else None,
             "target_mode": self.target_mode,
+            "inputs": self.inputs.to_dict() if self.inputs is not None else None,
         }
 
 
@@ -285,10 +328,23 @@ class ForecastWindows:
     y_train: FloatArray
     x_test: FloatArray
     y_test: FloatArray
+    inputs: ForecastInputs | None = None
+
+    @property
+    def reference_lag(self) -> int:
+        """1: the change from the last value (persistence); the season length when the inputs hold one:
+        the change from the value a season before (seasonal naive)."""
+        return self.inputs.season_length if self.inputs is not None and self.inputs.season_length else 1
+
+    @property
+    def input_width(self) -> int:
+        """Values per window row."""
+        return int(self.x_train.shape[2]) if self.x_train.ndim == 3 else len(self.features)
 
     def levels(self, scaled: FloatArray) -> FloatArray:
         """The test windows' (scaled) network outputs in the prediction feature's units."""
-        last = self.y_raw[self.test_start - 1 : len(self.y_raw) - 1]
+        lag = self.reference_lag
+        last = self.y_raw[self.test_start - lag : len(self.y_raw) - lag]
         return to_levels(scaled, self.target_normalizer, self.target_mode, last)
 
 
@@ -305,11 +361,15 @@ def prepare_windows(
     normalization: Normalization,
     seed: int,
     target_mode: str = DEFAULT_TARGET_MODE,
+    forecaster_inputs: bool = True,
 ) -> ForecastWindows:
     """Select the rows, remove or impute missing values, split in time order, fit the normalizers on the
     training part and cut the (normalized) sliding windows of the training and the test targets. The
     targets are the one-step changes of the prediction feature (``target_mode="change"``, the target
-    normalizer fitted on the training part's changes) or its levels ("level")."""
+    normalizer fitted on the training part's changes) or its levels ("level").
+
+    With ``forecaster_inputs`` (change mode only) each window row also holds the target's own value, the
+    forecast row's calendar and holiday flag and the seasonal-naive change (:mod:`.forecast_inputs`)."""
     if target_mode not in TARGET_MODES:
         raise ValueError(f"target_mode must be one of {TARGET_MODES}, got {target_mode!r}")
     if from_index is not None or to_index is not None:
@@ -334,17 +394,31 @@ def prepare_windows(
         train_frame = imputer.transform(train_frame)
         test_frame = imputer.transform(test_frame)
     full = pd.concat([train_frame, test_frame], ignore_index=True)
-    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
-    x_scaled = feature_normalizer.transform(full[features])
+    inputs: ForecastInputs | None = None
+    if forecaster_inputs and target_mode == "change":
+        inputs = plan_inputs(frame, features, prediction_feature, test_start, window=window)
+    input_columns = inputs.columns if inputs is not None else features
+    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[input_columns])
+    x_scaled = feature_normalizer.transform(full[input_columns])
     y_raw = full[prediction_feature].to_numpy(dtype="float64")
     if target_mode == "change":
-        changes = np.concatenate([[0.0], np.diff(y_raw)])  # changes[t] = y[t] - y[t-1]; t=0 is never a target
-        target_normalizer = MinMaxNormalizer(normalization).fit(changes[1:test_start])
+        # changes[t] = y[t] - y[t-lag], the change from the reference forecast (the last value, or the value
+        # a season before); the first lag rows are never targets.
+        lag = inputs.season_length if inputs is not None and inputs.season_length else 1
+        changes = np.zeros(len(y_raw))
+        changes[lag:] = y_raw[lag:] - y_raw[:-lag]
+        target_normalizer = MinMaxNormalizer(normalization).fit(changes[lag:test_start])
         y_scaled = target_normalizer.transform(changes)
     else:
         target_normalizer = MinMaxNormalizer(normalization).fit(train_frame[[prediction_feature]])
         y_scaled = target_normalizer.transform(y_raw)
-    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, window, test_start)
+    if inputs is not None:
+        extra = inputs.extra_inputs(frame, y_raw, target_normalizer.transform)
+        x_scaled = np.concatenate([x_scaled, extra], axis=1)
+    first = max(window, lag) if target_mode == "change" else window
+    if test_start - first < 2:
+        raise ValueError(f"the training part has {test_start} rows; it needs more than {first + 1}")
+    x_train, y_train = sliding_windows(x_scaled, y_scaled, window, first, test_start)
     x_test, y_test = sliding_windows(x_scaled, y_scaled, window, test_start, len(full))
     return ForecastWindows(
         frame=frame,
@@ -361,7 +435,12 @@ def prepare_windows(
         y_train=y_train,
         x_test=x_test,
         y_test=y_test,
+        inputs=inputs,
     )
+
+
+#: The last fifth of the training windows choose the epoch whose weights are kept (see train_epochs).
+VALIDATION_SHARE = 0.2
 
 
 def train_epochs(
@@ -376,34 +455,75 @@ def train_epochs(
     generator: Any,
     emit: Emitter | None,
     epoch_label: str,
-) -> tuple[list[float], list[float]]:
+    validation_share: float = VALIDATION_SHARE,
+) -> tuple[list[float], list[float], int]:
     """Train ``network`` for ``epochs`` epochs of mini-batches (shuffled with ``generator`` within the
-    training windows only) and return the (train, test) loss per epoch. With ``emit``: ``train_loss`` and
-    ``test_loss`` metrics with the epoch as step, and progress 5..90 labelled "<epoch_label> n/epochs"."""
+    training windows only) and return the (train, test) loss per epoch and the epoch whose weights the
+    network keeps (``epochs`` without held-out windows). With ``emit``: ``train_loss`` and
+    ``test_loss`` metrics with the epoch as step, and progress 5..90 labelled "<epoch_label> n/epochs".
+
+    With ``validation_share``, the last share of the training windows (in time order) is held out: the
+    network trains on the rest and keeps the weights of the epoch with the lowest loss on the held-out
+    windows, the untrained network (epoch 0) included. The forecasters' untrained network is their
+    reference forecast (a zero output layer: no change), so a network that only learns noise from a short
+    series falls back to it instead of drifting away. The test part never chooses anything."""
+    import copy
+
     import torch
 
     xt_train, yt_train = train
     xt_test, yt_test = test
+    held = round(len(yt_train) * validation_share) if validation_share > 0 else 0
+    if held and len(yt_train) - held >= 2:
+        xt_fit, yt_fit = xt_train[:-held], yt_train[:-held]
+        xt_val, yt_val = xt_train[-held:], yt_train[-held:]
+    else:
+        held = 0
+        xt_fit, yt_fit = xt_train, yt_train
+
+    def validation_loss() -> float:
+        network.eval()
+        with torch.no_grad():
+            return float(loss_fn(network(xt_val), yt_val))
+
+    best = (validation_loss(), 0, copy.deepcopy(network.state_dict())) if held else None
     train_loss: list[float] = []
     test_loss: list[float] = []
     for epoch in range(1, epochs + 1):
         network.train()
-        order = torch.randperm(len(yt_train), generator=generator)  # within the training windows
+        order = torch.randperm(len(yt_fit), generator=generator)  # within the training windows
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
             optimizer.zero_grad()
-            loss = loss_fn(network(xt_train[batch]), yt_train[batch])
+            loss = loss_fn(network(xt_fit[batch]), yt_fit[batch])
             loss.backward()
             optimizer.step()
         network.eval()
         with torch.no_grad():
             train_loss.append(float(loss_fn(network(xt_train), yt_train)))
             test_loss.append(float(loss_fn(network(xt_test), yt_test)))
+        if best is not None:
+            value = validation_loss()
+            if value < best[0]:
+                best = (value, epoch, copy.deepcopy(network.state_dict()))
         if emit is not None:
             emit.metric("train_loss", train_loss[-1], step=epoch)
             emit.metric("test_loss", test_loss[-1], step=epoch)
             emit.progress(5 + 85 * epoch / epochs, f"{epoch_label} {epoch}/{epochs}")
-    return train_loss, test_loss
+    if best is not None:
+        network.load_state_dict(best[2])
+        network.eval()
+        if emit is not None:
+            kept = (
+                f"epoch {best[1]}"
+                if best[1]
+                else "the untrained network (epoch 0: the persistence forecast it is a residual on)"
+            )
+            emit.log(
+                f"kept the weights of {kept}: the lowest loss on the last {held} training windows, "
+                f"held out from the fit to choose it"
+            )
+    return train_loss, test_loss, best[1] if best is not None else epochs
 
 
 def forecast_charts(
@@ -510,7 +630,8 @@ def train_recurrent_forecaster(
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     with torch_settings(torch_threads):
-        network = build_network(model, len(features), hidden_layers)
+        network = build_network(model, data.input_width, hidden_layers)
+        start_at_reference(network, data)
         optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
         loss_fn = torch.nn.MSELoss()
         xt_train = torch.as_tensor(x_train, dtype=torch.float32)
@@ -520,10 +641,12 @@ def train_recurrent_forecaster(
         if emit is not None:
             emit.log(
                 f"{model}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
-                f"{len(features)} feature(s), hidden size {hidden_layers}"
+                f"{data.input_width} input(s) per row, hidden size {hidden_layers}"
             )
+            if data.inputs is not None:
+                emit.log(data.inputs.describe())
             emit.progress(5, "training")
-        train_loss, test_loss = train_epochs(
+        train_loss, test_loss, kept_epoch = train_epochs(
             network,
             optimizer,
             loss_fn,
@@ -575,6 +698,8 @@ def train_recurrent_forecaster(
             "test_windows": len(y_test),
             "window": window,
             "season_length": season,
+            "inputs": data.inputs.to_dict() if data.inputs is not None else None,
+            "kept_epoch": kept_epoch,
             "actual": y_raw[test_start:].tolist(),
             "predicted": predicted.tolist(),
         },
@@ -590,5 +715,6 @@ def train_recurrent_forecaster(
         target_normalizer=target_normalizer,
         imputer=imputer,
         target_mode=data.target_mode,
+        inputs=data.inputs,
     )
     return result, fitted

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
+from qmlstudio_worker.ml.forecast_inputs import ForecastInputs
 from qmlstudio_worker.ml.forecast_metrics import (
     Metrics,
     emit_metrics,
@@ -70,6 +71,7 @@ from qmlstudio_worker.ml.recurrent import (
     check_training_arguments,
     forecast_charts,
     prepare_windows,
+    start_at_reference,
     to_levels,
     torch_settings,
     train_epochs,
@@ -141,6 +143,7 @@ def build_network(
                 )
             self.weights = nn.Parameter(torch.empty(ansatz.num_parameters).uniform_(-np.pi, np.pi))
             self.head = nn.Linear(qubits, 1)
+            nn.init.zeros_(self.head.weight)  # see recurrent.start_at_reference
             self.ansatz = ansatz
             # While training under noise: the NoisyDensityProgram of the device-transpiled layer circuit
             # (parameters x[0..qubits-1], then the ansatz's), else None (exact statevector).
@@ -299,7 +302,7 @@ def train_quantum_forecaster(
         data.target_normalizer,
     )
     y_raw, x_train, y_train, x_test, y_test = data.y_raw, data.x_train, data.y_train, data.x_test, data.y_test
-    n_inputs = window * len(features)
+    n_inputs = window * data.input_width
 
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
@@ -307,6 +310,7 @@ def train_quantum_forecaster(
     # operation here is deterministic on the CPU already, so torch's deterministic switch stays off.
     with torch_settings(torch_threads if torch_threads is not None else 1, deterministic=False):
         network = build_network(n_inputs, qubits, reps, hidden_layers)
+        start_at_reference(network, data)
         optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
         loss_fn = torch.nn.MSELoss()
         xt_train = torch.as_tensor(x_train, dtype=torch.float64)
@@ -324,12 +328,14 @@ def train_quantum_forecaster(
         if emit is not None:
             emit.log(
                 f"{MODEL_NAME}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
-                f"{len(features)} feature(s); {qubits} qubits, RealAmplitudes reps {reps} "
+                f"{data.input_width} input(s) per row; {qubits} qubits, RealAmplitudes reps {reps} "
                 f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); "
                 f"trained on the {training_simulation}"
             )
+            if data.inputs is not None:
+                emit.log(data.inputs.describe())
             emit.progress(5, "training", "executing" if program is not None else None)
-        train_loss, test_loss = train_epochs(
+        train_loss, test_loss, kept_epoch = train_epochs(
             network,
             optimizer,
             loss_fn,
@@ -379,6 +385,7 @@ def train_quantum_forecaster(
         target_normalizer=target_normalizer,
         imputer=imputer,
         target_mode=data.target_mode,
+        inputs=data.inputs,
         qubits=qubits,
         reps=reps,
         n_inputs=n_inputs,
@@ -410,6 +417,8 @@ def train_quantum_forecaster(
             "train_windows": len(y_train),
             "test_windows": len(y_test),
             "window": window,
+            "inputs": data.inputs.to_dict() if data.inputs is not None else None,
+            "kept_epoch": kept_epoch,
             "actual": y_raw[test_start:].tolist(),
             "predicted": predicted.tolist(),
         },
@@ -520,7 +529,7 @@ class QuantumForecastPredictor:
         except ValueError as exc:
             raise DatasetError(str(exc)) from None
         actual = pd.to_numeric(frame[self.target], errors="coerce").to_numpy(dtype="float64")[
-            self.fitted.window :
+            self.fitted.first_target :
         ]
         return [float(v) for v in actual], [float(v) for v in predicted]
 
@@ -578,6 +587,7 @@ def load(model_dir: Path | str) -> QuantumForecastPredictor:
         target_normalizer=MinMaxNormalizer.from_dict(prep["target_normalizer"]),
         imputer=imputer,
         target_mode=str(prep.get("target_mode", "level")),  # format 1 models predict levels
+        inputs=ForecastInputs.from_dict(prep["inputs"]) if prep.get("inputs") else None,
         qubits=int(prep["qubits"]),
         reps=int(prep["reps"]),
         n_inputs=int(prep["n_inputs"]),

@@ -1,0 +1,189 @@
+"""What a forecaster reads beyond the selected features: its own target, calendar and holiday inputs, the
+seasonal reference, the epoch kept on held-out training windows, and the verdict against the best baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
+from qmlstudio_worker.ml.forecast_inputs import plan_inputs
+from qmlstudio_worker.ml.forecast_metrics import baseline_verdict
+from qmlstudio_worker.ml.recurrent import prepare_windows, train_epochs, train_recurrent_forecaster
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _weekly(rows: int, seed: int = 0) -> pd.DataFrame:
+    """A weekly series with a strong yearly pattern and a holiday flag; 'noise' is unrelated to it."""
+    rng = np.random.default_rng(seed)
+    dates = pd.date_range("2010-02-05", periods=rows, freq="7D")
+    week = np.arange(rows)
+    sales = 3000 + 1000 * np.sin(2 * np.pi * week / 52) + rng.normal(0, 10, rows)
+    return pd.DataFrame(
+        {
+            "Date": dates.strftime("%Y-%m-%d"),
+            "Sales": sales,
+            "IsHoliday": ["TRUE" if w % 52 == 42 else "FALSE" for w in week],
+            "noise": rng.normal(0, 1, rows),
+        }
+    )
+
+
+def test_the_plan_reads_the_data_dates_holiday_flag_and_season() -> None:
+    demand = pd.read_csv(REPO / "samples" / "product_demand.csv").iloc[:100]
+    plan = plan_inputs(demand, ["Temperature", "CPI"], "Weekly_Sales", 70, window=10)
+    assert plan.columns == ["Temperature", "CPI", "Weekly_Sales"]  # the target is always read
+    assert (plan.calendar, plan.holiday_column, plan.season_length) == ("week_of_year", "IsHoliday", 52)
+    assert plan.width == 3 + 2 + 1 + 1
+    # A season needs a window of training rows beyond it.
+    assert plan_inputs(demand, ["CPI"], "Weekly_Sales", 60, window=10).season_length is None
+    # Trading days are not regular (weekends): day of week, no season; a selected target is not repeated.
+    stock = pd.read_csv(REPO / "samples" / "apple_google_stock.csv").iloc[:300]
+    plan = plan_inputs(stock, ["Close", "Open"], "Close", 200, window=10)
+    assert (plan.columns, plan.calendar, plan.season_length, plan.holiday_column) == (
+        ["Close", "Open"],
+        "day_of_week",
+        None,
+        None,
+    )
+    assert plan_inputs(stock.drop(columns=["Date"]), ["Open"], "Close", 200, window=10).calendar is None
+
+
+def test_windows_hold_the_target_the_forecast_rows_calendar_and_holiday() -> None:
+    frame = _weekly(120)
+    data = prepare_windows(
+        frame,
+        ["noise"],
+        "Sales",
+        from_index=None,
+        to_index=None,
+        train_share=0.7,
+        window=5,
+        missing_values="impute_average",
+        normalization="[0,1]",
+        seed=0,
+    )
+    assert data.inputs is not None
+    assert data.input_width == 2 + 2 + 1 + 1
+    last_row = data.x_test[0, -1]  # the window row before the first test target (row test_start - 1)
+    t = data.test_start
+    scaled_target = data.feature_normalizer.transform(data.full[["noise", "Sales"]])[t - 1, 1]
+    assert last_row[1] == pytest.approx(scaled_target)
+    week = pd.Timestamp(frame["Date"][t]).isocalendar().week  # the calendar of the row it forecasts
+    assert last_row[2] == pytest.approx(np.sin(2 * np.pi * week / 52.1775))
+    assert last_row[4] == (1.0 if frame["IsHoliday"][t] == "TRUE" else 0.0)
+
+
+def test_a_seasonal_series_is_forecast_from_its_season_not_the_last_value() -> None:
+    # Only the unrelated feature is selected: the forecaster still reads the series and its season.
+    result, fitted = train_recurrent_forecaster(
+        _weekly(130),
+        model="LSTM",
+        training_features=["noise"],
+        prediction_feature="Sales",
+        train_share=0.7,
+        epochs=5,
+        learning_rate=0.01,
+        hidden_layers=8,
+        season_length=52,
+        seed=1,
+    )
+    rmse = result["metrics"]["rmse"]
+    assert fitted.reference_lag == 52
+    assert rmse < 0.5 * result["baselines"]["persistence"]["rmse"]
+    assert rmse < 1.2 * result["baselines"]["seasonal_naive"]["rmse"]
+
+
+def test_a_seasonal_model_saved_and_loaded_forecasts_the_rows_a_season_in(tmp_path: Path) -> None:
+    frame = _weekly(130)
+    _, fitted = train_recurrent_forecaster(
+        frame,
+        model="GRU",
+        training_features=["noise"],
+        prediction_feature="Sales",
+        train_share=0.7,
+        epochs=2,
+        learning_rate=0.01,
+        hidden_layers=4,
+        seed=0,
+    )
+    save_fitted(tmp_path, fitted, "demand-forecasting")
+    actual, predicted = load_fitted(tmp_path).predict_frame(frame)
+    assert len(actual) == len(predicted) == len(frame) - 52
+    assert actual[0] == pytest.approx(frame["Sales"][52])
+    assert np.allclose(predicted, fitted.predict(frame))
+    with pytest.raises(ValueError, match="IsHoliday"):
+        fitted.predict(frame.drop(columns=["IsHoliday"]))
+
+
+def test_the_kept_epoch_is_the_one_best_on_held_out_training_windows() -> None:
+    # The fitted windows pull the output up to 1, the held-out ones (the last fifth) want 0: the untrained
+    # network (output 0) is the best on them, so its weights come back after training.
+    torch.manual_seed(0)
+    network = torch.nn.Linear(3, 1)
+    torch.nn.init.zeros_(network.weight)
+    torch.nn.init.zeros_(network.bias)
+
+    class Flat(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.head = network
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(x).squeeze(-1)
+
+    model = Flat()
+    x = torch.ones(20, 3)
+    y = torch.cat([torch.ones(16), torch.zeros(4)])
+    losses = train_epochs(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        torch.nn.MSELoss(),
+        (x, y),
+        (x[:2], y[:2]),
+        epochs=5,
+        batch_size=8,
+        generator=torch.Generator().manual_seed(0),
+        emit=None,
+        epoch_label="epoch",
+    )
+    assert len(losses[0]) == 5
+    assert losses[2] == 0
+    assert float(model(x[:1]).detach()) == 0.0
+    # Without the held-out part the same training ends away from 0.
+    train_epochs(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        torch.nn.MSELoss(),
+        (x, y),
+        (x[:2], y[:2]),
+        epochs=5,
+        batch_size=8,
+        generator=torch.Generator().manual_seed(0),
+        emit=None,
+        epoch_label="epoch",
+        validation_share=0.0,
+    )
+    assert float(model(x[:1]).detach()) > 0.3
+
+
+def test_the_verdict_names_the_best_baseline_in_one_sentence() -> None:
+    baselines = {"persistence": {"rmse": 6835.4}, "seasonal_naive": {"rmse": 2881.3}}
+    lost = baseline_verdict("LSTM", {"rmse": 2900.0}, baselines)
+    assert lost is not None
+    assert lost["beats"] is False
+    assert lost["baseline"] == "seasonal naive"
+    assert (
+        lost["sentence"]
+        == "LSTM did not beat its best baseline, seasonal naive: test RMSE 2900 against 2881.3."
+    )
+    won = baseline_verdict("Quantum", {"rmse": 2800.0}, baselines)
+    assert won is not None
+    assert won["beats"] is True
+    assert won["sentence"].startswith("Quantum beat its best")
+    assert baseline_verdict("LSTM", {"rmse": None}, baselines) is None
