@@ -162,7 +162,7 @@ describe('configuration', () => {
 
   it('documents exactly the declared variables in .env.example, each under its declared comment', () => {
     const example = repoFile('.env.example');
-    const documented = [...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]);
+    const documented = [...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
     expect(documented).toEqual([...CONFIG_VARIABLES]);
     for (const variable of CONFIG_DOCS) {
       expect(example, variable.env).toContain(`${envExampleComment(variable)}\n${variable.env}=`);
@@ -176,7 +176,7 @@ describe('configuration', () => {
       readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1),
     );
     const list = section.slice(section.indexOf('`'), section.indexOf('.\n', section.indexOf('`')));
-    const named = [...list.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]);
+    const named = [...list.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]);
     expect(named).toEqual([...CONFIG_VARIABLES]);
   });
 });
