@@ -13,6 +13,8 @@ import {
   plainLanguageSummary,
   REPORT_NOTICE,
 } from '../report-rules';
+import { getAnalysisReport, getComparisonReport, useReport } from './api/analysis-reports';
+import { AnalysisText, ComparisonText } from './written-report';
 import {
   ClassMetricsTable,
   DatasetLine,
@@ -73,8 +75,19 @@ function Loading({ error }: { error: string | null }) {
 
 const labelOf = (detail: OutputDetail) => `#${detail.id} ${detail.trained_model_type ?? ''}`.trim();
 
-/** One training output: its metrics beside its charts (technical), or plain sentences beside them. */
-function OutputReport({ detail, technical }: { detail: OutputDetail; technical: boolean }) {
+/**
+ * One training output: its metrics beside its charts (technical), or plain sentences beside them; the
+ * written report (with its recommendations) when the overlay has one.
+ */
+function OutputReport({
+  detail,
+  technical,
+  written,
+}: {
+  detail: OutputDetail;
+  technical: boolean;
+  written?: ReactNode;
+}) {
   return (
     <div className="bio-report-columns">
       <section aria-label={technical ? 'Metrics' : 'Summary'}>
@@ -91,8 +104,7 @@ function OutputReport({ detail, technical }: { detail: OutputDetail; technical: 
         ) : (
           <PlainSentences sentences={plainLanguageSummary(detail)} testId="plain-summary" />
         )}
-        <h3>Recommendations</h3>
-        <p className="muted">No recommendations available</p>
+        {written}
       </section>
       <section aria-label="Charts">
         <TrainingChartsView
@@ -122,7 +134,15 @@ export function AnalyzeOverlay({
       title={`${technical ? 'Technical' : 'Non-Technical'} analysis of output ${outputId}`}
       onClose={onClose}
     >
-      {detail ? <OutputReport detail={detail} technical={technical} /> : <Loading error={error} />}
+      {detail ? (
+        <OutputReport
+          detail={detail}
+          technical={technical}
+          written={<WrittenAnalysis detail={detail} technical={technical} />}
+        />
+      ) : (
+        <Loading error={error} />
+      )}
     </ReportOverlay>
   );
 }
@@ -139,11 +159,16 @@ export function CompareOverlay({
   onClose(): void;
 }) {
   const { details, error } = useOutputDetails(outputIds);
+  const written = useReport(
+    (signal) => getComparisonReport(outputIds, technical, signal),
+    `${outputIds.join('-')}-${technical}`,
+  );
   return (
     <ReportOverlay
       title={`${technical ? 'Technical' : 'Non-Technical'} comparison of outputs ${outputIds[0]} and ${outputIds[1]}`}
       onClose={onClose}
     >
+      {written.report ? <ComparisonText report={written.report} /> : <Loading error={written.error} />}
       {details && details.length === 2 ? (
         <Differences problem={problem} first={details[0]} second={details[1]} technical={technical} />
       ) : (
@@ -160,6 +185,19 @@ export function CompareOverlay({
         </div>
       )}
     </ReportOverlay>
+  );
+}
+
+/** The server's written analysis of one output (with its recommendations), in the register asked for. */
+function WrittenAnalysis({ detail, technical }: { detail: OutputDetail; technical: boolean }) {
+  const written = useReport(
+    (signal) => getAnalysisReport(detail.id, appNameOf(detail), technical, signal),
+    `${detail.id}-${technical}`,
+  );
+  return written.report ? (
+    <AnalysisText report={written.report} outputId={detail.id} />
+  ) : (
+    <Loading error={written.error} />
   );
 }
 
