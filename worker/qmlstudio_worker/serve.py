@@ -52,6 +52,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from qmlstudio_worker.file_store import file_store
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR
 
 # Third-party libraries the handlers use, imported once by the parent; a missing one is reported in the
@@ -350,6 +351,13 @@ def serve(out: TextIO, socket_path: str) -> int:
     """Preload, listen on ``socket_path``, announce readiness on ``out``, fork a child per request."""
     started = time.monotonic()
     report = preload()
+    # The file store's S3 client (boto3 and its service model: over a second) is built once here,
+    # before any connection exists, so each forked child has it at once.
+    try:
+        file_store()
+        report.loaded.append("file_store")
+    except Exception as exc:  # bad settings: each job reports them itself
+        report.skipped["file_store"] = f"{type(exc).__name__}: {exc}"
     parent = WarmParent(out, socket_path)
     try:
         ready = {
