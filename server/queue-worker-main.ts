@@ -6,8 +6,9 @@ import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shu
 import { createServices } from './platform/services';
 
 /**
- * `npm run worker`: a scale-out queue worker. It takes jobs from BullMQ (REDIS_URL) and records
- * them in the shared PostgreSQL database (DATABASE_URL); run as many as there are machines.
+ * `npm run worker`: a scale-out queue worker. It takes jobs from BullMQ (REDIS_URL), records them in
+ * the shared PostgreSQL database (DATABASE_URL) and reads and writes files through the shared file
+ * store (STORAGE_BACKEND=s3); run as many as there are machines.
  */
 async function main() {
   const config = prepareDataDir(loadConfig());
@@ -25,7 +26,16 @@ async function main() {
     logger.info({ signal }, 'shutting down: stopping the jobs running here');
     await shutDownGracefully(services, null, logger);
   });
-  logger.info({ concurrency: config.workerConcurrency }, 'queue worker started');
+  logger.info(
+    { concurrency: config.workerConcurrency, storage: config.storageBackend },
+    'queue worker started',
+  );
+  if (config.storageBackend === 'local') {
+    // Right on the server's own machine only: elsewhere uploads, fetched datasets and models are missing.
+    logger.warn(
+      'STORAGE_BACKEND is local: this worker reads and writes files in its own DATA_DIR; on another machine than the server set STORAGE_BACKEND=s3 and the S3_* settings',
+    );
+  }
 }
 
 void main();
