@@ -319,7 +319,7 @@ describe('comparing pinned outputs', () => {
       },
     );
     await waitFor(() => expect(rowIds()).toHaveLength(2));
-    const compare = screen.getByRole('button', { name: /Compare/ });
+    const compare = screen.getByRole('button', { name: /^Compare( \(\d+\))?$/ });
     fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 41 to compare' }));
     expect((compare as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 42 to compare' }));
@@ -334,6 +334,64 @@ describe('comparing pinned outputs', () => {
     expect(screen.getByTestId('compare-split').textContent).toBe(
       'Same dataset and split: Apple and Google stock price, 100 rows used.',
     );
+  });
+});
+
+describe('written analysis and comparison of pinned outputs', () => {
+  it('Analyze Output needs one pinned Completed output, Compare Outputs two; each opens its overlay in the chosen register', async () => {
+    const { calls } = setup(
+      [summary(41, 'Completed'), summary(42, 'Completed'), summary(43, 'Failed')],
+      {},
+      {
+        'GET /api/application-outputs/41/detail': () => ({ body: { success: true, data: detail(41) } }),
+        'GET /api/application-outputs/42/detail': () => ({ body: { success: true, data: detail(42) } }),
+        'POST /api/output-analyzer/output-analyze': () => ({
+          body: {
+            success: true,
+            data: {
+              output_id: 41,
+              message: {
+                role: 'assistant',
+                content: '# What Tech stocks #41 tells us\n\n## In short\n\nIt did well.',
+              },
+              created_at: '2026-03-03T10:00:00.000Z',
+              register: 'non_technical',
+              source: 'engine',
+              note: null,
+              report: {
+                title: '',
+                conclusion: [],
+                insights: [],
+                recommendations: [],
+                caveats: [],
+                definitions: [],
+              },
+            },
+          },
+        }),
+      },
+    );
+    await waitFor(() => expect(rowIds()).toHaveLength(3));
+    const analyze = screen.getByRole('button', { name: 'Analyze Output' }) as HTMLButtonElement;
+    const compare = screen.getByRole('button', { name: 'Compare Outputs' }) as HTMLButtonElement;
+    expect([analyze.disabled, compare.disabled]).toEqual([true, true]);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 43 to compare' }));
+    expect(analyze.disabled).toBe(true); // a Failed output has no report
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 43 to compare' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 41 to compare' }));
+    expect([analyze.disabled, compare.disabled]).toEqual([false, true]);
+    fireEvent.click(screen.getByRole('radio', { name: 'Non-Technical' }));
+    fireEvent.click(analyze);
+    const dialog = await screen.findByRole('dialog');
+    expect((await within(dialog).findByTestId('written-analysis')).textContent).toContain('It did well.');
+    expect(
+      calls.some(
+        (c) => c.path.includes('output_id=41') && c.path.includes('interpreted_type_is_technical=false'),
+      ),
+    ).toBe(true);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Back to outputs' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Pin output 42 to compare' }));
+    expect([analyze.disabled, compare.disabled]).toEqual([true, false]);
   });
 });
 

@@ -8,15 +8,19 @@ import { LiveProgress, useLiveEvents } from '../detail/output-parts';
 import { isOngoing, NO_OUTPUTS } from '../../../../api/output-status';
 import type { OutputsTabProps } from '../../workspace-types';
 import { CompareOutputs } from '../overlays/compare-outputs';
+import { AnalyzeOverlay, CompareOverlay } from '../overlays/analyze-compare-overlays';
 import { OutputView } from '../detail/output-view';
 import { searchOutputs } from '../list-rules';
 import { useOutputsList } from './use-outputs-list';
 import '../../../../styles/application-lists.css';
 import './outputs-list.css';
+import '../report.css';
 
 /**
  * The workspace's Outputs tab (spec section 2): the application's outputs with their status, search,
- * live progress and Stop for a running one, pins to compare metrics, and one output's detail view.
+ * live progress and Stop for a running one, pins to compare metrics (any number), the written analysis
+ * of one pinned output and the written comparison of two (Technical or Non-Technical overlays), and one
+ * output's detail view.
  */
 export function OutputsTab({
   problem,
@@ -37,6 +41,8 @@ export function OutputsTab({
   const [openId, setOpenId] = useState<number | null>(null);
   const [pinned, setPinned] = useState<number[]>([]);
   const [comparing, setComparing] = useState(false);
+  const [technical, setTechnical] = useState(true);
+  const [overlay, setOverlay] = useState<'analyze' | 'compare' | null>(null);
 
   if (openId !== null)
     return (
@@ -58,6 +64,10 @@ export function OutputsTab({
     setComparing(false);
     setPinned((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
   };
+  // the written reports read Completed outputs only
+  const writable = (count: number) =>
+    pinned.length === count &&
+    pinned.every((id) => outputs?.find((o) => o.id === id)?.status === 'Completed');
   const stop = (id: number) =>
     stopOutput(problem.id, id).then(
       () => refresh(),
@@ -84,7 +94,57 @@ export function OutputsTab({
         >
           Compare{pinned.length > 0 ? ` (${pinned.length})` : ''}
         </button>
+        <fieldset className="bio-analysis-kind">
+          <legend>Analysis type</legend>
+          <label>
+            <input
+              type="radio"
+              name="analysis-kind"
+              checked={technical}
+              onChange={() => setTechnical(true)}
+            />
+            Technical
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="analysis-kind"
+              checked={!technical}
+              onChange={() => setTechnical(false)}
+            />
+            Non-Technical
+          </label>
+        </fieldset>
+        <button
+          type="button"
+          className="button secondary"
+          disabled={!writable(1)}
+          onClick={() => setOverlay('analyze')}
+          title="Pin one completed output for its written analysis"
+        >
+          Analyze Output
+        </button>
+        <button
+          type="button"
+          className="button secondary"
+          disabled={!writable(2)}
+          onClick={() => setOverlay('compare')}
+          title="Pin two completed outputs for their written comparison"
+        >
+          Compare Outputs
+        </button>
       </div>
+      {overlay === 'analyze' && writable(1) && (
+        <AnalyzeOverlay outputId={pinned[0]!} technical={technical} onClose={() => setOverlay(null)} />
+      )}
+      {overlay === 'compare' && writable(2) && (
+        <CompareOverlay
+          problem={problem}
+          outputIds={[pinned[0]!, pinned[1]!]}
+          technical={technical}
+          onClose={() => setOverlay(null)}
+        />
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}
