@@ -3,10 +3,17 @@
 
 import { resolveFields } from './conditions';
 import { fieldOptions, getTabSections, type SectionView } from './forms';
-import { mapJobRequest } from './mapping';
 import { isPlainObject } from './json';
 import { errorsUnder, validateAppData } from './validate';
-import type { AppData, EngineContext, FieldSchema, Problem, TabId, ValidationResult } from './types';
+import type {
+  AppData,
+  EngineContext,
+  FieldSchema,
+  OutputDefinition,
+  Problem,
+  TabId,
+  ValidationResult,
+} from './types';
 
 export type PipelineNodeKind = 'dataset' | 'section' | 'run' | 'outputs';
 
@@ -61,6 +68,18 @@ function sectionItems(section: SectionView, problem: Problem, appData: AppData, 
     });
 }
 
+const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** What an output is, in a reader's words (the file's field and subType: img/line, input/metric, ...). */
+export function outputKindLabel(output: Pick<OutputDefinition, 'field' | 'subType'>): string {
+  if (output.field === 'img') return `${capitalised(output.subType)} chart`;
+  if (output.subType === 'metric') return 'Number';
+  return capitalised(output.subType);
+}
+
+/** What starts the run, as the workspace names it (never the request's method and path). */
+export const RUN_STARTS_WITH = { label: 'Starts with', value: 'Run the Application' };
+
 export function derivePipelineGraph(
   problem: Problem,
   appData: AppData,
@@ -107,20 +126,22 @@ export function derivePipelineGraph(
       items: sectionItems(section, problem, appData, context),
     });
   }
-  const request = mapJobRequest(problem, appData, context);
   push({
     id: 'run',
     kind: 'run',
     label: `Run ${problem.name}`,
     valid: validation.valid,
-    items: [{ label: 'Request', value: `${request.method} ${request.path}` }],
+    items: [RUN_STARTS_WITH],
   });
   push({
     id: 'outputs',
     kind: 'outputs',
     label: 'Outputs',
     valid: true,
-    items: (appData.outputs ?? problem.outputDefinitions).map((o) => ({ label: o.label, value: o.field })),
+    items: (appData.outputs ?? problem.outputDefinitions).map((o) => ({
+      label: o.label,
+      value: outputKindLabel(o),
+    })),
   });
   const edges: PipelineEdge[] = nodes.slice(1).map((node, i) => ({
     id: `${nodes[i]!.id}->${node.id}`,

@@ -84,8 +84,15 @@ describe('pipeline graph', () => {
     });
     expect(graph.nodes[1]!.items).toContainEqual({ label: 'Train Test Split', value: '60%' });
     expect(graph.nodes[5]!.items[0]!.value).toContain('Simulator: aer_simulator_statevector');
+    // The words a user reads: no request path, no internal output field names ('img', 'input').
     expect(graph.nodes.find((n) => n.id === 'run')!.items).toEqual([
-      { label: 'Request', value: 'POST /stock-price-prediction/execute-job/{userId}' },
+      { label: 'Starts with', value: 'Run the Application' },
+    ]);
+    expect(graph.nodes.find((n) => n.id === 'outputs')!.items).toEqual([
+      { label: 'Line Graph', value: 'Line chart' },
+      { label: 'Mean Squared Error', value: 'Number' },
+      { label: 'Prediction', value: 'Table' },
+      { label: 'Historical Prices Graph', value: 'Line chart' },
     ]);
     expect(graph.nodes.every((n) => n.valid)).toBe(true);
     expect(graph.nodes.map((n) => n.position.x)).toEqual([0, 260, 520, 780, 1040, 1300, 1560, 1820]);
@@ -100,10 +107,12 @@ describe('pipeline graph', () => {
     expect(graph.nodes.find((n) => n.id === 'model_configurations:model-parameters')!.valid).toBe(false);
   });
 
-  it('every problem derives a graph from its file', () => {
+  it('every problem derives a graph from its file, in words a user reads', () => {
     for (const problem of registry.problems) {
       const ex = createExampleAppData(problem);
       const graph = derivePipelineGraph(problem, ex.appData, ex.context);
+      const values = graph.nodes.flatMap((n) => n.items.map((item) => item.value));
+      expect(values.filter((v) => ['img', 'input'].includes(v) || /^(POST|GET) \//.test(v))).toEqual([]);
       expect(graph.nodes[0]!.kind).toBe('dataset');
       expect(graph.nodes.at(-1)!.kind).toBe('outputs');
       expect(graph.nodes.filter((n) => n.kind === 'section').length).toBeGreaterThan(0);
