@@ -7,6 +7,7 @@ import { withProviderToken, type ProviderTokenLookup } from '../quantum-devices/
 import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-protocol';
 import type { WorkerLauncher } from './worker-launcher';
 import type { WorkerExit, WorkerHandle } from './worker-process';
+import { MemoryEvidence } from './memory-evidence';
 
 export interface JobRunnerOptions {
   /** Starts the worker process of each job (cold: a fresh Python; warm: a fork of a preloaded one). */
@@ -18,10 +19,16 @@ export interface JobRunnerOptions {
   outputsDir?: string;
   /** The owner's stored IBM Quantum token, for device runs without a custom token (never stored). */
   providerToken?: ProviderTokenLookup;
+  /** Tells whether a worker killed from outside ran out of memory (default: kernel log and cgroup). */
+  memoryEvidence?: MemoryEvidence;
 }
 
-/** How the reason of a job killed by the system (SIGKILL nobody here sent) or a MemoryError begins. */
+/** How the reason of a job that ran out of memory (a MemoryError, or a kill the evidence ties to memory) begins. */
 export const OUT_OF_MEMORY = 'The job ran out of memory';
+
+/** The reason of a job whose worker got SIGKILL from outside the server without a sign of memory. */
+export const KILLED_FROM_OUTSIDE =
+  'The worker was ended by SIGKILL from outside the server (not a stop, the time limit or a shutdown); nothing shows it ran out of memory';
 
 interface RunningJob {
   handle: WorkerHandle;
@@ -133,6 +140,8 @@ export class JobRunner {
     }
     let result: Record<string, unknown> | null = null;
     let reportedError: string | null = null;
+    const memoryEvidence = this.options.memoryEvidence ?? new MemoryEvidence();
+    const oomKillsBefore = await memoryEvidence.oomKills();
     const handle = this.options.launcher.launch({
       command: 'run',
       input,
@@ -164,7 +173,10 @@ export class JobRunner {
       clearTimeout(timer);
       this.running.delete(jobId);
     }
-    const { status, reason } = this.outcome(entry, exit, result, reportedError);
+    const killedFromOutside =
+      exit.signal === 'SIGKILL' && !entry.stopRequested && !entry.timedOut && !entry.shutdownReason;
+    const outOfMemory = killedFromOutside ? await memoryEvidence.explain(handle.pid, oomKillsBefore) : null;
+    const { status, reason } = this.outcome(entry, exit, result, reportedError, outOfMemory);
     const failedOrStopped = status !== JobStatus.completed;
     if (!failedOrStopped) await this.logFinalMetrics(jobId, result);
     await this.transition(jobId, [JobStatus.running], status, {
@@ -194,6 +206,7 @@ export class JobRunner {
     exit: WorkerExit,
     result: Record<string, unknown> | null,
     reportedError: string | null,
+    outOfMemory: string | null,
   ): { status: JobStatusValue; reason: string } {
     if (entry.stopRequested) return { status: JobStatus.manualStop, reason: 'Stopped by the user' };
     if (entry.shutdownReason) return { status: JobStatus.failed, reason: entry.shutdownReason };
@@ -205,16 +218,16 @@ export class JobRunner {
     }
     if (exit.code === 0 && result) return { status: JobStatus.completed, reason: '' };
     if (exit.lost) return { status: JobStatus.failed, reason: exit.lost };
-    // Nobody here sent the SIGKILL (no stop, time limit or shutdown): the kernel's out-of-memory
-    // killer is what ends a worker that way; a MemoryError is Python's own word for it.
-    const how = exit.signal === 'SIGKILL' ? 'the system ended the worker with SIGKILL' : null;
-    if (how || /\bMemoryError\b/.test(reportedError ?? '')) {
-      const detail = how ?? `the worker reported: ${reportedError!}`;
+    // Memory only on evidence: the kernel's record or the control group's count (outOfMemory), or
+    // Python's own MemoryError. A SIGKILL nobody here sent may be anyone's kill -9.
+    if (outOfMemory || /\bMemoryError\b/.test(reportedError ?? '')) {
+      const detail = outOfMemory ?? `the worker reported: ${reportedError!}`;
       return {
         status: JobStatus.failed,
         reason: `${OUT_OF_MEMORY} (${detail}); try fewer rows or a smaller model`,
       };
     }
+    if (exit.signal === 'SIGKILL') return { status: JobStatus.failed, reason: KILLED_FROM_OUTSIDE };
     if (reportedError) return { status: JobStatus.failed, reason: reportedError };
     const killed = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     const tail = exit.stderrTail.trim().split('\n').slice(-3).join(' | ');
