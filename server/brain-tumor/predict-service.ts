@@ -21,6 +21,9 @@ import type { Services } from '../platform/services';
 import type { Config } from '../config';
 import type { FileStore } from '../storage/file-store';
 
+/** The spec's sentence for a prediction that failed on the server (workspace.md section 8). */
+export const PREDICTION_FAILED = 'An error occurred while processing the image.';
+
 /** A problem whose file has a predict block: the problems the predict route serves. */
 export type PredictProblem = Problem & { predict: NonNullable<Problem['predict']> };
 
@@ -194,12 +197,18 @@ export class PredictService {
       if (call.failure.field === '/bundle_path') {
         return refuse(502, null, `The model of output ${training.id}: ${call.failure.message}`);
       }
+      // What the image reader said of the file (a library's exception) is on the worker's stderr.
+      this.deps.log.info({ stderr: call.exit.stderrTail }, 'image refused');
       return refuse(400, field, call.failure.message);
     }
     const result = call.result as WorkerPrediction | null;
     if (call.exit.code !== 0 || !result || typeof result.prediction !== 'string') {
-      this.deps.log.warn({ exit: call.exit, failure: call.failure }, 'prediction failed');
-      return refuse(502, null, `The prediction failed: ${workerFailureReason(call)}`);
+      // The worker's words name Python internals: they go to the log, the client gets the spec's sentence.
+      this.deps.log.warn(
+        { exit: call.exit, failure: call.failure, reason: workerFailureReason(call) },
+        'prediction failed',
+      );
+      return refuse(502, null, PREDICTION_FAILED);
     }
     return { ok: true, data: await this.record(caller, problem, app, request, training, image, result) };
   }

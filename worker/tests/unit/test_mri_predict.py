@@ -167,11 +167,23 @@ def test_an_image_over_5_mb_is_refused(tmp_path: Path) -> None:
     assert refusal_of(path) == MESSAGES["size"]
 
 
-def test_a_broken_png_is_unreadable_in_plain_words(tmp_path: Path) -> None:
+def test_a_broken_png_is_unreadable_in_plain_words_and_the_readers_detail_is_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "broken.png"
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
     message = refusal_of(path)
-    assert message.startswith("The image could not be read (")
+    assert message == MESSAGES["unreadable"].replace("{reason}", "its PNG or JPEG data is damaged")
+    # Pillow's own words ('cannot identify image file <_io.BytesIO object at 0x...>') only on stderr.
+    assert "0x" not in message
+    assert "BytesIO" not in message
+    assert "cannot identify image file" in capsys.readouterr().err
+
+
+def test_a_broken_gzip_is_unreadable_in_plain_words(tmp_path: Path) -> None:
+    path = tmp_path / "scan.nii.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00" + b"\xff" * 400)
+    assert refusal_of(path) == MESSAGES["unreadable"].replace("{reason}", "its gzip data is damaged")
 
 
 def test_a_dicom_mr_image_is_predicted(tmp_path: Path, bundle: Path) -> None:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -68,7 +70,11 @@ class Messages:
     def __init__(self, messages: dict[str, str]) -> None:
         self.messages = messages
 
-    def refusal(self, key: str, **values: str) -> ImageRefusal:
+    def refusal(self, key: str, detail: object = None, **values: str) -> ImageRefusal:
+        """The spec's message ``key`` with ``values`` filled in. ``detail`` (a library's exception) is
+        logged on stderr, never shown: its text names Python internals ('<_io.BytesIO object at 0x...>')."""
+        if detail is not None:
+            print(f"predict refused the image ({key}): {detail!r}", file=sys.stderr)
         text = self.messages[key]
         for name, value in values.items():
             text = text.replace("{" + name + "}", value)
@@ -106,8 +112,8 @@ def gunzip(data: bytes, messages: Messages) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
             out = stream.read(MAX_NIFTI_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise messages.refusal("unreadable", reason=f"broken gzip data: {exc}") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise messages.refusal("unreadable", exc, reason="its gzip data is damaged") from None
     if len(out) > MAX_NIFTI_BYTES:
         raise messages.refusal("unreadable", reason=f"over {MAX_NIFTI_BYTES // 2**20} MB uncompressed")
     return out
@@ -121,7 +127,7 @@ def read_nifti(data: bytes, messages: Messages) -> np.ndarray[Any, Any]:
     try:
         volume = np.asarray(image_class.from_bytes(data).dataobj, dtype=np.float64)
     except Exception as exc:  # nibabel raises many kinds for a broken header or short data
-        raise messages.refusal("unreadable", reason=f"NIfTI: {exc}") from None
+        raise messages.refusal("unreadable", exc, reason="its NIfTI header or data is damaged") from None
     while volume.ndim > 3:  # (x, y, z, t, ...): the first volume
         volume = volume[..., 0]
     if volume.ndim == 3:
@@ -138,7 +144,7 @@ def read_dicom(data: bytes, messages: Messages) -> np.ndarray[Any, Any]:
     try:
         dataset = pydicom.dcmread(io.BytesIO(data), force=True)
     except (InvalidDicomError, ValueError, EOFError, OSError, KeyError, TypeError) as exc:
-        raise messages.refusal("type") from exc
+        raise messages.refusal("type", exc) from None
     if "PixelData" not in dataset:
         # A bare byte stream that pydicom forced into a data set of nonsense has no pixels: not a DICOM image.
         raise messages.refusal("type")
@@ -158,7 +164,7 @@ def read_dicom(data: bytes, messages: Messages) -> np.ndarray[Any, Any]:
     try:
         pixels = np.asarray(dataset.pixel_array, dtype=np.float64)
     except Exception as exc:  # compressed pixel data without a decoder, a truncated frame...
-        raise messages.refusal("unreadable", reason=f"DICOM pixel data: {exc}") from None
+        raise messages.refusal("unreadable", exc, reason="its DICOM pixel data cannot be decoded") from None
     samples = int(dataset.get("SamplesPerPixel", 1) or 1)
     if samples > 1:
         pixels = pixels.mean(axis=-1)
@@ -188,7 +194,7 @@ def read_picture(
     except ImageRefusal:
         raise
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
-        raise messages.refusal("unreadable", reason=str(exc) or type(exc).__name__) from None
+        raise messages.refusal("unreadable", exc, reason="its PNG or JPEG data is damaged") from None
     if image.mode in ("I;16", "I;16B", "I;16L", "I"):
         pixels = np.clip(np.asarray(image, dtype=np.float64), 0, 65535) / 257.0
     elif image.mode == "F":
@@ -216,7 +222,7 @@ def read_image(path: Path, section: dict[str, Any]) -> MriImage:
             raise messages.refusal("size")
         data = path.read_bytes()
     except OSError as exc:
-        raise messages.refusal("unreadable", reason=exc.strerror or str(exc)) from None
+        raise messages.refusal("unreadable", exc, reason="the file could not be opened") from None
     kind = sniff(data[:1024])
     if kind == "gzip":
         data = gunzip(data, messages)
