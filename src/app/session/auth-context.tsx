@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { getAccessToken, setAccessToken } from '../api/client';
 import { useOptionalToast } from '../components/toasts';
+import { storeTimeZone } from '../format/timezones';
 import { getCurrentUser, logout as logoutCall, type CurrentUser } from './api/current-user';
 
 /** Spec section 8: a stored token whose user cannot be fetched signs the visitor out with this. */
@@ -15,6 +16,15 @@ interface AuthState {
 
 const AuthContext = createContext<AuthState | null>(null);
 
+/**
+ * The account's time zone (saved on Settings) is the one dates are shown in, in any browser the user
+ * signs in from: it is kept where the date formatter reads it before the signed-in user is rendered.
+ */
+function adoptZone(user: CurrentUser): CurrentUser {
+  if (user.provided_timezone) storeTimeZone(user.provided_timezone);
+  return user;
+}
+
 /** Loads the current user on first view; a failed lookup means signed out. */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<CurrentUser | null>(null);
@@ -28,7 +38,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       return;
     }
     try {
-      setUser(await getCurrentUser());
+      setUser(adoptZone(await getCurrentUser()));
     } catch {
       setAccessToken(null);
       setUser(null);
@@ -46,7 +56,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     if (!getAccessToken()) return;
     let cancelled = false;
     getCurrentUser()
-      .then((found) => !cancelled && setUser(found))
+      .then((found) => !cancelled && setUser(adoptZone(found)))
       .catch((error: unknown) => {
         // The lookup's own text ('Get current user failed: ...') is for diagnosis; the user is told below.
         console.warn(error instanceof Error ? error.message : error);

@@ -20,10 +20,15 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function renderPage(me: object): Call[] {
+function renderPage(saved: object): Call[] {
+  // The account as the server keeps it: a PUT changes what the next GET /users/me answers.
+  let me = saved;
   const calls = fakeApi({
     'GET /api/users/me': () => ({ body: { success: true, data: me } }),
-    'PUT /api/users/7': () => ({ body: { success: true, message: PROFILE_UPDATED, data: me } }),
+    'PUT /api/users/7': (call) => {
+      me = { ...me, ...(call.body as object) };
+      return { body: { success: true, message: PROFILE_UPDATED, data: me } };
+    },
   });
   render(
     <AuthProvider>
