@@ -78,6 +78,32 @@ describe('the interpretation engine', () => {
     }
   }
 
+  it("every chart reading of every output (the spec's three chart prompts) states only its facts", () => {
+    let read = 0;
+    for (const [name, subject] of subjects) {
+      for (const chart of engine.charts.charts) {
+        for (const register of REGISTERS) {
+          const result = engine.chart(subject, chart, register);
+          if (!result) continue;
+          read += 1;
+          expect(ungroundedNumbers(result.markdown, result.facts), `${name} ${chart.title}`).toEqual([]);
+        }
+      }
+    }
+    // loss curves of every trained model, accuracy and confusions of the classifiers
+    expect(read).toBeGreaterThanOrEqual(12);
+    expect(
+      engine.chart(
+        subjects.get('brain-fcn')!,
+        engine.chartRule('Accuracy vs Validation Accuracy')!,
+        'technical',
+      ),
+    ).not.toBeNull();
+    expect(
+      engine.chart(subjects.get('portfolio-vqe')!, engine.chartRule('Loss over Epochs')!, 'technical'),
+    ).toBeNull();
+  });
+
   it('a deliberately wrong fact makes the check fail', () => {
     const { markdown, facts } = engine.analyze(subjects.get('stock-lstm')!, 'technical');
     const rmse = facts.get('metric.rmse.value')!;

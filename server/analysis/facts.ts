@@ -3,7 +3,10 @@
 
 export type FactValue = number | string | boolean;
 
-/** How a number is shown: 'decimal' 4 significant digits, 'integer', 'percent' (value in %), 'ratio' (0..1 as %). */
+/**
+ * How a number is shown: 'decimal' 4 significant digits, 'integer', 'percent' (value in %) and 'ratio'
+ * (0..1 as %) 3 significant digits.
+ */
 export type NumberFormat = 'decimal' | 'integer' | 'percent' | 'ratio';
 
 export interface Fact {
@@ -24,10 +27,11 @@ export function formatNumber(value: number, format: NumberFormat): string {
   switch (format) {
     case 'integer':
       return grouped(Math.round(value), 0);
+    // three significant digits: 1.43%, 31.7%, 0.494% (a one-decimal 1.4% hides a 0.1-point change)
     case 'percent':
-      return `${grouped(Number(value.toFixed(1)), 1)}%`;
+      return `${grouped(Number(value.toPrecision(3)), 12)}%`;
     case 'ratio':
-      return `${grouped(Number((value * 100).toFixed(1)), 1)}%`;
+      return `${grouped(Number((value * 100).toPrecision(3)), 12)}%`;
     case 'decimal': {
       if (value === 0) return '0';
       // large values read better whole; small ones keep 4 significant digits

@@ -80,6 +80,8 @@ function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject) {
   facts.number('data.train_rows', num(training.train_rows) ?? num(training.train_slices), 'integer');
   facts.number('data.test_rows', num(training.test_rows) ?? num(training.held_out_slices), 'integer');
   facts.number('data.window', num(training.window), 'integer');
+  // a forecaster keeps the epoch with the lowest loss on held-out training windows (0: untrained)
+  facts.number('conv.kept_epoch', num(training.kept_epoch), 'integer');
   facts.text(
     'data.target',
     typeof training.prediction_feature === 'string' ? training.prediction_feature : null,
