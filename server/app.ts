@@ -67,6 +67,13 @@ import type { Registry } from '../src/engine';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
 
+/** A path the web app routes itself: not the API, not /assets/, no file extension in its last segment. */
+export function isAppRoute(url: string): boolean {
+  const pathname = url.split(/[?#]/)[0] ?? '';
+  if (pathname.startsWith('/api/') || pathname.startsWith('/assets/')) return false;
+  return !/\.[A-Za-z0-9]+$/.test(pathname.split('/').at(-1) ?? '');
+}
+
 export interface AppServices {
   db: Database;
   queue: JobQueue;
@@ -227,9 +234,10 @@ export async function buildApp(
   const serveWebApp = options.serveWebApp ?? existsSync(path.join(DIST_DIR, 'index.html'));
   if (serveWebApp) {
     await app.register(fastifyStatic, { root: DIST_DIR, wildcard: false });
-    // Client-side routes: every other GET that is not an API call gets the app shell.
+    // Client-side routes: every other GET that is not an API call or a file gets the app shell; a
+    // missing file (a stale /assets/ bundle name) is a 404, not HTML that the browser fails to run.
     app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.sendFile('index.html');
+      if (request.method === 'GET' && isAppRoute(request.url)) return reply.sendFile('index.html');
       return reply.code(404).send(notFoundBody());
     });
   } else {
