@@ -35,6 +35,7 @@ from qmlstudio_worker.jobs.support import (
 from qmlstudio_worker.ml.forecast_metrics import baseline_verdict, comparison_chart
 from qmlstudio_worker.ml.preprocess import numeric_features, select_rows
 from qmlstudio_worker.ml.recurrent import DEFAULT_WINDOW, RECURRENT_MODELS, train_recurrent_forecaster
+from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
 #: The networks are small (one recurrent layer, windows of 10 rows, batches of 32): one intra-op thread
 #: is much faster than several competing for shared cores (the stock example: 1.3 s with one thread,
@@ -194,18 +195,7 @@ def run_forecast_job(
         "to_index": params["to_index"],
     }
     if quantum:  # where the circuits ran: exactly, or trained under noise and tested on Aer or a device
-        result["quantum_run"] = {
-            key: trained.get(key)
-            for key in (
-                "simulation",
-                "noise_model",
-                "device",
-                "backend_run",
-                "noisy_training",
-                "saved_model_predicts",
-                "circuit",
-            )
-        }
+        result["quantum_run"] = quantum_run(trained, TEST_PREDICTIONS)
     emit.progress(96, "saving the model")
     artifacts, model_path = save_model(ctx, fitted, problem)
     result["artifacts"] = artifacts

@@ -38,6 +38,7 @@ from qmlstudio_worker.problems.brain_tumor.models import (
     load_pretrained_densenet,
     pretrained_densenet_path,
 )
+from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
 PROBLEM = "brain-tumor"
 DEFAULT_SEED = 42
@@ -276,6 +277,11 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     result["output_data"] = {"result_type": "Training", "training_history": history.as_dict()}
     result["final_metrics"] = metrics
     result["trained_model_type"] = model_name
+    if quantum:  # QCNN and QSVM simulate their circuits exactly in torch, here
+        from qmlstudio_worker.quantum import hybrid, kernel_classifier
+
+        simulation = kernel_classifier.SIMULATION if model_name == "QSVM" else hybrid.SIMULATION
+        result["quantum_run"] = quantum_run({"simulation": simulation}, TEST_PREDICTIONS)
     seconds = [round(s, 3) for s in history.epoch_seconds]
     result["training_data"] = {
         "train_slices": len(train_pos),

@@ -39,6 +39,7 @@ from qmlstudio_worker.problems.portfolio_optimization.selection import (
     selection_chart,
     solve_exact,
 )
+from qmlstudio_worker.quantum.run_facts import FINAL_CIRCUIT, quantum_run
 
 PROBLEM = "portfolio-optimization"
 METRICS = ("expected_return", "risk", "objective")
@@ -198,6 +199,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "exact_selection": q["exact_selection"],
             "solver_details": q["solver"],
         }
+        result["quantum_run"] = quantum_run(q["solver"], FINAL_CIRCUIT)
         observations = int(q["observations"])
         result["training_data"] = {
             "observations": observations,
