@@ -8,7 +8,8 @@ take, and a run time measured on this machine. Timing (:func:`_timed`): one warm
 costs of torch, Aer and the noise model), then the median of ``TIMING_CALLS`` calls, each the call the run
 itself repeats, scaled by the run's true number of such calls: the optimizer's evaluations
 (:func:`optimizer_evaluations`: SPSA's calibration included) and, for the fraud VQC, the exact trainings of
-the angle-range search that precede the real one (``vqc.ANGLE_RANGES`` on the fit part of the rows).
+the angle-range search that precede the real one (``ANGLE_RANGES`` of
+:mod:`.quantum.variational_classifier` on the fit part of the rows).
 Evaluation counts per iteration on a sampler: COBYLA 1, SPSA 2, ADAM 2 P + 1 (parameter shift over P
 parameters; our exact simulator takes one autograd pass instead, which the time estimate uses). ``rows``
 (the dataset's row count, which the body does not carry) scales the per-row models; without it they are
@@ -46,9 +47,11 @@ import numpy as np
 
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.problems.vehicle_routing import routing
-from qmlstudio_worker.quantum.statevector import Ansatz
+from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary
 
 EVALUATIONS_PER_ITERATION = {"COBYLA": 1, "SPSA": 2}
+#: What an ideal estimate's depth and gates count: the circuit as the run's simulators apply it (and log it).
+IDEAL_GATES = "the run's exact simulator (u and cx gates, as the run logs its circuit)"
 #: The seed a run transpiles with unless told otherwise (the server's default job seed).
 RUN_SEED = 42
 #: Rows of one timed noisy simulation (its time per circuit scales the estimate).
@@ -124,17 +127,24 @@ def _compiled_summary(circuit: Any, compiled: Any, transpiled_for: str) -> dict[
     }
 
 
-def transpiled_summary(circuit: Any, backend_name: str | None) -> dict[str, Any]:
-    """Qubits, depth and two-qubit gates of ``circuit`` after transpiling for the Aer simulator."""
-    from qiskit import transpile
-    from qiskit_aer import AerSimulator
+def model_name(params: Mapping[str, Any]) -> str:
+    """The model a body names: ``model``, else ``model_name``, else ``training_model_method``."""
+    for key in ("model", "model_name", "training_model_method"):
+        value = params.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return "chosen"
 
-    method = "automatic" if backend_name == "qasm_simulator" else "statevector"
-    # Generic parameter values: zeros would let the transpiler cancel gates (U U^dagger, RY(0)).
-    values = np.random.default_rng(0).uniform(0.1, 1.0, circuit.num_parameters)
-    bound = circuit.assign_parameters(values) if circuit.num_parameters else circuit
-    compiled = transpile(bound, AerSimulator(method=method), optimization_level=1, seed_transpiler=0)
-    return _compiled_summary(circuit, compiled, f"AerSimulator(method={method!r}), optimization level 1")
+
+def runs_classically(kind: str, params: Mapping[str, Any], model: str) -> bool:
+    """Whether the body runs no quantum circuit: its ``training_model_type`` says Classical, or (bodies
+    without one) its model is a classical one."""
+    declared = params.get("training_model_type")
+    if isinstance(declared, str) and declared:
+        return declared.lower() == "classical"
+    return model in ("Classical", "LSTM", "GRU", "RNN") or (
+        kind == "fraud-detection" and "Quantum" not in model
+    )
 
 
 def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
@@ -346,27 +356,30 @@ def _per_iteration(optimizer: str, parameters: int) -> int:
 def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) -> dict[str, Any]:
     import torch
 
-    from qmlstudio_worker.quantum import kernel_classifier as qsvc
-    from qmlstudio_worker.quantum import variational_classifier as vqc
+    from qmlstudio_worker.quantum import kernel_classifier, variational_classifier
     from qmlstudio_worker.quantum.statevector import qiskit_feature_map, zz_feature_map_states
 
-    qubits = vqc.DEFAULT_QUBITS
+    qubits = variational_classifier.DEFAULT_QUBITS
     reps = int(params["circuit_repetition"])
     share = 1.0 - float(params["test_ratio"])
     train = None if rows is None else max(1, round(rows * share))
-    if params.get("model") == qsvc.MODEL:
+    if params.get("model") == kernel_classifier.MODEL:
         from qiskit.circuit import ParameterVector
 
         feature_map = qiskit_feature_map(qubits, reps)
         other = feature_map.assign_parameters(ParameterVector("y", feature_map.num_parameters))
         circuit = feature_map.compose(other.inverse())  # compute-uncompute: U(y)^dagger U(x)
         angles = np.random.default_rng(0).uniform(0, 0.5, (200, qubits))
-        per_entry = _timed(lambda: qsvc.fidelity_kernel(angles, angles, reps, symmetric=True)) / 200**2
+        per_entry = (
+            _timed(lambda: kernel_classifier.fidelity_kernel(angles, angles, reps, symmetric=True)) / 200**2
+        )
         test = None if rows is None or train is None else rows - train
         # a noise model or a device measures one circuit per entry, on capped rows (qsvc's caps)
-        evaluations = None if train is None else qsvc.kernel_evaluations(train, test or 0, measured)[2]
+        evaluations = (
+            None if train is None else kernel_classifier.kernel_evaluations(train, test or 0, measured)[2]
+        )
         return {
-            "model": qsvc.MODEL,
+            "model": kernel_classifier.MODEL,
             "circuit": circuit,
             "evaluations_per_iteration": evaluations,
             "iterations": 1,
@@ -377,17 +390,22 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
     optimizer = str(params["optimizer_alg"])
     iterations = int(params["optimizer_alg_maxiter"])
     ansatz = Ansatz(pqc, qubits, reps)
-    circuit = qiskit_feature_map(qubits, vqc.FEATURE_MAP_REPS).compose(ansatz.qiskit_circuit())
-    cap = min(vqc.MAX_TRAIN_ROWS, vqc.MAX_NOISY_TRAIN_ROWS) if measured else vqc.MAX_TRAIN_ROWS
+    circuit = qiskit_feature_map(qubits, variational_classifier.FEATURE_MAP_REPS).compose(
+        ansatz.qiskit_circuit()
+    )
+    cap = (
+        min(variational_classifier.MAX_TRAIN_ROWS, variational_classifier.MAX_NOISY_TRAIN_ROWS)
+        if measured
+        else variational_classifier.MAX_TRAIN_ROWS
+    )
     used = min(train, cap) if train is not None else None
     evaluations = optimizer_evaluations(optimizer, iterations)
 
     def loss_seconds(batch: int) -> float:
-        """One evaluation of the training loss as the run calls it (vqc.train_vqc_fraud's ``loss``): the
-        odd-parity probability of ``batch`` rows and the class-weighted cross-entropy; ADAM adds the
-        backward pass."""
+        """One evaluation of the training loss as the run calls it (the VQC's ``loss``): the odd-parity
+        probability of ``batch`` rows and the class-weighted cross-entropy; ADAM adds the backward pass."""
         states = zz_feature_map_states(
-            np.random.default_rng(0).uniform(0, 0.5, (batch, qubits)), vqc.FEATURE_MAP_REPS
+            np.random.default_rng(0).uniform(0, 0.5, (batch, qubits)), variational_classifier.FEATURE_MAP_REPS
         )
         fraud = torch.zeros(batch, dtype=torch.bool)
         fraud[::5] = True
@@ -395,10 +413,14 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
 
         def call() -> None:
             if optimizer == "ADAM":
-                vqc._weighted_cross_entropy(vqc._odd_probability(states, ansatz, weights), fraud).backward()
+                variational_classifier._weighted_cross_entropy(
+                    variational_classifier._odd_probability(states, ansatz, weights), fraud
+                ).backward()
                 return
             with torch.no_grad():
-                vqc._weighted_cross_entropy(vqc._odd_probability(states, ansatz, weights), fraud)
+                variational_classifier._weighted_cross_entropy(
+                    variational_classifier._odd_probability(states, ansatz, weights), fraud
+                )
 
         return _timed(call)
 
@@ -406,11 +428,11 @@ def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) 
     search_seconds = None
     if used is not None:
         # the angle range is chosen first: one exact training per candidate on the fit part of the rows
-        fit_rows = max(1, used - round(used * vqc.VALIDATION_SHARE))
-        search_seconds = len(vqc.ANGLE_RANGES) * evaluations * loss_seconds(fit_rows)
+        fit_rows = max(1, used - round(used * variational_classifier.VALIDATION_SHARE))
+        search_seconds = len(variational_classifier.ANGLE_RANGES) * evaluations * loss_seconds(fit_rows)
         seconds = search_seconds + evaluations * loss_seconds(used)
     return {
-        "model": vqc.MODEL,
+        "model": variational_classifier.MODEL,
         "circuit": circuit,
         "evaluations_per_iteration": None
         if used is None
@@ -463,12 +485,45 @@ def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     return {
         "model": hybrid.MODEL_NAME,
         "circuit": hybrid.qiskit_circuit(qubits, hybrid.DEFAULT_REPS),
-        "evaluations_per_iteration": None if samples is None else samples * (2 * ansatz.num_parameters + 1),
+        "evaluations_per_iteration": samples,
         "iterations": epochs,
-        "evaluation_unit": "circuits per epoch (one per training window of the selected rows, parameter "
-        "shift for gradients on a sampler; the exact simulator takes one autograd pass instead)",
+        "evaluation_unit": "circuits per epoch (one per training window of the selected rows, forward and "
+        "one autograd pass back on the exact simulator, as the run trains)",
         "seconds": None if samples is None else per_sample * samples * epochs,
         "windows": windows,
+    }
+
+
+def _qcnn(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    """The QCNN's patch circuit (angle encoding, then RealAmplitudes of ``circuit_depth``), run on every
+    patch of every training slice each epoch; timed forward and backward as the run trains it."""
+    import torch
+
+    from qmlstudio_worker.problems.brain_tumor import qcnn
+    from qmlstudio_worker.quantum import hybrid
+
+    config = qcnn.qcnn_config(dict(params))
+    qubits, depth = int(config["n_qubits"]), int(config["circuit_depth"])
+    patches = qcnn.patch_positions(int(config["patch_size"]), int(config["step_size"]))
+    ansatz = Ansatz(qcnn.ANSATZ, qubits, depth)
+    batch = 64
+    angles = torch.rand(batch, qubits, dtype=torch.float64)
+    weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64, requires_grad=True)
+
+    def step() -> None:
+        hybrid.quantum_layer(angles, weights, ansatz).sum().backward()
+
+    per_circuit = _timed(step) / batch
+    per_epoch = None if rows is None else patches * max(1, rows)
+    epochs = int(params["epochs"])
+    return {
+        "model": "QCNN",
+        "circuit": hybrid.qiskit_circuit(qubits, depth),
+        "evaluations_per_iteration": per_epoch,
+        "iterations": epochs,
+        "evaluation_unit": f"circuits per epoch ({patches} patches of every slice, forward and one autograd "
+        "pass back on the exact simulator)",
+        "seconds": None if per_epoch is None else per_circuit * per_epoch * epochs,
     }
 
 
@@ -479,8 +534,8 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     from qiskit.circuit.library import qaoa_ansatz
     from qiskit.quantum_info import SparsePauliOp
 
-    from qmlstudio_worker.quantum.variational import qaoa_state
     from qmlstudio_worker.quantum.statevector import zero_state
+    from qmlstudio_worker.quantum.variational import qaoa_state
 
     if kind == "portfolio-optimization":
         names = params.get("stocks_names")
@@ -543,11 +598,11 @@ def _noisy_run_seconds(
 ) -> tuple[float | None, tuple[int, int] | None]:
     """The run time under a noise model from timed calls of the run's own shape, and the run's (simulator
     calls, circuits) where they are known (:func:`noisy_plan`)."""
-    from qmlstudio_worker.quantum import kernel_classifier as qsvc
+    from qmlstudio_worker.quantum import kernel_classifier
     from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
 
     circuit = found["circuit"]
-    if found["model"] == qsvc.MODEL:
+    if found["model"] == kernel_classifier.MODEL:
         entries = found["evaluations_per_iteration"]
         if entries is None:
             return None, None
@@ -586,8 +641,8 @@ def estimate(
 
     if PROBLEM_ID.fullmatch(kind):  # the body as a job would run it: its problem file's defaults filled in
         params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params)
-    model = str(params.get("model"))
-    if model in ("Classical", "LSTM", "GRU", "RNN") or (kind == "fraud-detection" and "Quantum" not in model):
+    model = model_name(params)
+    if runs_classically(kind, params, model):
         raise ValueError(f"the {model} model runs no quantum circuit")
     if kind == "fraud-detection":
         measured = params.get("use_quantum_simulator") is False or noise_model not in (None, "None")
@@ -596,6 +651,8 @@ def estimate(
         found = _forecaster(params, rows)
     elif kind in ("portfolio-optimization", "vehicle-routing"):
         found = _optimizer_problem(kind, params, rows)
+    elif model == "QCNN":
+        found = _qcnn(params, rows)
     else:
         raise ValueError(f"problem {kind!r} has no quantum model to estimate")
     where, name, snapshot = _target(params, noise_model)
@@ -610,7 +667,8 @@ def estimate(
     noisy_training_rows: int | None = None
     aer_shots: int | None = -1  # -1: the shots of every circuit evaluation
     if where == "ideal":
-        summary = transpiled_summary(found["circuit"], str(backend) if backend else None)
+        # The ideal simulators apply the circuit in u and cx gates: the same summary the run logs.
+        summary = {**circuit_summary(found["circuit"]), "transpiled_for": IDEAL_GATES}
         simulation = "exact statevector" if shots is None else f"{shots} shots per circuit"
     else:
         assert name is not None

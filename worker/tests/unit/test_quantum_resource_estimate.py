@@ -108,7 +108,7 @@ def test_noise_model_estimate_transpiles_for_its_device_and_times_the_noisy_simu
     ideal = estimate("portfolio-optimization", body)
     noisy = estimate("portfolio-optimization", body, noise_model="fake_kyiv")
     assert (ideal["noise_model"], noisy["noise_model"]) == (None, "fake_kyiv")
-    assert ideal["transpiled_for"].startswith("AerSimulator")
+    assert ideal["transpiled_for"].startswith("the run's exact simulator")
     assert noisy["transpiled_for"].startswith("fake_kyiv")
     # The device has no all-to-all coupling: its ISA circuit is deeper, with at least as many two-qubit gates.
     assert noisy["depth"] > ideal["depth"]
