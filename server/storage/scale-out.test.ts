@@ -87,9 +87,11 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
     };
 
     /** The tiny run of each problem (seconds each): classical models on a few rows. */
-    const tinyAppData = (problemId: ProblemId): { appData: AppData; dataset?: typeof stockUpload } => {
+    const tinyAppData = (
+      problemId: ProblemId,
+    ): { appData: AppData; dataset?: { rowCount: number; columns: string[] } } => {
       const problem = server.services.registry.getProblem(problemId);
-      const appData = structuredClone(createExampleAppData(problem).appData) as AppData & Json;
+      const appData = structuredClone(createExampleAppData(problem).appData) as Json;
       switch (problemId) {
         case 'stock-price-prediction':
           appData.dataset = { kind: 'csv', url: stockUpload.url, name: 'stock.csv' };
@@ -103,7 +105,7 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
             epochs: 5,
             hidden_layers: 8,
           });
-          return { appData, dataset: stockUpload };
+          return { appData, dataset: { rowCount: stockUpload.rows, columns: stockUpload.columns } };
         case 'portfolio-optimization':
           appData.model_configurations = {
             model_type: 'Classical',
