@@ -90,6 +90,11 @@ export async function getOutputDetail(outputId: number): Promise<OutputDetail> {
   }
 }
 
+/** DELETE /application-outputs/{outputId}/delete: the output, its events and files (stopped first if it runs). */
+export async function deleteOutput(outputId: number): Promise<void> {
+  await apiFetch(`/application-outputs/${outputId}/delete`, { method: 'DELETE' });
+}
+
 /** POST /{problem}/stop-job/{outputId} (every problem has one). */
 export async function stopOutput(problem: string, outputId: number): Promise<void> {
   await apiFetch(`/${encodeURIComponent(problem)}/stop-job/${outputId}`, { method: 'POST' });

@@ -73,7 +73,11 @@ export function OutputDetailPage() {
         </button>
         <h1>{detail ? detail.name : 'Output'}</h1>
       </div>
-      <OutputSummary output={output} facts={idFact}>
+      <OutputSummary
+        output={output}
+        facts={idFact}
+        onDeleted={() => void navigate(`/applications/${appId ?? detail?.application_id ?? ''}`)}
+      >
         {(found) => {
           const tabs = outputTabs(found);
           const selected: OutputTab = tab && tabs.tabs.includes(tab) ? tab : tabs.initial;

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { StatusBadge } from '../../../../components/status-badge';
 import type { OutputDetail } from '../../../../api/outputs';
+import { DeleteOutputButton } from '../delete-output-button';
 import { StopButton } from '../stop-button';
 import { FailureReason, LiveProgress, OutputFacts, type LiveOutput } from './output-parts';
 
@@ -11,6 +12,8 @@ export interface OutputSummaryProps {
   facts?: ReactNode;
   /** Buttons after Stop (Stop shows while the output is Ongoing). */
   actions?: ReactNode;
+  /** Offers Delete Output; runs once the output is deleted (the caller leaves the detail). */
+  onDeleted?: () => void;
   /** Leave the buttons out of a printed report. */
   noPrintActions?: boolean;
   /** The view's own body (sub-tabs, report), once the detail is read. */
@@ -28,6 +31,7 @@ export function OutputSummary({
   facts,
   actions,
   noPrintActions = false,
+  onDeleted,
   children,
 }: OutputSummaryProps) {
   const { detail, live, status, ongoing, error, stopping, stop } = output;
@@ -51,10 +55,11 @@ export function OutputSummary({
               {facts}
               <OutputFacts detail={detail} ongoing={ongoing} />
             </dl>
-            {(ongoing || actions) && (
+            {(ongoing || actions || onDeleted) && (
               <div className={noPrintActions ? 'detail-actions no-print' : 'detail-actions'}>
                 {ongoing && <StopButton onStop={() => void stop()} stopping={stopping} />}
                 {actions}
+                {onDeleted && <DeleteOutputButton outputId={detail.id} onDeleted={onDeleted} />}
               </div>
             )}
           </div>

@@ -53,6 +53,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
       </div>
       <OutputSummary
         output={output}
+        onDeleted={onBack}
         actions={
           <>
             {ranWith && (

@@ -62,6 +62,7 @@ export function TrainingPredictionDetail({ problem, outputId, listedResultType, 
         <OutputSummary
           output={output}
           noPrintActions
+          onDeleted={onBack}
           facts={
             <>
               <dt>Result Type</dt>

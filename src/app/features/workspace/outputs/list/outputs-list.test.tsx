@@ -16,6 +16,7 @@ import type { OutputDetail } from '../../../../api/outputs';
 import type { OutputsTabProps } from '../../workspace-types';
 import { NO_OUTPUTS } from '../../../../api/output-status';
 import { OutputsTab } from '../index';
+import { deleteQuestion } from '../delete-output-button';
 import {
   compareOutputs,
   configurationChanges,
@@ -280,6 +281,53 @@ describe('output detail in the tab', () => {
     expect(screen.getByTestId('result-logs').textContent).toContain('Epoch 1/2 done');
     fireEvent.click(screen.getByRole('button', { name: 'All Outputs' }));
     await waitFor(() => expect(rowIds()).toEqual(['41']));
+  });
+
+  it('deletes the output after asking, and the list no longer holds it', async () => {
+    let list = [summary(41, 'Completed'), summary(42, 'Completed')];
+    const { calls } = setup(
+      list,
+      {},
+      {
+        'GET /api/application-outputs/5/all': () => ({ body: { success: true, data: list } }),
+        'GET /api/application-outputs/41/detail': () => ({ body: { success: true, data: detail(41) } }),
+        'DELETE /api/application-outputs/41/delete': () => {
+          list = list.filter((output) => output.id !== 41);
+          return { body: { success: true, message: 'Output deleted successfully' } };
+        },
+      },
+    );
+    await waitFor(() => expect(rowIds()).toEqual(['41', '42']));
+    fireEvent.click(within(rowOf('41')).getByRole('button', { name: 'View Details' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete Output' }));
+    expect(screen.getByRole('alert').textContent).toBe(deleteQuestion(41));
+    fireEvent.click(screen.getByRole('button', { name: 'No, keep it' }));
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Delete Output' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, delete' }));
+    await waitFor(() => expect(rowIds()).toEqual(['42']));
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual([
+      '/api/application-outputs/41/delete',
+    ]);
+  });
+
+  it("a refused delete says why and keeps the output's detail open", async () => {
+    setup(
+      [summary(41, 'Completed')],
+      {},
+      {
+        'GET /api/application-outputs/41/detail': () => ({ body: { success: true, data: detail(41) } }),
+        'DELETE /api/application-outputs/41/delete': () => ({
+          status: 404,
+          body: { success: false, detail: 'Output not found' },
+        }),
+      },
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'View Details' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete Output' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, delete' }));
+    expect(await screen.findByText(/Output not found/)).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'Metrics' })).toBeTruthy();
   });
 
   it("runs again with the output's own settings", async () => {
