@@ -10,6 +10,7 @@ import type { SampleCatalog } from './sample-catalog';
 import { pathNamesCaller } from '../datasets/datasets';
 import type { DatasetStore } from '../datasets/dataset-store';
 import { FileMissing } from '../storage/file-store';
+import { CsvFormulaEscape } from '../datasets/csv-formula-escape';
 
 const sampleSchema = {
   type: 'object',
@@ -35,7 +36,7 @@ const downloadParams = {
       minLength: 1,
       maxLength: 100,
       description:
-        'A sample (e.g. apple_google_stock.csv, brain_tumor_dataset.mat, mri-examples/glioma-1.png URL-encoded) or the stored name of an upload',
+        'A sample as the manifest names it (a CSV table, a .mat dataset or an example image, URL-encoded) or the stored name of an upload',
     },
     user: {
       type: 'string',
@@ -74,11 +75,11 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       schema: {
         tags: ['samples'],
         summary:
-          "Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail)",
+          "Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail); cells a spreadsheet would run as formulas (=, +, -, @, tab, CR; not plain numbers) come as quoted text with a leading apostrophe",
         params: downloadParams,
         response: {
           200: {
-            description: 'The CSV file (a brain tumor .mat or .zip dataset as bytes; an example MRI image as PNG)',
+            description: 'The CSV file (a .mat or .zip dataset as bytes; an example image as PNG)',
             content: {
               'text/csv': { schema: { type: 'string' } },
               'image/png': { schema: { type: 'string', format: 'binary' } },
@@ -117,14 +118,18 @@ export const samplesRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       if (!found || !(await stat(found.path).catch(() => null))?.isFile()) {
         return reply.code(404).send(notFoundBody());
       }
+      const type = contentTypeOf(found.path);
+      const stream = createReadStream(found.path);
+      // A CSV is opened in spreadsheets: cells that would run as formulas go out as text.
+      const body = type.startsWith('text/csv') ? stream.pipe(new CsvFormulaEscape()) : stream;
       return (
         reply
           .code(200)
-          .header('content-type', contentTypeOf(found.path))
+          .header('content-type', type)
           .header('content-disposition', found.disposition)
           .header('cache-control', 'private, no-cache')
-          // Fastify streams a ReadStream as it is; the type provider reads the reply schema as a string.
-          .send(createReadStream(found.path) as unknown as string)
+          // Fastify streams a stream as it is; the type provider reads the reply schema as a string.
+          .send(body as unknown as string)
       );
     },
   );
