@@ -155,7 +155,12 @@ describe('running an application', () => {
       await page.getByRole('button', { name: 'Start Inferencing' }).click();
       const predicted = page.getByTestId('inference-result');
       await predicted.waitFor({ timeout: 60_000 });
-      expect(await predicted.locator('tbody tr').count()).toBeGreaterThan(100);
+      const predictions = await predicted.locator('tbody tr').count();
+      expect(predictions).toBeGreaterThan(100);
+      // The 200 rows as the forecaster used them: its input window, then one prediction per row.
+      expect(await page.getByTestId('inference-summary').textContent()).toMatch(
+        new RegExp(`^${predictions} predictions; the first ${200 - predictions} rows are the input window `),
+      );
       await shot(page, 'inference');
 
       // Back to the list: the row is Completed, with its model type.

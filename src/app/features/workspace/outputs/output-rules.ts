@@ -8,6 +8,10 @@ export const TABS = {
 } as const;
 export type OutputTab = (typeof TABS)[keyof typeof TABS];
 
+/** Model Inference is offered for an output with a stored trained model (either detail view). */
+export const offersInference = (detail: { trained_model_path: string | null }): boolean =>
+  Boolean(detail.trained_model_path);
+
 /**
  * Spec section 2 (output detail): Model Inference only when a trained model path exists, then Pipeline,
  * Results and Visualization, Pipeline first shown. An output whose layer is 'predictions' (the brain
@@ -23,7 +27,7 @@ export function outputTabs(detail: {
   if (detail.simplified_app_data?.output_layer_name === 'predictions')
     return { tabs: [TABS.results], initial: TABS.results };
   const tabs: OutputTab[] = [TABS.pipeline, TABS.results, TABS.visualization];
-  if (detail.trained_model_path) tabs.unshift(TABS.inference);
+  if (offersInference(detail)) tabs.unshift(TABS.inference);
   return { tabs, initial: TABS.pipeline };
 }
 

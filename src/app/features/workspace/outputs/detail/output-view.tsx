@@ -9,17 +9,20 @@ import {
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
-import { predictedColumn } from '../output-rules';
+import { InferenceTab } from '../inference/inference-tab';
+import { offersInference, predictedColumn, TABS } from '../output-rules';
 import { OutputSummary } from './output-summary';
 import { configurationChanges, SAME_CONFIGURATION } from '../list-rules';
 import { WhatIfControl } from '../what-if/what-if-control';
 
-type SubTab = 'metrics' | 'visualization' | 'logs';
+type SubTab = 'metrics' | 'visualization' | 'logs' | 'inference';
 const SUB_TABS: { id: SubTab; title: string }[] = [
   { id: 'metrics', title: 'Metrics' },
   { id: 'visualization', title: 'Visualization' },
   { id: 'logs', title: 'Result logs' },
 ];
+/** The output page's Model Inference, here too once the run has stored its model. */
+const INFERENCE_TAB: { id: SubTab; title: string } = { id: 'inference', title: TABS.inference };
 
 interface Props {
   problem: Problem;
@@ -88,7 +91,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                 )}
               </section>
             )}
-            <SubTabs tab={tab} onSelect={setTab}>
+            <SubTabs tab={tab} onSelect={setTab} inference={offersInference(shown)}>
               {tab === 'metrics' && (
                 <>
                   <DatasetNote dataset={shown.dataset} />
@@ -108,6 +111,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                 />
               )}
               {tab === 'logs' && <ResultLogs logs={outputView(shown, live, ongoing).logs} />}
+              {tab === 'inference' && offersInference(shown) && <InferenceTab detail={shown} />}
             </SubTabs>
           </>
         )}
@@ -119,17 +123,19 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
 function SubTabs({
   tab,
   onSelect,
+  inference,
   children,
 }: {
   tab: SubTab;
   onSelect(tab: SubTab): void;
+  inference: boolean;
   children: ReactNode;
 }) {
   return (
     <Tabs
       label="Output details"
       idPrefix="workspace-output"
-      tabs={SUB_TABS}
+      tabs={inference ? [...SUB_TABS, INFERENCE_TAB] : SUB_TABS}
       selected={tab}
       onSelect={onSelect}
     >

@@ -10,6 +10,7 @@ import {
   type OutputDetail,
 } from '../../../../api/outputs';
 import { parseCsvPreview, PREVIEW_ROWS } from './csv-preview';
+import { inferenceSummary } from './inference-summary';
 import { formatMetric } from '../output-rules';
 
 /** The problem file's inference messages (spec section 5), with the spec's words when it has none. */
@@ -166,8 +167,8 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
       {result && (
         <div className="card">
           <h2>Actual vs Predicted</h2>
-          <p className="muted">
-            {result.rows} rows predicted with output #{result.output_id}.
+          <p className="muted" data-testid="inference-summary">
+            {inferenceSummary(result)}
           </p>
           <ChartSpecView
             spec={{

@@ -8,7 +8,8 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createExampleAppData, setPointer, type AppData } from '../../../../../engine';
 import { browserRegistry } from '../../../../../renderers/browser-registry';
-import { fakeApi, type Call } from '../../../../test-support/fake-api';
+import { account, fakeApi, type Call } from '../../../../test-support/fake-api';
+import { AuthProvider } from '../../../../session/auth-context';
 import { completedOutput } from '../../../../test-support/output-fixtures';
 import { cleanBrowserAfterEach, storeToken } from '../../../../test-support/page-test';
 import type { OutputSummary } from '../../../../api/applications';
@@ -328,6 +329,61 @@ describe('output detail in the tab', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Yes, delete' }));
     expect(await screen.findByText(/Output not found/)).toBeTruthy();
     expect(screen.getByRole('tab', { name: 'Metrics' })).toBeTruthy();
+  });
+
+  it('offers Model Inference for an output with a stored model, and says how many rows were predicted', async () => {
+    const calls = fakeApi({
+      'GET /api/users/me': () => ({ body: { success: true, data: account } }),
+      'GET /api/application-outputs/5/all': () => ({
+        body: { success: true, data: [summary(41, 'Completed')] },
+      }),
+      'GET /api/application-outputs/41/detail': () => ({
+        body: { success: true, data: detail(41, { trained_model_path: 'models/41' }) },
+      }),
+      'POST /api/upload/ada_l/ada%40example.org': () => ({
+        status: 201,
+        body: { success: true, url: '/api/download/f.csv/ada_l/ada%40example.org' },
+      }),
+      // A forecaster reads 10 rows before its first prediction: 60 rows give 50 predictions.
+      'POST /api/stock-price-prediction/inference/7/5': () => ({
+        body: {
+          success: true,
+          data: { rows: 60, output_id: 41, actual: Array(50).fill(1), predicted: Array(50).fill(1.5) },
+        },
+      }),
+    });
+    const props: OutputsTabProps = {
+      problem,
+      applicationId: 5,
+      appData,
+      running: false,
+      refreshKey: 0,
+      onCountChange: vi.fn(),
+      onRunAgain: vi.fn(),
+    };
+    render(
+      <AuthProvider>
+        <OutputsTab {...props} />
+      </AuthProvider>,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'View Details' }));
+    fireEvent.click(await screen.findByRole('tab', { name: 'Model Inference' }));
+    const csv = ['Date,Open,High,Low,Close', ...Array.from({ length: 60 }, (_, i) => `d${i},1,2,0.5,${i}`)];
+    fireEvent.change(screen.getByTestId('inference-file'), {
+      target: { files: [new File([csv.join('\n')], 'p.csv', { type: 'text/csv' })] },
+    });
+    await screen.findByText('Only showing 30 rows');
+    fireEvent.click(screen.getByRole('button', { name: 'Start Inferencing' }));
+    expect((await screen.findByTestId('inference-summary')).textContent).toBe(
+      '50 predictions; the first 10 rows are the input window (the model of output #41).',
+    );
+    expect(screen.getByTestId('inference-result').querySelectorAll('tbody tr')).toHaveLength(50);
+    expect(calls.some((c) => c.path === '/api/stock-price-prediction/inference/7/5')).toBe(true);
+  });
+
+  it('has no Model Inference for an output without a stored model', async () => {
+    await openDetail();
+    expect(screen.queryByRole('tab', { name: 'Model Inference' })).toBeNull();
   });
 
   it("runs again with the output's own settings", async () => {
