@@ -11,7 +11,7 @@
       classifier (it has no 3-class mode), so virginica against the rest, zz_feature_map reps 2 (full
       entanglement) + real_amplitudes reps 3, parity readout (passed as ``interpret``: the model our VQC
       computes, see worker/tests/unit/test_vqc_qiskit_ml.py), COBYLA 100, StatevectorSampler;
-   c. ours: ``qmlstudio_worker.quantum.variational_classifier.train_vqc_fraud`` (the fraud VQC handler's training function) on
+   c. ours: ``quantum.variational_classifier.train_variational_classifier`` (what the fraud VQC runs) on
       the same split, features and labels as b. It also maps the features to angles its own way
       (standardized, angle range chosen on a validation part of the training rows: its time includes those
       trial trainings) and weighs the classes (balanced cross-entropy; qiskit-ml: plain cross-entropy).
@@ -130,7 +130,7 @@ def reference_vqc(
 
 
 def bench_iris() -> list[list[str]]:
-    from qmlstudio_worker.quantum.variational_classifier import train_vqc_fraud
+    from qmlstudio_worker.quantum.variational_classifier import train_variational_classifier
 
     rows: list[list[str]] = []
     x_train, x_test, y_train, y_test = iris_split(three_classes=True)
@@ -163,11 +163,11 @@ def bench_iris() -> list[list[str]]:
     )
     print(f"bench_iris: {rows[-1]}", file=sys.stderr, flush=True)
 
-    train_vqc_fraud(
+    train_variational_classifier(
         x_train[:20], y_train[:20], x_test, y_test, maxiter=2, seed=SEED
     )  # warm-up: imports
     wall, cpu = time.perf_counter(), time.process_time()
-    result, _ = train_vqc_fraud(
+    result, _ = train_variational_classifier(
         x_train,
         y_train,
         x_test,

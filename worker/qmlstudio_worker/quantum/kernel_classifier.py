@@ -1,7 +1,8 @@
-"""Quantum support vector classifier for fraud detection ("Quantum Support Vector Classifier").
+"""Quantum support vector classifier of a binary classification (fraud detection's "Quantum Support
+Vector Classifier").
 
-The same reduction as the VQC (:mod:`.vqc`: standardize, PCA to ``qubits`` components fitted on the
-training part, component z-scores mapped onto small angles) feeds Qiskit's ZZ feature map with
+The same reduction as the VQC (:mod:`.variational_classifier`: standardize, PCA to ``qubits`` components
+fitted on the training part, component z-scores mapped onto small angles) feeds Qiskit's ZZ feature map with
 ``circuit_repetition`` reps. The kernel is the fidelity kernel of qiskit-machine-learning's
 ``FidelityQuantumKernel`` (compute-uncompute): K(x, y) = |<phi(x)|phi(y)>|^2, the probability of measuring
 all zeros after U(x) then U(y)^dagger. It is computed exactly from the feature-map statevectors of
@@ -38,15 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from qmlstudio_worker.ml.classification import (
-    classification_metrics,
-    confusion_matrix_chart,
-    emit_evaluation,
-    majority_baseline,
-    positive_label,
-    pr_chart,
-    roc_chart,
-)
+from qmlstudio_worker.ml.classification import emit_evaluation, positive_label
 from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, PreparedData
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import CircuitRunner, prepare_runner
@@ -56,6 +49,7 @@ from qmlstudio_worker.quantum.variational_classifier import (
     FittedVQC,
     VQCPredictor,
     _training_rows,
+    evaluate_binary,
     evaluated_part,
     preprocessing_from_card,
     read_model_card,
@@ -204,49 +198,18 @@ class FittedQSVC(FittedVQC):
         return np.asarray(1.0 / (1.0 + np.exp(-self.margin(x_normalized))), dtype=np.float64)
 
 
-def train_qsvc_fraud(
+def _fitted_qsvc(
     x_train: FloatArray,
-    y_train: np.ndarray[Any, Any],
-    x_test: FloatArray,
-    y_test: np.ndarray[Any, Any],
-    reps: int = 2,
-    seed: int = 42,
-    emit: Emitter | None = None,
-    shots: int | None = None,
-    prepared: PreparedData | None = None,
-    target: str = "Class",
-    qubits: int | None = None,
-    max_train_rows: int = MAX_KERNEL_ROWS,
-    noise_model: str | None = None,
-    device: DeviceTarget | None = None,
-    max_test_rows: int = MAX_NOISY_TEST_ROWS,
-) -> tuple[dict[str, Any], FittedQSVC]:
-    """Train the QSVC on the (already preprocessed) training rows and score it on the test rows next to
-    the majority-class baseline; returns what :func:`.vqc.train_vqc_fraud` returns."""
+    n_qubits: int,
+    labels: tuple[Any, Any],
+    reps: int,
+    prepared: PreparedData | None,
+    target: str,
+    seed: int,
+) -> tuple[FittedQSVC, Any]:
+    """The preprocessing onto ``n_qubits`` angles (standardize, PCA) as an SVM still to be fitted."""
     from sklearn.decomposition import PCA  # type: ignore[import-untyped]
-    from sklearn.svm import SVC  # type: ignore[import-untyped]
 
-    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
-    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
-        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
-    measured = noise_model is not None or device is not None
-    if measured:
-        max_train_rows = min(max_train_rows, MAX_NOISY_KERNEL_ROWS)
-    started = time.monotonic()
-    x_train = np.asarray(x_train, dtype=np.float64)
-    x_test = np.asarray(x_test, dtype=np.float64)
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    positive = positive_label(y_train)
-    negative = next(c for c in np.unique(y_train) if c != positive)
-    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
-    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
-        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
-    if emit is not None:
-        emit.progress(15, "reducing features (PCA)")
-    rows = (noisy_kernel_rows if measured else _training_rows)(y_train, positive, max_train_rows, seed)
-    test_rows = stratified_sample(y_test, max_test_rows, seed) if measured else np.arange(len(y_test))
-    y_all_test, x_test, y_test = y_test, x_test[test_rows], y_test[test_rows]
     standard_mean = x_train.mean(axis=0)
     standard_scale = np.where(x_train.std(axis=0) > 0, x_train.std(axis=0), 1.0)
     standardized = (x_train - standard_mean) / standard_scale
@@ -267,15 +230,105 @@ def train_qsvc_fraud(
         pqc="none",
         reps=reps,
         weights=np.zeros(0),
-        positive=positive,
-        negative=negative,
+        positive=labels[0],
+        negative=labels[1],
         support_angles=np.zeros((0, n_qubits)),
         dual_coef=np.zeros(0),
         intercept=0.0,
     )
+    return fitted, pca
+
+
+@dataclass(frozen=True)
+class _KernelRun:
+    """Where the kernel entries come from: exact, sampled with ``shots``, or measured by ``runner``."""
+
+    runner: CircuitRunner | None
+    shots: int | None
+    reps: int
+    rng: np.random.Generator
+
+    def train(self, angles: FloatArray) -> tuple[FloatArray, float | None]:
+        """The training kernel and, when measured, the lowest eigenvalue it had before the PSD projection."""
+        if self.runner is None:
+            return fidelity_kernel(angles, angles, self.reps, self.shots, self.rng, symmetric=True), None
+        return nearest_psd(measured_kernel(self.runner, angles, angles, True))
+
+    def margins(self, fitted: FittedQSVC, x_test: FloatArray) -> FloatArray:
+        """The SVM's decision values of the test rows, their kernel against the support vectors computed
+        as the training kernel was."""
+        test_angles = fitted.angles(x_test)
+        if self.runner is not None:  # on the circuits that ran
+            kernel = measured_kernel(self.runner, test_angles, fitted.support_angles)
+        elif self.shots is None:
+            return fitted.margin(x_test)
+        else:  # measured with the same shots
+            kernel = fidelity_kernel(test_angles, fitted.support_angles, self.reps, self.shots, self.rng)
+        return np.asarray(kernel @ fitted.dual_coef + fitted.intercept, dtype=np.float64)
+
+
+def _simulation_words(runner: CircuitRunner | None, shots: int | None) -> str:
+    if runner is not None:
+        return f"{runner.describe()}; one compute-uncompute circuit per kernel entry"
+    if shots is None:
+        return SIMULATION
+    return f"every kernel entry sampled with {shots} shots (training and test)"
+
+
+def _fit_svm(fitted: FittedQSVC, angles: FloatArray, kernel: FloatArray, labels: Any, seed: int) -> Any:
+    from sklearn.svm import SVC  # type: ignore[import-untyped]
+
+    svc = SVC(kernel="precomputed", class_weight="balanced", random_state=seed).fit(kernel, labels)
+    fitted.support_angles = np.asarray(angles[svc.support_], dtype=np.float64)
+    fitted.dual_coef = np.asarray(svc.dual_coef_[0], dtype=np.float64)
+    fitted.intercept = float(svc.intercept_[0])
+    return svc
+
+
+def train_kernel_classifier(
+    x_train: FloatArray,
+    y_train: np.ndarray[Any, Any],
+    x_test: FloatArray,
+    y_test: np.ndarray[Any, Any],
+    reps: int = 2,
+    seed: int = 42,
+    emit: Emitter | None = None,
+    shots: int | None = None,
+    prepared: PreparedData | None = None,
+    target: str = "Class",
+    qubits: int | None = None,
+    max_train_rows: int = MAX_KERNEL_ROWS,
+    noise_model: str | None = None,
+    device: DeviceTarget | None = None,
+    max_test_rows: int = MAX_NOISY_TEST_ROWS,
+) -> tuple[dict[str, Any], FittedQSVC]:
+    """Train the QSVC on the (already preprocessed) training rows of a binary classification and score it
+    on the test rows next to the majority-class baseline; returns what
+    :func:`.variational_classifier.train_variational_classifier` returns."""
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
+    if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
+        raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
+    measured = noise_model is not None or device is not None
+    if measured:
+        max_train_rows = min(max_train_rows, MAX_NOISY_KERNEL_ROWS)
+    started = time.monotonic()
+    x_train, x_test = np.asarray(x_train, dtype=np.float64), np.asarray(x_test, dtype=np.float64)
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    positive = positive_label(y_train)
+    negative = next(c for c in np.unique(y_train) if c != positive)
+    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
+    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
+        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
+    if emit is not None:
+        emit.progress(15, "reducing features (PCA)")
+    rows = (noisy_kernel_rows if measured else _training_rows)(y_train, positive, max_train_rows, seed)
+    test_rows = stratified_sample(y_test, max_test_rows, seed) if measured else np.arange(len(y_test))
+    y_all_test, x_test, y_test = y_test, x_test[test_rows], y_test[test_rows]
+    fitted, pca = _fitted_qsvc(x_train, n_qubits, (positive, negative), reps, prepared, target, seed)
     angles = fitted.angles(x_train[rows])
     labels = (y_train[rows] == positive).astype(int)
-    n_rows, n_fraud = len(rows), int(labels.sum())
+    n_rows = len(rows)
     circuit = circuit_summary(qiskit_feature_map(n_qubits, reps))
     compute_uncompute, kernel_parameters = kernel_circuit(n_qubits, reps)
     runner = prepare_runner(
@@ -296,50 +349,30 @@ def train_qsvc_fraud(
         f"shots: {n_rows} training rows, {len(test_rows)} of {len(y_all_test):,} test rows "
         f"(caps {MAX_NOISY_KERNEL_ROWS} and {max_test_rows}: one circuit per kernel entry)"
     )
-    simulation = (
-        SIMULATION
-        if runner is None and shots is None
-        else f"every kernel entry sampled with {shots} shots (training and test)"
-        if runner is None
-        else f"{runner.describe()}; one compute-uncompute circuit per kernel entry"
-    )
+    simulation = _simulation_words(runner, shots)
     if emit is not None:
         emit.log(
-            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} of "
-            f"{len(y_all_test)} test rows; PCA {x_train.shape[1]} -> {n_qubits} features; ZZ feature map "
-            f"(reps {reps}) fidelity kernel; {simulation}; feature map depth {circuit['depth']}"
+            f"{MODEL}: {n_rows} training rows ({int(labels.sum())} positive) of {len(y_train)}, "
+            f"{len(y_test)} of {len(y_all_test)} test rows; PCA {x_train.shape[1]} -> {n_qubits} features; "
+            f"ZZ feature map (reps {reps}) fidelity kernel; {simulation}; "
+            f"feature map depth {circuit['depth']}"
         )
         if kernel_run is not None:
             emit.log(f"{MODEL}: {kernel_run}; about {n_rows * (n_rows - 1) // 2:,} training circuits")
         emit.progress(25, "computing the training kernel", "executing")
-    rng = np.random.default_rng(seed)
+    kernels = _KernelRun(runner, shots, reps, np.random.default_rng(seed))
     fit_started = time.monotonic()
-    lowest_eigenvalue = None
-    if runner is None:
-        train_kernel = fidelity_kernel(angles, angles, reps, shots, rng, symmetric=True)
-    else:
-        train_kernel, lowest_eigenvalue = nearest_psd(measured_kernel(runner, angles, angles, True))
+    train_kernel, lowest_eigenvalue = kernels.train(angles)
     train_kernel_seconds = time.monotonic() - fit_started
     if emit is not None:
         emit.progress(50, "fitting the support vector machine")
-    svc = SVC(kernel="precomputed", class_weight="balanced", random_state=seed).fit(train_kernel, labels)
-    fitted.support_angles = np.asarray(angles[svc.support_], dtype=np.float64)
-    fitted.dual_coef = np.asarray(svc.dual_coef_[0], dtype=np.float64)
-    fitted.intercept = float(svc.intercept_[0])
+    svc = _fit_svm(fitted, angles, train_kernel, labels, seed)
     fit_seconds = time.monotonic() - fit_started
 
     if emit is not None:
         emit.progress(70, "evaluating" if runner is None else "measuring the test kernel", "executing")
-    test_angles = fitted.angles(x_test)
     test_started = time.monotonic()
-    if runner is not None:  # the test rows against the support vectors, on the circuits that ran
-        kernel = measured_kernel(runner, test_angles, fitted.support_angles)
-        margins = kernel @ fitted.dual_coef + fitted.intercept
-    elif shots is None:
-        margins = fitted.margin(x_test)
-    else:  # the test kernel measured with the same shots
-        kernel = fidelity_kernel(test_angles, fitted.support_angles, reps, shots, rng)
-        margins = kernel @ fitted.dual_coef + fitted.intercept
+    margins = kernels.margins(fitted, x_test)
     test_kernel_seconds = time.monotonic() - test_started
     if emit is not None and runner is not None:
         emit.log(
@@ -350,82 +383,41 @@ def train_qsvc_fraud(
         emit.progress(88, "metrics and charts", "post-processing")
     scores = 1.0 / (1.0 + np.exp(-margins))
     y_pred = np.where(margins >= 0, positive, negative)
-    metrics = classification_metrics(y_test, y_pred, scores, positive)
-    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
-    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
-    curves = {MODEL: scores, "majority-class baseline": base_scores}
-    scored_part = evaluated_part(len(y_test), len(y_all_test))
-    charts = [
-        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix ({scored_part})"),
-        confusion_matrix_chart(
-            y_test, base_pred, classes, f"Majority-class baseline: confusion matrix ({scored_part})"
-        ),
-        roc_chart(y_test, curves, positive, f"ROC curve ({scored_part})"),
-        pr_chart(y_test, curves, positive, f"Precision-recall curve ({scored_part})"),
-    ]
-    is_pos = y_test == positive
-    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
-    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
+    scored = evaluated_part(len(y_test), len(y_all_test))
+    evaluation = evaluate_binary(MODEL, y_train, y_test, scores, y_pred, positive, scored)
     if emit is not None:
-        emit_evaluation(emit, metrics, baseline, charts)
-    summary = (
-        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
-    )
+        emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
     off_diagonal = train_kernel[~np.eye(n_rows, dtype=bool)] if n_rows > 1 else np.zeros(1)
+    facts = {"shots": run_shots, "seed": seed, "simulation": simulation, "kernel_run": kernel_run}
     result: dict[str, Any] = {
         "model": MODEL,
         "model_type": "Quantum",
-        "config": {
-            "model": MODEL,
-            "feature_map": f"ZZFeatureMap (reps {reps}, full entanglement)",
-            "kernel": "fidelity |<phi(x)|phi(y)>|^2 (compute-uncompute)",
-            "qubits": n_qubits,
-            "reduction": f"PCA {x_train.shape[1]} -> {n_qubits}",
-            "svm": "SVC(kernel='precomputed', C=1, class_weight='balanced')",
-            "shots": run_shots,
-            "seed": seed,
-            "class_imbalance": "balanced class weights in the SVM",
-            "simulation": simulation,
-            "noise_model": noise_model,
-            "device": device.name if device is not None else None,
-            "kernel_run": kernel_run,
-            "test_rows_scored": len(y_test),
-            "test_rows_rule": None
-            if runner is None
-            else f"a seeded sample of at most {max_test_rows} test rows, stratified by class with at least "
-            f"{MIN_CLASS_SHARE:.0%} of them per class: {int(np.sum(y_test == positive))} fraud of "
-            f"{len(y_test)} (the test part has {int(np.sum(y_all_test == positive))} of {len(y_all_test)}), "
-            "so precision, accuracy and PR-AUC are of this sample; ROC-AUC and recall do not depend on "
-            "the shares",
-            "training_kernel_psd": None
-            if lowest_eigenvalue is None
-            else f"lowest eigenvalue {lowest_eigenvalue:.4g} before the projection onto the PSD matrices",
-            "saved_model_predicts": "exact statevector fidelity kernel (the noise model or device is not "
-            "saved with it)"
-            if runner is not None
-            else None,
-            "backend_run": runner.summary() if runner is not None else None,
-        },
+        "config": _config(fitted, x_train.shape[1], facts, runner, noise_model, device, lowest_eigenvalue)
+        | _test_rows_rule(runner, y_test, y_all_test, positive, max_test_rows),
         "data": {
-            **summary,
+            **(
+                prepared.summary()
+                if prepared is not None
+                else {"train_rows": len(y_train), "test_rows": len(y_test)}
+            ),
             "positive_class": positive.item() if hasattr(positive, "item") else positive,
             "train_positives": int(np.sum(y_train == positive)),
             "test_positives": int(np.sum(y_test == positive)),
             "train_rows_used": n_rows,
-            "train_positives_used": n_fraud,
+            "train_positives_used": int(labels.sum()),
             "test_rows_scored": len(y_test),
-            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
+            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
             + ("up to half " if runner is not None else "")
             + "and a seeded sample of the others",
             "support_vectors": len(svc.support_),
             "kernel_off_diagonal_mean": round(float(off_diagonal.mean()), 6),
             "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
         },
-        "metrics": metrics,
-        "baseline": {"name": "majority class", **baseline},
-        "confusion_matrix": [[tn, fp], [fn, tp]],
+        "metrics": evaluation.metrics,
+        "baseline": {"name": "majority class", **evaluation.baseline},
+        "confusion_matrix": evaluation.confusion,
         "losses": None,
-        "charts": charts,
+        "charts": evaluation.charts,
         "circuit": circuit,
         "fit_seconds": round(fit_seconds, 3),
         "kernel_seconds": {"train": round(train_kernel_seconds, 3), "test": round(test_kernel_seconds, 3)},
@@ -434,14 +426,68 @@ def train_qsvc_fraud(
     return result, fitted
 
 
+def _config(
+    fitted: FittedQSVC,
+    features: int,
+    facts: dict[str, Any],
+    runner: CircuitRunner | None,
+    noise_model: str | None,
+    device: DeviceTarget | None,
+    lowest_eigenvalue: float | None,
+) -> dict[str, Any]:
+    """What the model is and how it ran (the result's ``config``)."""
+    return {
+        "model": MODEL,
+        "feature_map": f"ZZFeatureMap (reps {fitted.reps}, full entanglement)",
+        "kernel": "fidelity |<phi(x)|phi(y)>|^2 (compute-uncompute)",
+        "qubits": fitted.qubits,
+        "reduction": f"PCA {features} -> {fitted.qubits}",
+        "svm": "SVC(kernel='precomputed', C=1, class_weight='balanced')",
+        "shots": facts["shots"],
+        "seed": facts["seed"],
+        "class_imbalance": "balanced class weights in the SVM",
+        "simulation": facts["simulation"],
+        "noise_model": noise_model,
+        "device": device.name if device is not None else None,
+        "kernel_run": facts["kernel_run"],
+        "training_kernel_psd": None
+        if lowest_eigenvalue is None
+        else f"lowest eigenvalue {lowest_eigenvalue:.4g} before the projection onto the PSD matrices",
+        "saved_model_predicts": "exact statevector fidelity kernel (the noise model or device is not "
+        "saved with it)"
+        if runner is not None
+        else None,
+        "backend_run": runner.summary() if runner is not None else None,
+    }
+
+
+def _test_rows_rule(
+    runner: CircuitRunner | None,
+    y_test: np.ndarray[Any, Any],
+    y_all_test: np.ndarray[Any, Any],
+    positive: Any,
+    max_test_rows: int,
+) -> dict[str, Any]:
+    rule = (
+        None
+        if runner is None
+        else f"a seeded sample of at most {max_test_rows} test rows, stratified by class with at least "
+        f"{MIN_CLASS_SHARE:.0%} of them per class: {int(np.sum(y_test == positive))} positive of "
+        f"{len(y_test)} (the test part has {int(np.sum(y_all_test == positive))} of {len(y_all_test)}), "
+        "so precision, accuracy and PR-AUC are of this sample; ROC-AUC and recall do not depend on "
+        "the shares"
+    )
+    return {"test_rows_scored": len(y_test), "test_rows_rule": rule}
+
+
 def save(
     output_dir: Path | str, fitted: FittedQSVC, problem: str | None = "fraud-detection"
 ) -> dict[str, str]:
     """Write model.json (framework ``qiskit-kernel``) into ``output_dir``; {artifact name: file name}."""
-    from qmlstudio_worker.quantum import variational_classifier as vqc
+    from qmlstudio_worker.quantum import variational_classifier
 
     directory = Path(output_dir)
-    vqc.save(directory, fitted, problem)  # the shared preprocessing and reduction
+    variational_classifier.save(directory, fitted, problem)  # the shared preprocessing and reduction
     card = json.loads((directory / "model.json").read_text(encoding="utf-8"))
     card["framework"] = FRAMEWORK
     card["model"] = MODEL

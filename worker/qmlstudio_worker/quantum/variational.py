@@ -165,6 +165,91 @@ def _simulation_words(setup: VariationalSetup, shots: int | None, runner: Any, c
     return "exact statevector (torch)" if shots is None else f"statevector sampled with {shots} shots"
 
 
+class _Evaluation:
+    """The energy of the circuit's weights as the run evaluates it: exact, sampled, on the noisy
+    backend, or (ADAM under a noise model) on the differentiable noisy channel; and the final readout."""
+
+    def __init__(self, setup: VariationalSetup, energy_np: FloatArray, emit: Emitter | None) -> None:
+        import torch
+
+        self.setup, self.n = setup, int(np.log2(len(energy_np)))
+        setup.check(self.n)
+        off_ideal = setup.noise_model is not None or setup.device is not None
+        self.shots = DEFAULT_NOISY_SHOTS if off_ideal and setup.shots is None else setup.shots
+        self.energy = torch.as_tensor(energy_np)
+        self.rng = np.random.default_rng(setup.seed)
+        self.circuit = _Circuit(setup, self.energy, self.n, self.rng)
+        self.runner = prepare_runner(
+            self.circuit.qiskit,
+            list(self.circuit.qiskit.parameters),
+            shots=self.shots,
+            seed=setup.seed,
+            noise_model=setup.noise_model,
+            device=setup.device,
+            emit=emit,
+            percent=5,
+        )
+        self.channel = None
+        if self.runner is not None and setup.optimizer == "ADAM":
+            from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
+
+            check_noisy_training_qubits(self.n, 1, "one_row")  # before compiling a circuit too large for it
+            self.channel = from_noisy_circuit(self.runner)
+            check_noisy_training_qubits(self.channel.qubits, 1, "one_row")
+
+    def on_backend(self, weights: Any) -> FloatArray:
+        assert self.runner is not None
+        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
+        found = self.runner.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0]
+        return np.asarray(found, dtype=np.float64)
+
+    def objective(self, weights: Any) -> Any:
+        import torch
+
+        alpha = self.setup.alpha
+        if self.channel is not None:
+            return cvar(self.channel.probabilities(weights.reshape(1, -1))[0], self.energy, alpha)
+        if self.runner is not None:
+            return cvar(torch.as_tensor(self.on_backend(weights)), self.energy, alpha)
+        probs = self.circuit.distribution(weights)
+        if self.shots is None:
+            return cvar(probs, self.energy, alpha)
+        exact = np.clip(probs.detach().numpy(), 0, None)
+        measured = self.rng.multinomial(self.shots, exact / exact.sum()) / self.shots
+        return cvar(torch.as_tensor(np.asarray(measured, dtype=np.float64)), self.energy, alpha)
+
+    def read_out(self, weights: FloatArray) -> tuple[FloatArray, np.ndarray[Any, np.dtype[np.int64]], int]:
+        """(distribution, counts, shots) of the trained circuit: measured where it ran."""
+        import torch
+
+        readout = self.shots if self.shots is not None else READOUT_SHOTS
+        if self.runner is not None:
+            final = self.on_backend(weights)
+            return final, np.rint(final * readout).astype(np.int64), readout
+        with torch.no_grad():
+            final = np.asarray(self.circuit.distribution(torch.as_tensor(weights)).numpy(), dtype=np.float64)
+        return final, self.rng.multinomial(readout, final / final.sum()), readout
+
+    def facts(self, found: OptimizerResult, readout: int) -> dict[str, Any]:
+        setup, runner, channel = self.setup, self.runner, self.channel
+        return {
+            "solver": "SamplingVQE" if setup.kind == "VQE" else "QAOA",
+            "readout_shots": readout,
+            "convergence": [float(v) for v in found.curve],
+            "optimizer": {**found.describe(), "maxiter": setup.maxiter},
+            "reps": setup.reps,
+            "shots": self.shots,
+            "simulation": _simulation_words(setup, self.shots, runner, channel),
+            "noise_model": setup.noise_model,
+            "device": setup.device.name if setup.device is not None else None,
+            "backend_run": runner.summary() if runner is not None else None,
+            "noisy_training": channel.training_summary() if channel is not None else None,
+            "circuit": circuit_summary(self.circuit.qiskit),
+            "parameters": [float(v) for v in found.x],
+            "seed": setup.seed,
+        }
+
+
 def optimise_and_read_out(
     energy_np: FloatArray,
     setup: VariationalSetup,
@@ -174,55 +259,11 @@ def optimise_and_read_out(
 ) -> VariationalRun:
     """Train the setup's circuit on the tabulated ``energy_np`` and measure it; see the module docstring.
     ``describe`` names the problem's qubits in the log; ``progress`` is (start, span) of its percentages."""
-    import torch
-
-    n = int(np.log2(len(energy_np)))
-    setup.check(n)
-    shots = setup.shots
-    if (setup.noise_model is not None or setup.device is not None) and shots is None:
-        shots = DEFAULT_NOISY_SHOTS
-    energy = torch.as_tensor(energy_np)
-    rng = np.random.default_rng(setup.seed)
-    circuit = _Circuit(setup, energy, n, rng)
-    runner = prepare_runner(
-        circuit.qiskit,
-        list(circuit.qiskit.parameters),
-        shots=shots,
-        seed=setup.seed,
-        noise_model=setup.noise_model,
-        device=setup.device,
-        emit=emit,
-        percent=5,
-    )
-    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
-    if runner is not None and setup.optimizer == "ADAM":
-        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
-
-        check_noisy_training_qubits(n, 1, "one_row")  # before compiling a circuit too large to simulate so
-        channel = from_noisy_circuit(runner)
-        check_noisy_training_qubits(channel.qubits, 1, "one_row")
-
-    def on_backend(weights: Any) -> FloatArray:
-        assert runner is not None
-        w = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
-        return np.asarray(runner.probabilities(np.asarray(w, dtype=np.float64)[None, :])[0], dtype=np.float64)
-
-    def objective(weights: Any) -> Any:
-        if channel is not None:
-            return cvar(channel.probabilities(weights.reshape(1, -1))[0], energy, setup.alpha)
-        if runner is not None:
-            return cvar(torch.as_tensor(on_backend(weights)), energy, setup.alpha)
-        probs = circuit.distribution(weights)
-        if shots is None:
-            return cvar(probs, energy, setup.alpha)
-        exact = np.clip(probs.detach().numpy(), 0, None)
-        measured = rng.multinomial(shots, exact / exact.sum()) / shots
-        return cvar(torch.as_tensor(np.asarray(measured, dtype=np.float64)), energy, setup.alpha)
-
-    summary = circuit_summary(circuit.qiskit)
-    simulation = _simulation_words(setup, shots, runner, channel)
+    evaluation = _Evaluation(setup, energy_np, emit)
     start, span = progress
     if emit is not None:
+        summary = circuit_summary(evaluation.circuit.qiskit)
+        simulation = _simulation_words(setup, evaluation.shots, evaluation.runner, evaluation.channel)
         emit.log(
             f"{setup.kind}: {describe}, reps {setup.reps}, {setup.optimizer} {setup.maxiter} iterations, "
             f"{setup.objective_words}, {simulation}; "
@@ -238,34 +279,11 @@ def optimise_and_read_out(
                 start + span * done / setup.maxiter, f"iteration {done}/{setup.maxiter}", "executing"
             )
 
-    found = minimize(objective, circuit.x0, setup.optimizer, setup.maxiter, setup.seed, on_step)
-    readout = shots if shots is not None else READOUT_SHOTS
-    if runner is not None:  # the final circuit measured where it ran: its own counts
-        final = on_backend(found.x)
-        counts = np.rint(final * readout).astype(np.int64)
-    else:
-        with torch.no_grad():
-            final = circuit.distribution(torch.as_tensor(found.x)).numpy()
-        counts = rng.multinomial(readout, final / final.sum())
-    facts: dict[str, Any] = {
-        "solver": "SamplingVQE" if setup.kind == "VQE" else "QAOA",
-        "readout_shots": readout,
-        "convergence": [float(v) for v in found.curve],
-        "optimizer": {**found.describe(), "maxiter": setup.maxiter},
-        "reps": setup.reps,
-        "shots": shots,
-        "simulation": simulation,
-        "noise_model": setup.noise_model,
-        "device": setup.device.name if setup.device is not None else None,
-        "backend_run": runner.summary() if runner is not None else None,
-        "noisy_training": channel.training_summary() if channel is not None else None,
-        "circuit": summary,
-        "parameters": [float(v) for v in found.x],
-        "seed": setup.seed,
-    }
-    return VariationalRun(
-        found, np.asarray(final, dtype=np.float64), counts, readout, runner is not None, facts
-    )
+    x0 = evaluation.circuit.x0
+    found = minimize(evaluation.objective, x0, setup.optimizer, setup.maxiter, setup.seed, on_step)
+    final, counts, readout = evaluation.read_out(found.x)
+    on_backend = evaluation.runner is not None
+    return VariationalRun(found, final, counts, readout, on_backend, evaluation.facts(found, readout))
 
 
 def convergence_chart(kind: str, optimizer: str, curve: list[float], label: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Variational quantum classifier for fraud detection ("Variational Quantum Classifier").
+"""Variational quantum classifier of a binary classification (fraud detection's "Variational Quantum
+Classifier").
 
 Pipeline (everything that learns from data is fitted on the training part only):
 
@@ -52,6 +53,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -77,7 +79,7 @@ from qmlstudio_worker.ml.preprocess import (
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, CircuitRunner, prepare_runner
 from qmlstudio_worker.quantum.devices import DeviceTarget
-from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, OPTIMIZERS, minimize
+from qmlstudio_worker.quantum.optimizers import ADAM_ON_A_DEVICE, OPTIMIZERS, OptimizerResult, minimize
 from qmlstudio_worker.quantum.statevector import (
     PQC_NAMES,
     Ansatz,
@@ -253,32 +255,9 @@ def _training_rows(y: np.ndarray[Any, Any], positive: Any, cap: int, seed: int) 
     )
 
 
-def train_vqc_fraud(
-    x_train: FloatArray,
-    y_train: np.ndarray[Any, Any],
-    x_test: FloatArray,
-    y_test: np.ndarray[Any, Any],
-    pqc: str = "RealAmplitudes",
-    reps: int = 2,
-    optimizer: str = "COBYLA",
-    maxiter: int = 100,
-    seed: int = 42,
-    emit: Emitter | None = None,
-    shots: int | None = None,
-    prepared: PreparedData | None = None,
-    target: str = "Class",
-    qubits: int | None = None,
-    max_train_rows: int = MAX_TRAIN_ROWS,
-    noise_model: str | None = None,
-    device: DeviceTarget | None = None,
-) -> tuple[dict[str, Any], FittedVQC]:
-    """Train the VQC on the (already preprocessed) training rows and score it on the test rows next to
-    the majority-class baseline. Returns what :func:`qmlstudio_worker.ml.classification.train_fraud_detector`
-    returns (result data, fitted model); ``prepared`` (the preprocessing) is needed to save the model for
-    inference on raw rows."""
-    import torch
-    from sklearn.decomposition import PCA  # type: ignore[import-untyped]
-
+def _check_training_setup(
+    pqc: str, optimizer: str, reps: int, shots: int | None, device: DeviceTarget | None
+) -> None:
     if pqc not in PQC_NAMES:
         raise ValueError(f"unknown PQC {pqc!r}; expected one of {', '.join(PQC_NAMES)}")
     if optimizer not in OPTIMIZERS:
@@ -289,27 +268,34 @@ def train_vqc_fraud(
         raise ValueError(f"shots must be a positive integer or None, got {shots!r}")
     if device is not None and optimizer == "ADAM":
         raise ValueError(ADAM_ON_A_DEVICE)
-    if noise_model is not None or device is not None:
-        shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
-        max_train_rows = min(max_train_rows, MAX_NOISY_TRAIN_ROWS)
-    started = time.monotonic()
-    x_train = np.asarray(x_train, dtype=np.float64)
-    x_test = np.asarray(x_test, dtype=np.float64)
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    positive = positive_label(y_train)
-    negative = next(c for c in np.unique(y_train) if c != positive)
-    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
-    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
-        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
 
-    if emit is not None:
-        emit.progress(15, "reducing features (PCA)")
-    rows = _training_rows(y_train, positive, max_train_rows, seed)
+
+@dataclass(frozen=True)
+class _Reduction:
+    """The fitted preprocessing of the training rows onto ``qubits`` angles (PCA when it reduces)."""
+
+    fitted: FittedVQC
+    pca: Any
+    words: str
+
+
+def _fit_reduction(
+    x_train: FloatArray,
+    n_qubits: int,
+    labels: tuple[Any, Any],
+    circuit: tuple[str, int],
+    prepared: PreparedData | None,
+    target: str,
+    seed: int,
+) -> _Reduction:
+    """Standardize, then PCA only when there are more features than qubits: with one qubit per feature
+    it would only rotate, mixing the features every qubit sees (Iris, COBYLA 100: test accuracy 0.77
+    rotated, 0.90-0.97 not)."""
+    from sklearn.decomposition import PCA  # type: ignore[import-untyped]
+
     standard_mean = x_train.mean(axis=0)
     standard_scale = np.where(x_train.std(axis=0) > 0, x_train.std(axis=0), 1.0)
     standardized = (x_train - standard_mean) / standard_scale
-    # PCA only reduces: with one qubit per feature it would only rotate, mixing the features every
-    # qubit sees (Iris, COBYLA 100: test accuracy 0.77 rotated, 0.90-0.97 not); standardized as they are
     reduce = n_qubits < x_train.shape[1]
     pca = (
         PCA(n_components=n_qubits, svd_solver="full", random_state=seed).fit(standardized) if reduce else None
@@ -329,16 +315,205 @@ def train_vqc_fraud(
         pca_mean=pca_mean,
         pca_components=pca_components,
         component_scale=np.where(component_std > 0, component_std, 1.0),
-        pqc=pqc,
-        reps=reps,
+        pqc=circuit[0],
+        reps=circuit[1],
         weights=np.zeros(0),
-        positive=positive,
-        negative=negative,
+        positive=labels[0],
+        negative=labels[1],
     )
+    words = (
+        f"PCA {x_train.shape[1]} -> {n_qubits} features"
+        if reduce
+        else f"{n_qubits} standardized features (no PCA: one qubit per feature)"
+    )
+    return _Reduction(fitted, pca, words)
+
+
+@dataclass
+class _Objective:
+    """The class-weighted cross-entropy of the training rows as the run evaluates it: exact, sampled
+    with ``shots``, on the noisy circuits, or (ADAM under a noise model) on the differentiable channel."""
+
+    loss: Callable[[Any], Any]
+    runner: CircuitRunner | None
+    channel: Any
+    rows: int
+    positives: int
+
+
+def _objective(
+    train_angles: FloatArray,
+    is_positive: np.ndarray[Any, Any],
+    ansatz: Ansatz,
+    runner: CircuitRunner | None,
+    optimizer: str,
+    shots: int | None,
+    seed: int,
+) -> _Objective:
+    import torch
+
+    states = zz_feature_map_states(train_angles, FEATURE_MAP_REPS)
+    positive = torch.as_tensor(is_positive)
+    n_rows = len(is_positive)
+    rng = np.random.default_rng(seed)
+    odd = parity(ansatz.qubits).astype(np.float64)
+    channel = None
+    if runner is not None and optimizer == "ADAM":
+        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
+
+        channel = from_noisy_circuit(runner)
+        check_noisy_training_qubits(channel.qubits, n_rows, "rows")
+    channel_angles = torch.as_tensor(train_angles, dtype=torch.float64)
+    odd_tensor = torch.as_tensor(odd)
+
+    def loss(weights: Any) -> Any:
+        if channel is not None:
+            values = torch.cat([channel_angles, weights.reshape(1, -1).expand(n_rows, -1)], dim=1)
+            p_positive = channel.probabilities(values) @ odd_tensor
+        elif runner is not None:
+            p_positive = torch.as_tensor(_noisy_odd_probability(runner, train_angles, weights, odd))
+        else:
+            p_positive = _odd_probability(states, ansatz, weights)
+        if runner is None and shots is not None:
+            sampled = rng.binomial(shots, np.clip(p_positive.detach().numpy(), 0, 1)) / shots
+            p_positive = torch.as_tensor(sampled)
+        return _weighted_cross_entropy(p_positive, positive)
+
+    return _Objective(loss, runner, channel, n_rows, int(positive.sum()))
+
+
+def _simulation_words(objective: _Objective, noise_model: str | None, shots: int | None) -> str:
+    runner, channel = objective.runner, objective.channel
+    if channel is not None and runner is not None:
+        return (
+            f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for "
+            f"{noise_model}; the training loss is that channel's; test rows scored by "
+            f"{runner.describe()} per row"
+        )
+    if runner is not None:
+        return runner.describe() + " per row; test rows scored by the same noisy circuits"
+    if shots is None:
+        return SIMULATION
+    return f"training loss from probabilities sampled with {shots} shots per row; test scores exact"
+
+
+def _train(
+    objective: _Objective, x0: FloatArray, optimizer: str, maxiter: int, seed: int, emit: Emitter | None
+) -> tuple[OptimizerResult, float]:
+    """Minimize the loss, reporting it per step; returns the result and the seconds it took."""
+
+    def on_step(step: int, value: float) -> None:
+        if emit is not None:
+            emit.metric("train_loss", value, step=step)
+            if step % 5 == 0 or step == maxiter:
+                done = min(step, maxiter)
+                emit.progress(20 + 60 * done / maxiter, f"iteration {done}/{maxiter}", "executing")
+
+    started = time.monotonic()
+    if objective.channel is not None:  # one intra-op thread: measured 2x faster on the shared 2-core machine
+        from qmlstudio_worker.ml.recurrent import torch_settings
+
+        with torch_settings(1, deterministic=False):
+            found = minimize(objective.loss, x0, optimizer, maxiter, seed, on_step)
+    else:
+        found = minimize(objective.loss, x0, optimizer, maxiter, seed, on_step)
+    return found, time.monotonic() - started
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    metrics: dict[str, Any]
+    baseline: dict[str, Any]
+    charts: list[dict[str, Any]]
+    confusion: list[list[int]]
+
+
+def evaluate_binary(
+    model: str,
+    y_train: np.ndarray[Any, Any],
+    y_test: np.ndarray[Any, Any],
+    scores: FloatArray,
+    y_pred: np.ndarray[Any, Any],
+    positive: Any,
+    scored: str,
+    extra_charts: tuple[dict[str, Any], ...] = (),
+) -> Evaluation:
+    """The ``model``'s metrics on the test rows beside the majority-class baseline, with the confusion, ROC
+    and PR charts (``scored`` says which test rows were scored) and the model's own ``extra_charts``."""
+    metrics = classification_metrics(y_test, y_pred, scores, positive)
+    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
+    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
+    curves = {model: scores, "majority-class baseline": base_scores}
+    charts = [
+        confusion_matrix_chart(y_test, y_pred, classes, f"{model}: confusion matrix ({scored})"),
+        confusion_matrix_chart(
+            y_test, base_pred, classes, f"Majority-class baseline: confusion matrix ({scored})"
+        ),
+        roc_chart(y_test, curves, positive, f"ROC curve ({scored})"),
+        pr_chart(y_test, curves, positive, f"Precision-recall curve ({scored})"),
+        *extra_charts,
+    ]
+    is_pos = y_test == positive
+    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
+    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
+    return Evaluation(metrics, baseline, charts, [[tn, fp], [fn, tp]])
+
+
+def _loss_chart(optimizer: str, curve: list[float]) -> dict[str, Any]:
+    return {
+        "type": "line",
+        "title": f"{MODEL}: training loss per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
+        "label": "class-weighted cross-entropy",
+        "series": [{"name": "training loss", "data": [round(v, 8) for v in curve]}],
+        "categories": list(range(1, len(curve) + 1)),
+    }
+
+
+def train_variational_classifier(
+    x_train: FloatArray,
+    y_train: np.ndarray[Any, Any],
+    x_test: FloatArray,
+    y_test: np.ndarray[Any, Any],
+    pqc: str = "RealAmplitudes",
+    reps: int = 2,
+    optimizer: str = "COBYLA",
+    maxiter: int = 100,
+    seed: int = 42,
+    emit: Emitter | None = None,
+    shots: int | None = None,
+    prepared: PreparedData | None = None,
+    target: str = "Class",
+    qubits: int | None = None,
+    max_train_rows: int = MAX_TRAIN_ROWS,
+    noise_model: str | None = None,
+    device: DeviceTarget | None = None,
+) -> tuple[dict[str, Any], FittedVQC]:
+    """Train the VQC on the (already preprocessed) training rows of a binary classification and score it
+    on the test rows next to the majority-class baseline. Returns what
+    :func:`qmlstudio_worker.ml.classification.train_fraud_detector` returns (result data, fitted model);
+    ``prepared`` (the preprocessing) is needed to save the model for inference on raw rows."""
+    _check_training_setup(pqc, optimizer, reps, shots, device)
+    if noise_model is not None or device is not None:
+        shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
+        max_train_rows = min(max_train_rows, MAX_NOISY_TRAIN_ROWS)
+    started = time.monotonic()
+    x_train, x_test = np.asarray(x_train, dtype=np.float64), np.asarray(x_test, dtype=np.float64)
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    positive = positive_label(y_train)
+    negative = next(c for c in np.unique(y_train) if c != positive)
+    n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
+    if not 1 <= n_qubits <= min(x_train.shape[1], 10):
+        raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
+
+    if emit is not None:
+        emit.progress(15, "reducing features (PCA)")
+    rows = _training_rows(y_train, positive, max_train_rows, seed)
+    reduction = _fit_reduction(x_train, n_qubits, (positive, negative), (pqc, reps), prepared, target, seed)
+    fitted = reduction.fitted
     ansatz = Ansatz(pqc, n_qubits, reps)
     feature_map = qiskit_feature_map(n_qubits, FEATURE_MAP_REPS)
     ansatz_circuit = ansatz.qiskit_circuit()
-    noisy = prepare_runner(
+    runner = prepare_runner(
         feature_map.compose(ansatz_circuit),
         [*feature_map.parameters, *ansatz_circuit.parameters],
         shots=shots,
@@ -353,178 +528,52 @@ def train_vqc_fraud(
     fitted.angle_range, range_losses = choose_angle_range(
         fitted, x_train[rows], y_train[rows] == positive, ansatz, optimizer, maxiter, seed
     )
-    train_angles = fitted.angles(x_train[rows])
-    states = zz_feature_map_states(train_angles, FEATURE_MAP_REPS)
-    is_fraud = torch.as_tensor(y_train[rows] == positive)
-    n_rows, n_fraud = len(rows), int(is_fraud.sum())
-    rng = np.random.default_rng(seed)
-
-    odd = parity(n_qubits).astype(np.float64)
-    channel = None  # ADAM under a noise model: the differentiable noisy channel of the transpiled circuit
-    if noisy is not None and optimizer == "ADAM":
-        from qmlstudio_worker.quantum.noisy_density import check_noisy_training_qubits, from_noisy_circuit
-
-        channel = from_noisy_circuit(noisy)
-        check_noisy_training_qubits(channel.qubits, n_rows, "rows")
-        channel_angles = torch.as_tensor(train_angles, dtype=torch.float64)
-        odd_tensor = torch.as_tensor(odd)
-
-    def loss(weights: Any) -> Any:
-        if channel is not None:
-            values = torch.cat([channel_angles, weights.reshape(1, -1).expand(n_rows, -1)], dim=1)
-            p_fraud = channel.probabilities(values) @ odd_tensor
-        elif noisy is not None:
-            p_fraud = torch.as_tensor(_noisy_odd_probability(noisy, train_angles, weights, odd))
-        else:
-            p_fraud = _odd_probability(states, ansatz, weights)
-        if noisy is None and shots is not None:
-            sampled = rng.binomial(shots, np.clip(p_fraud.detach().numpy(), 0, 1)) / shots
-            p_fraud = torch.as_tensor(sampled)
-        return _weighted_cross_entropy(p_fraud, is_fraud)
-
+    objective = _objective(
+        fitted.angles(x_train[rows]), y_train[rows] == positive, ansatz, runner, optimizer, shots, seed
+    )
     circuit = circuit_summary(feature_map.compose(ansatz_circuit))
-    reduction = (
-        f"PCA {x_train.shape[1]} -> {n_qubits} features"
-        if reduce
-        else f"{n_qubits} standardized features (no PCA: one qubit per feature)"
-    )
-    simulation = (
-        f"ADAM on the gradient of the {channel.describe()} of the circuit transpiled for "
-        f"{noise_model}; the training loss is that channel's; test rows scored by "
-        f"{noisy.describe()} per row"
-        if channel is not None and noisy is not None
-        else noisy.describe() + " per row; test rows scored by the same noisy circuits"
-        if noisy is not None
-        else SIMULATION
-        if shots is None
-        else f"training loss from probabilities sampled with {shots} shots per row; test scores exact"
-    )
+    simulation = _simulation_words(objective, noise_model, shots)
     if emit is not None:
         emit.log(
-            f"{MODEL}: {n_rows} training rows ({n_fraud} fraud) of {len(y_train)}, {len(y_test)} test rows; "
-            f"{reduction}; ZZ feature map (reps {FEATURE_MAP_REPS}) + "
+            f"{MODEL}: {objective.rows} training rows ({objective.positives} positive) of {len(y_train)}, "
+            f"{len(y_test)} test rows; {reduction.words}; ZZ feature map (reps {FEATURE_MAP_REPS}) + "
             f"{pqc} (reps {reps}); {optimizer} {maxiter} iterations; "
             f"{simulation}; circuit depth {circuit['depth']}"
         )
         emit.progress(20, "training", "executing")
-
-    def on_step(step: int, value: float) -> None:
-        if emit is not None:
-            emit.metric("train_loss", value, step=step)
-            if step % 5 == 0 or step == maxiter:
-                emit.progress(
-                    20 + 60 * min(step, maxiter) / maxiter,
-                    f"iteration {min(step, maxiter)}/{maxiter}",
-                    "executing",
-                )
-
-    x0 = _initial_point(ansatz, seed)
-    fit_started = time.monotonic()
-    if channel is not None:  # one intra-op thread: measured 2x faster on the shared 2-core machine
-        from qmlstudio_worker.ml.recurrent import torch_settings
-
-        with torch_settings(1, deterministic=False):
-            found = minimize(loss, x0, optimizer, maxiter, seed, on_step)
-    else:
-        found = minimize(loss, x0, optimizer, maxiter, seed, on_step)
-    fit_seconds = time.monotonic() - fit_started
+    found, fit_seconds = _train(objective, _initial_point(ansatz, seed), optimizer, maxiter, seed, emit)
     fitted.weights = np.asarray(found.x, dtype=np.float64)
 
     if emit is not None:
-        emit.progress(
-            85,
-            "evaluating" if noisy is None else "evaluating the test rows on the circuits that ran",
-            "executing",
-        )
+        stage = "evaluating" if runner is None else "evaluating the test rows on the circuits that ran"
+        emit.progress(85, stage, "executing")
+    odd = parity(n_qubits).astype(np.float64)
     scores = (
         fitted.fraud_probability(x_test)
-        if noisy is None
-        else _noisy_odd_probability(noisy, fitted.angles(x_test), fitted.weights, odd)
+        if runner is None
+        else _noisy_odd_probability(runner, fitted.angles(x_test), fitted.weights, odd)
     )
-    y_pred = np.where(scores >= 0.5, positive, negative)
     if emit is not None:
         emit.progress(88, "metrics and charts", "post-processing")
-    metrics = classification_metrics(y_test, y_pred, scores, positive)
-    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
-    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
-    curves = {MODEL: scores, "majority-class baseline": base_scores}
     curve = [float(v) for v in found.curve]
-    scored_part = evaluated_part(len(y_test), len(y_test))  # every test row is scored, noisy or not
-    charts = [
-        confusion_matrix_chart(y_test, y_pred, classes, f"{MODEL}: confusion matrix ({scored_part})"),
-        confusion_matrix_chart(
-            y_test, base_pred, classes, f"Majority-class baseline: confusion matrix ({scored_part})"
-        ),
-        roc_chart(y_test, curves, positive, f"ROC curve ({scored_part})"),
-        pr_chart(y_test, curves, positive, f"Precision-recall curve ({scored_part})"),
-        {
-            "type": "line",
-            "title": f"{MODEL}: training loss per {'evaluation' if optimizer == 'COBYLA' else 'step'}",
-            "label": "class-weighted cross-entropy",
-            "series": [{"name": "training loss", "data": [round(v, 8) for v in curve]}],
-            "categories": list(range(1, len(curve) + 1)),
-        },
-    ]
-    is_pos = y_test == positive
-    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
-    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
-    if emit is not None:
-        emit_evaluation(emit, metrics, baseline, charts)
-
-    summary = (
-        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
+    y_pred = np.where(scores >= 0.5, positive, negative)
+    scored = evaluated_part(len(y_test), len(y_test))  # every test row is scored, noisy or not
+    evaluation = evaluate_binary(
+        MODEL, y_train, y_test, scores, y_pred, positive, scored, (_loss_chart(optimizer, curve),)
     )
+    if emit is not None:
+        emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
+    run = {"optimizer": optimizer, "maxiter": maxiter, "shots": shots, "seed": seed, "simulation": simulation}
     result: dict[str, Any] = {
         "model": MODEL,
         "model_type": "Quantum",
-        "config": {
-            "model": MODEL,
-            "pqc": pqc,
-            "reps": reps,
-            "feature_map": f"ZZFeatureMap (reps {FEATURE_MAP_REPS}, full entanglement)",
-            "qubits": n_qubits,
-            "reduction": f"{reduction}, z-scores in [-{ANGLE_CLIP:g}, "
-            f"{ANGLE_CLIP:g}] scaled to [0, {fitted.angle_range:.4g}] rad",
-            "angle_range": fitted.angle_range,
-            "angle_range_rule": f"lowest class-weighted cross-entropy on a stratified {VALIDATION_SHARE:.0%} "
-            "validation part of the training rows, among "
-            + ", ".join(f"{c:.4g}" for c in ANGLE_RANGES)
-            + " rad (exact statevector)",
-            "angle_range_validation_losses": {f"{c:.4g}": v for c, v in range_losses.items()},
-            "optimizer": optimizer,
-            "maxiter": maxiter,
-            "shots": shots,
-            "seed": seed,
-            "class_imbalance": "balanced class weights in the cross-entropy",
-            "interpretation": "parity of the measured bitstring (odd = fraud)",
-            "simulation": simulation,
-            "noise_model": noise_model,
-            "saved_model_predicts": "exact statevector (the noise model or device is not saved with it)"
-            if noisy is not None
-            else None,
-            "device": device.name if device is not None else None,
-            "backend_run": noisy.summary() if noisy is not None else None,
-            "noisy_training": channel.training_summary() if channel is not None else None,
-        },
-        "data": {
-            **summary,
-            "positive_class": positive.item() if hasattr(positive, "item") else positive,
-            "train_positives": int(np.sum(y_train == positive)),
-            "test_positives": int(np.sum(y_test == positive)),
-            "train_rows_used": n_rows,
-            "train_positives_used": n_fraud,
-            "test_rows_scored": len(y_test),
-            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every fraud row "
-            "and a seeded sample of the others",
-            "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_]
-            if pca is not None
-            else None,
-        },
-        "metrics": metrics,
-        "baseline": {"name": "majority class", **baseline},
-        "confusion_matrix": [[tn, fp], [fn, tp]],
+        "config": _config(fitted, reduction.words, range_losses, run, objective, noise_model, device),
+        "data": _data_facts(y_train, y_test, positive, objective, max_train_rows, reduction.pca, prepared),
+        "metrics": evaluation.metrics,
+        "baseline": {"name": "majority class", **evaluation.baseline},
+        "confusion_matrix": evaluation.confusion,
         "losses": {"train": curve, "test": []},
-        "charts": charts,
+        "charts": evaluation.charts,
         "optimizer": {**found.describe(), "maxiter": maxiter},
         "circuit": circuit,
         "weights": [float(v) for v in fitted.weights],
@@ -532,6 +581,77 @@ def train_vqc_fraud(
         "duration_seconds": round(time.monotonic() - started, 3),
     }
     return result, fitted
+
+
+def _config(
+    fitted: FittedVQC,
+    reduction: str,
+    range_losses: dict[float, float],
+    run: dict[str, Any],
+    objective: _Objective,
+    noise_model: str | None,
+    device: DeviceTarget | None,
+) -> dict[str, Any]:
+    """What the model is and how it ran (the result's ``config``)."""
+    runner, channel = objective.runner, objective.channel
+    return {
+        "model": MODEL,
+        "pqc": fitted.pqc,
+        "reps": fitted.reps,
+        "feature_map": f"ZZFeatureMap (reps {FEATURE_MAP_REPS}, full entanglement)",
+        "qubits": fitted.qubits,
+        "reduction": f"{reduction}, z-scores in [-{ANGLE_CLIP:g}, "
+        f"{ANGLE_CLIP:g}] scaled to [0, {fitted.angle_range:.4g}] rad",
+        "angle_range": fitted.angle_range,
+        "angle_range_rule": f"lowest class-weighted cross-entropy on a stratified {VALIDATION_SHARE:.0%} "
+        "validation part of the training rows, among "
+        + ", ".join(f"{c:.4g}" for c in ANGLE_RANGES)
+        + " rad (exact statevector)",
+        "angle_range_validation_losses": {f"{c:.4g}": v for c, v in range_losses.items()},
+        "optimizer": run["optimizer"],
+        "maxiter": run["maxiter"],
+        "shots": run["shots"],
+        "seed": run["seed"],
+        "class_imbalance": "balanced class weights in the cross-entropy",
+        "interpretation": "parity of the measured bitstring (odd = the positive class)",
+        "simulation": run["simulation"],
+        "noise_model": noise_model,
+        "saved_model_predicts": "exact statevector (the noise model or device is not saved with it)"
+        if runner is not None
+        else None,
+        "device": device.name if device is not None else None,
+        "backend_run": runner.summary() if runner is not None else None,
+        "noisy_training": channel.training_summary() if channel is not None else None,
+    }
+
+
+def _data_facts(
+    y_train: np.ndarray[Any, Any],
+    y_test: np.ndarray[Any, Any],
+    positive: Any,
+    objective: _Objective,
+    max_train_rows: int,
+    pca: Any,
+    prepared: PreparedData | None,
+) -> dict[str, Any]:
+    """The rows the model saw (the result's ``data``)."""
+    summary = (
+        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
+    )
+    return {
+        **summary,
+        "positive_class": positive.item() if hasattr(positive, "item") else positive,
+        "train_positives": int(np.sum(y_train == positive)),
+        "test_positives": int(np.sum(y_test == positive)),
+        "train_rows_used": objective.rows,
+        "train_positives_used": objective.positives,
+        "test_rows_scored": len(y_test),
+        "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
+        "and a seeded sample of the others",
+        "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_]
+        if pca is not None
+        else None,
+    }
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -49,7 +49,9 @@ def imported(module: str, source: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base]).strip(".")
+                base = ".".join(
+                    [*package.split(".")[: len(package.split(".")) - node.level + 1], base]
+                ).strip(".")
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
     return {name for name in found if name.startswith(f"{PACKAGE}.")}
@@ -73,10 +75,16 @@ def violations(module: str, source: str) -> list[str]:
         ("qmlstudio_worker.ml.windows", "from qmlstudio_worker.quantum.devices import DeviceTarget\n"),
         ("qmlstudio_worker.ml.windows", "def f():\n    from qmlstudio_worker.jobs import support\n"),
         ("qmlstudio_worker.ml.windows", "import qmlstudio_worker.problems.fraud_detection.handler\n"),
-        ("qmlstudio_worker.quantum.circuits", "from qmlstudio_worker.problems.vehicle_routing import routing\n"),
+        (
+            "qmlstudio_worker.quantum.circuits",
+            "from qmlstudio_worker.problems.vehicle_routing import routing\n",
+        ),
         ("qmlstudio_worker.quantum.circuits", "from qmlstudio_worker.jobs.support import quantum_shots\n"),
         ("qmlstudio_worker.problem_schemas", "from qmlstudio_worker.problems import brain_tumor\n"),
-        ("qmlstudio_worker.problems.vehicle_routing.routing", "from ..portfolio_optimization import quantum_solver\n"),
+        (
+            "qmlstudio_worker.problems.vehicle_routing.routing",
+            "from ..portfolio_optimization import quantum_solver\n",
+        ),
     ],
 )
 def test_each_rule_catches_an_offending_import(module: str, snippet: str) -> None:
@@ -84,7 +92,9 @@ def test_each_rule_catches_an_offending_import(module: str, snippet: str) -> Non
 
 
 def test_allowed_directions_pass() -> None:
-    assert violations("qmlstudio_worker.quantum.hybrid", "from qmlstudio_worker.ml.recurrent import x\n") == []
+    assert (
+        violations("qmlstudio_worker.quantum.hybrid", "from qmlstudio_worker.ml.recurrent import x\n") == []
+    )
     assert violations("qmlstudio_worker.jobs.support", "from qmlstudio_worker.quantum import devices\n") == []
     routing = "qmlstudio_worker.problems.vehicle_routing.handler"
     assert violations(routing, "from qmlstudio_worker.problems.vehicle_routing.routing import x\n") == []

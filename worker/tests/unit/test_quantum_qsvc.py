@@ -30,7 +30,7 @@ def prepared():  # type: ignore[no-untyped-def]
 def _train(prepared, **kwargs):  # type: ignore[no-untyped-def]
     options: dict[str, Any] = {"reps": 2, "seed": 3}
     options.update(kwargs)
-    return qsvc.train_qsvc_fraud(
+    return qsvc.train_kernel_classifier(
         prepared.x_train, prepared.y_train, prepared.x_test, prepared.y_test, prepared=prepared, **options
     )
 

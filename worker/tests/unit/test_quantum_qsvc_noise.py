@@ -153,7 +153,7 @@ def test_charts_of_a_sampled_test_part_say_how_many_rows_were_scored() -> None:
     y_train, y_test = np.array([1] * 6 + [0] * 18), np.array([1] * 4 + [0] * 12)
     x_train = rng.normal(size=(24, 3)) + y_train[:, None]
     x_test = rng.normal(size=(16, 3)) + y_test[:, None]
-    result, _ = qsvc.train_qsvc_fraud(
+    result, _ = qsvc.train_kernel_classifier(
         x_train,
         y_train,
         x_test,

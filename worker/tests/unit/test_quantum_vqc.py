@@ -27,7 +27,7 @@ def prepared():  # type: ignore[no-untyped-def]
 def _train(prepared, **kwargs):  # type: ignore[no-untyped-def]
     options = {"pqc": "RealAmplitudes", "reps": 1, "optimizer": "COBYLA", "maxiter": 60, "seed": 3}
     options.update(kwargs)
-    return vqc.train_vqc_fraud(
+    return vqc.train_variational_classifier(
         prepared.x_train, prepared.y_train, prepared.x_test, prepared.y_test, prepared=prepared, **options
     )
 
@@ -115,7 +115,7 @@ def test_angle_range_is_chosen_without_the_test_rows(prepared) -> None:  # type:
     assert "validation part of the training rows" in config["angle_range_rule"]
     # other test rows (flipped labels, a different count) change neither the choice nor the weights
     shuffled = np.random.default_rng(0).permutation(len(prepared.y_test))[:20]
-    _, again = vqc.train_vqc_fraud(
+    _, again = vqc.train_variational_classifier(
         prepared.x_train,
         prepared.y_train,
         prepared.x_test[shuffled],
@@ -145,7 +145,7 @@ def test_iris_reaches_the_tutorial_accuracy() -> None:
         train_size=0.8,
         random_state=123,
     )
-    result, fitted = vqc.train_vqc_fraud(
+    result, fitted = vqc.train_variational_classifier(
         x_train,
         y_train,
         x_test,
@@ -178,7 +178,7 @@ def test_fewer_features_than_qubits_use_one_qubit_per_feature() -> None:
 
 def test_string_labels_use_the_rarer_class_as_fraud(prepared) -> None:  # type: ignore[no-untyped-def]
     labels = {0: "ok", 1: "fraud"}
-    result, fitted = vqc.train_vqc_fraud(
+    result, fitted = vqc.train_variational_classifier(
         prepared.x_train,
         np.array([labels[int(v)] for v in prepared.y_train]),
         prepared.x_test,

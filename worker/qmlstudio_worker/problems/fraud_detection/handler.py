@@ -65,8 +65,8 @@ def confusion_from_chart(chart: dict[str, Any], positive: Any) -> list[list[int]
 
 def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any) -> Any:
     # Imported here: a classical run never pays for the quantum modules.
-    from qmlstudio_worker.quantum import kernel_classifier as qsvc
-    from qmlstudio_worker.quantum import variational_classifier as vqc
+    from qmlstudio_worker.quantum.kernel_classifier import train_kernel_classifier
+    from qmlstudio_worker.quantum.variational_classifier import train_variational_classifier
 
     shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
     prepared = prepare_classification(
@@ -78,7 +78,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         seed=inputs.seed,
     )
     if params["model"] == QSVC_MODEL:
-        return qsvc.train_qsvc_fraud(
+        return train_kernel_classifier(
             x_train=prepared.x_train,
             y_train=prepared.y_train,
             x_test=prepared.x_test,
@@ -92,7 +92,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
             seed=inputs.seed,
             emit=emit,
         )
-    return vqc.train_vqc_fraud(
+    return train_variational_classifier(
         x_train=prepared.x_train,
         y_train=prepared.y_train,
         x_test=prepared.x_test,

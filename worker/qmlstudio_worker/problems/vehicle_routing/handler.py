@@ -22,6 +22,7 @@ from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.jobs.run_record import seed_everything
 from qmlstudio_worker.jobs.support import (
+    JobInputs,
     Stopwatch,
     base_result,
     data_errors,
@@ -34,11 +35,13 @@ from qmlstudio_worker.jobs.support import (
 )
 from qmlstudio_worker.ml.preprocess import numeric_features
 from qmlstudio_worker.problems.vehicle_routing.routing import (
+    Route,
     RoutingInstance,
     describe_routes,
     route_map_chart,
     solve_exact,
 )
+from qmlstudio_worker.protocol import Emitter
 
 PROBLEM = "vehicle-routing"
 
@@ -73,6 +76,74 @@ def _metrics(instance: RoutingInstance, routes: list[tuple[int, ...]]) -> dict[s
     }
 
 
+Solved = tuple[list[Route], dict[str, Any], list[dict[str, Any]], dict[str, Any] | None, dict[str, Any]]
+
+
+def _solve_exactly(instance: RoutingInstance) -> Solved:
+    """The shortest routes within the capacity (routes, metrics, charts, baseline, details)."""
+    with data_errors("/num_vehicles"):
+        solved = solve_exact(instance, with_capacity=True)
+    if solved is None:
+        raise JobValidationError(
+            f"No split of the stops into {instance.vehicles} routes fits the vehicle capacity "
+            f"{instance.capacity:g}",
+            "/vehicle_capacity",
+        )
+    routes, _ = solved
+    charts = [route_map_chart(instance, routes, "Routes (longitude, latitude)")]
+    return routes, _metrics(instance, routes), charts, None, {"solver": "exact enumeration with the capacity"}
+
+
+def _refuse_noisy_size(params: dict[str, Any], inputs: JobInputs, instance: RoutingInstance) -> None:
+    """Refuse an instance too large for the noisy simulator before transpiling, naming the field that
+    chose the noisy simulation."""
+    from qmlstudio_worker.problems.vehicle_routing.routing import evaluations_of, noisy_refusal, qubit_count
+
+    evaluations = evaluations_of(params["optimizer_alg"], int(params["optimizer_alg_maxiter"]))
+    device = device_target(params, inputs)
+    refusal = noisy_refusal(qubit_count(instance.size), inputs.quantum_noise_model, device, evaluations)
+    if refusal is not None:
+        noise = inputs.quantum_noise_model
+        raise JobValidationError(
+            refusal, "/extension/quantum_noise_model" if noise else "/params/use_quantum_simulator"
+        )
+
+
+def _solve_on_circuits(
+    params: dict[str, Any], inputs: JobInputs, instance: RoutingInstance, emit: Emitter
+) -> Solved:
+    """QAOA or VQE on the QUBO, beside the exact optimum of the same formulation."""
+    from qmlstudio_worker.problems.vehicle_routing.routing import solve_quantum
+
+    _refuse_noisy_size(params, inputs, instance)
+    with data_errors("/model"):
+        q = solve_quantum(
+            instance,
+            str(params["model"]),
+            optimizer=params["optimizer_alg"],
+            maxiter=int(params["optimizer_alg_maxiter"]),
+            reps=int(params["circuit_repetition"]),
+            seed=inputs.seed,
+            shots=quantum_shots(params, inputs.quantum_noise_model, device_ok=True),
+            emit=emit,
+            noise_model=inputs.quantum_noise_model,
+            device=device_target(params, inputs),
+        )
+    routes = q["routes"] or []
+    metrics = _metrics(instance, routes) if q["found_routes"] else {}
+    metrics["optimum_probability"] = q["optimum_probability"]
+    metrics["feasible_probability"] = q["feasible_probability"]
+    baseline = {
+        "name": "exact optimum (enumeration, same formulation)",
+        "metrics": _metrics(instance, q["exact_routes"]),
+    }
+    details = {k: v for k, v in q.items() if k not in ("charts", "routes", "exact_routes")}
+    details["exact_routes"] = describe_routes(instance, q["exact_routes"])
+    if q["found_routes"] and metrics["routes_within_capacity"] < len(routes):
+        emit.log("some routes exceed the vehicle capacity (the QUBO has no loads)", level="warning")
+    return routes, metrics, q["charts"], baseline, details
+
+
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
@@ -88,68 +159,12 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         f"{instance.vehicles} vehicles of capacity {instance.capacity:g}, model {model}, seed {inputs.seed}"
     )
     seed_everything(inputs.seed)
-    if model == "Classical":
-        with data_errors("/num_vehicles"):
-            solved = solve_exact(instance, with_capacity=True)
-        if solved is None:
-            raise JobValidationError(
-                f"No split of the stops into {instance.vehicles} routes fits the vehicle capacity "
-                f"{instance.capacity:g}",
-                "/vehicle_capacity",
-            )
-        routes, _ = solved
-        metrics = _metrics(instance, routes)
-        charts = [route_map_chart(instance, routes, "Routes (longitude, latitude)")]
-        baseline = None
-        details: dict[str, Any] = {"solver": "exact enumeration with the capacity"}
-    else:
-        from qmlstudio_worker.problems.vehicle_routing.routing import (
-            evaluations_of,
-            noisy_refusal,
-            qubit_count,
-            solve_quantum,
-        )
-
-        shots = quantum_shots(params, inputs.quantum_noise_model, device_ok=True)
-        device = device_target(params, inputs)
-        optimizer = params["optimizer_alg"]
-        maxiter = int(params["optimizer_alg_maxiter"])
-        refusal = noisy_refusal(
-            qubit_count(instance.size), inputs.quantum_noise_model, device, evaluations_of(optimizer, maxiter)
-        )
-        if refusal is not None:  # before transpiling, naming the field that chose the noisy simulation
-            pointer = (
-                "/extension/quantum_noise_model"
-                if inputs.quantum_noise_model
-                else "/params/use_quantum_simulator"
-            )
-            raise JobValidationError(refusal, pointer)
-        with data_errors("/model"):
-            q = solve_quantum(
-                instance,
-                model,
-                optimizer=optimizer,
-                maxiter=maxiter,
-                reps=int(params["circuit_repetition"]),
-                seed=inputs.seed,
-                shots=shots,
-                emit=emit,
-                noise_model=inputs.quantum_noise_model,
-                device=device,
-            )
-        routes = q["routes"] or []
-        metrics = _metrics(instance, routes) if q["found_routes"] else {}
-        metrics["optimum_probability"] = q["optimum_probability"]
-        metrics["feasible_probability"] = q["feasible_probability"]
-        charts = q["charts"]
-        baseline = {
-            "name": "exact optimum (enumeration, same formulation)",
-            "metrics": _metrics(instance, q["exact_routes"]),
-        }
-        details = {k: v for k, v in q.items() if k not in ("charts", "routes", "exact_routes")}
-        details["exact_routes"] = describe_routes(instance, q["exact_routes"])
-        if q["found_routes"] and metrics["routes_within_capacity"] < len(routes):
-            emit.log("some routes exceed the vehicle capacity (the QUBO has no loads)", level="warning")
+    solved = (
+        _solve_exactly(instance)
+        if model == "Classical"
+        else _solve_on_circuits(params, inputs, instance, emit)
+    )
+    routes, metrics, charts, baseline, details = solved
     for name, value in metrics.items():
         emit.metric(name, value)
     for chart in charts:
