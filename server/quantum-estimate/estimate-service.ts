@@ -38,7 +38,7 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
  * Resource estimate of a quantum job before it runs: the worker's `estimate` command builds the
  * circuit the body's model would run, transpiles it for the chosen backend (the simulator, or the snapshot
  * of a noise model's or a device's IBM device) and times this machine's simulation of it
- * (worker/qmlstudio_worker/quantum/resource_estimate.py). Its own process per request, as inference; a body
+ * (worker/qmlstudio_worker/jobs/resource_estimate.py). Its own process per request, as inference; a body
  * without a circuit is a 400 naming /params, never a 500.
  */
 export class ResourceEstimateService {

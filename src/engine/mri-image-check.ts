@@ -1,7 +1,7 @@
 // Does a PNG or JPEG look like an MRI slice? The spec's grayscale and centre-brightness check, on
 // pixels (the browser's canvas ImageData, before an upload). The rule's numbers are data
 // (predict.mriCheck in schemas/problems/brain-tumor.json); the worker applies the same rule where it
-// decides (worker/qmlstudio_worker/bio/image_check.py, whose docstring defines the measures), and
+// decides (worker/qmlstudio_worker/problems/brain_tumor/image_check.py, whose docstring defines the measures), and
 // tests/contracts/mri-image-check.json holds the cases both must agree on.
 
 export interface MriCheckRule {

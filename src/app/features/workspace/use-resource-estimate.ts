@@ -24,7 +24,7 @@ export type EstimateState =
   | { phase: 'refused'; detail: string };
 
 // The worker refuses a configuration without a circuit with 'the {model} model runs no quantum circuit' or
-// 'problem ... has no quantum model to estimate' (worker/qmlstudio_worker/quantum/resource_estimate.py).
+// 'problem ... has no quantum model to estimate' (worker/qmlstudio_worker/jobs/resource_estimate.py).
 const NO_CIRCUIT = /no quantum (circuit|model)/i;
 
 /**

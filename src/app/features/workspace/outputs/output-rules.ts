@@ -246,7 +246,7 @@ export function latestStep(
   return { step: last.step, name, value: last.value };
 }
 
-/** The simulators whose runs are exact (no sampling); the worker's EXACT_SIMULATORS (ml/job_support.py). */
+/** The simulators whose runs are exact (no sampling); the worker's EXACT_SIMULATORS (jobs/support.py). */
 const EXACT_SIMULATORS = ['aer_simulator_statevector', 'statevector_simulator'];
 
 const record = (value: unknown): Record<string, unknown> | null =>
