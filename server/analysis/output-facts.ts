@@ -1,7 +1,7 @@
-// The facts of one output, read from its stored result and the detail derived from it. The one place
-// that knows where a result keeps what; when the worker's result gets a typed schema, only this module
-// changes.
+// The facts of one output, read from its result through the result contract (jobResultOf) and the
+// detail derived from it. The one place that knows where a result keeps what.
 
+import { jobResultOf, type JobResult } from '../jobs/job-result';
 import type { JobRecord } from '../jobs/jobs-repository';
 import type { OutputDetail } from '../outputs/output-detail';
 import { FactBuilder, formatNumber, type FactSet } from './facts';
@@ -33,39 +33,40 @@ export function outputFacts(
   limits: ConvergenceLimits,
 ): FactSet {
   const facts = new FactBuilder();
-  runFacts(facts, subject);
-  dataFacts(facts, subject);
+  // a result that breaks the contract (an older worker's) gives only the detail's facts
+  const result = jobResultOf(subject.job);
+  runFacts(facts, subject, result);
+  dataFacts(facts, subject, result);
   metricFacts(facts, subject.detail, metrics);
   convergenceFacts(facts, subject.detail, limits);
-  confusionFacts(facts, subject.job.result);
-  quantumFacts(facts, subject);
-  selectionFacts(facts, subject.job.result);
+  confusionFacts(facts, result);
+  quantumFacts(facts, subject, result);
+  selectionFacts(facts, result);
   predictionFacts(facts, subject.detail);
   return facts.facts;
 }
 
-function runFacts(facts: FactBuilder, { job, detail, problemName }: AnalysisSubject) {
+function runFacts(facts: FactBuilder, { detail, problemName }: AnalysisSubject, result: JobResult | null) {
   facts.number('run.id', detail.id, 'integer');
   facts.text('run.name', detail.name);
   facts.text('run.problem', problemName);
   facts.text('run.model', detail.trained_model_type);
-  const modelType = job.result?.model_type;
-  facts.text('run.model_type', typeof modelType === 'string' ? modelType : null);
+  const modelType = result?.model_type;
+  facts.text('run.model_type', modelType);
   facts.flag('run.quantum', modelType === 'Quantum');
   facts.number('run.execution_time', detail.execution_time, 'decimal');
   facts.text('run.result_type', detail.output_data.result_type);
   facts.text('baseline.name', detail.baseline?.name);
 }
 
-function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject) {
-  const result = job.result ?? {};
+function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, result: JobResult | null) {
   facts.text('data.label', detail.dataset?.label);
   facts.flag('data.synthetic', detail.dataset?.synthetic);
   facts.number('data.rows', detail.dataset?.rows, 'integer');
   facts.number('data.rows_used', detail.dataset?.rows_used, 'integer');
   // the first 12 characters name the file well enough in a sentence; the detail keeps the whole hash
   facts.text('data.hash', detail.dataset?.sha256.slice(0, 12));
-  facts.number('data.seed', num(result.seed) ?? num(job.extension?.seed), 'integer');
+  facts.number('data.seed', num(result?.seed) ?? num(job.extension?.seed), 'integer');
   const params = job.params;
   const trainShare = num(params.train_test_split);
   const testShare = num(params.test_ratio);
@@ -76,7 +77,7 @@ function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject) {
     facts.number('data.train_share', 1 - testShare, 'ratio');
     facts.number('data.test_share', testShare, 'ratio');
   }
-  const training = isObject(result.training_data) ? result.training_data : {};
+  const training = result?.training_data ?? {};
   facts.number('data.train_rows', num(training.train_rows) ?? num(training.train_slices), 'integer');
   facts.number('data.test_rows', num(training.test_rows) ?? num(training.held_out_slices), 'integer');
   facts.number('data.window', num(training.window), 'integer');
@@ -195,34 +196,17 @@ function convergenceFacts(facts: FactBuilder, detail: OutputDetail, limits: Conv
 }
 
 /** The confusion matrix: rows are the actual class, columns the predicted one; labels from its chart. */
-function confusionMatrixOf(
-  result: Record<string, unknown> | null,
-): { labels: string[]; rows: number[][] } | null {
-  const chart = Array.isArray(result?.charts)
-    ? (result.charts as Record<string, unknown>[]).find((c) => c.type === 'confusion_matrix')
-    : undefined;
-  const chartLabels = Array.isArray(chart?.categories) ? (chart.categories as unknown[]).map(String) : null;
+function confusionMatrixOf(result: JobResult | null): { labels: string[]; rows: number[][] } | null {
+  const chart = result?.charts?.find((c) => c.type === 'confusion_matrix');
+  const labels = chart ? chart.categories.map(String) : null;
   const stored = result?.confusion_matrix;
-  const asRows = (value: unknown[]) =>
-    value.map((row) => (Array.isArray(row) ? row.map((v) => Number(v)) : []));
-  if (Array.isArray(stored)) {
-    const rows = asRows(stored);
-    return { labels: chartLabels ?? rows.map((_, i) => String(i)), rows };
-  }
-  if (isObject(stored) && Array.isArray(stored.matrix)) {
-    const rows = asRows(stored.matrix);
-    const labels = Array.isArray(stored.labels) ? stored.labels.map(String) : (chartLabels ?? []);
-    return { labels, rows };
-  }
-  if (!chart || !Array.isArray(chart.series) || !chartLabels) return null;
-  return {
-    labels: chartLabels,
-    rows: (chart.series as { data: unknown[] }[]).map((s) => asRows([s.data])[0]!),
-  };
+  if (stored) return { labels: labels ?? stored.map((_, i) => String(i)), rows: stored };
+  if (!chart || !labels) return null;
+  return { labels, rows: chart.series.map((s) => s.data.map((v) => Number(v))) };
 }
 
 /** Which class is most often taken for which, how often, and the errors overall. */
-function confusionFacts(facts: FactBuilder, result: Record<string, unknown> | null) {
+function confusionFacts(facts: FactBuilder, result: JobResult | null) {
   const matrix = confusionMatrixOf(result);
   if (!matrix || matrix.rows.length < 2) return;
   let total = 0;
@@ -251,7 +235,7 @@ function confusionFacts(facts: FactBuilder, result: Record<string, unknown> | nu
     if (actualTotal > 0) facts.number('conf.top_share', worst.count / actualTotal, 'ratio');
   }
   // two classes with a named positive one (fraud): caught, missed and false alarms
-  const training = isObject(result?.training_data) ? result.training_data : {};
+  const training = result?.training_data ?? {};
   const positive = matrix.labels.indexOf(String(training.positive_class));
   if (matrix.rows.length !== 2 || positive === -1) return;
   const negative = 1 - positive;
@@ -270,14 +254,13 @@ function confusionFacts(facts: FactBuilder, result: Record<string, unknown> | nu
 }
 
 /** A quantum run: where it ran, its noise, shots and circuit (qubits, depth, two-qubit gates). */
-function quantumFacts(facts: FactBuilder, { job, detail }: AnalysisSubject) {
-  if (job.result?.model_type !== 'Quantum') return;
-  const result = job.result;
+function quantumFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, result: JobResult | null) {
+  if (result?.model_type !== 'Quantum') return;
   facts.text('quantum.backend', detail.quantum_backend);
-  const run = isObject(result.quantum_run) ? result.quantum_run : {};
-  const selection = isObject(result.selection) ? result.selection : {};
+  const run: Record<string, unknown> = result.quantum_run ?? {};
+  const selection: Record<string, unknown> = result.selection ?? {};
   const solver = isObject(selection.solver_details) ? selection.solver_details : {};
-  const training = isObject(result.training_data) ? result.training_data : {};
+  const training = result.training_data ?? {};
   const config = isObject(training.config) ? training.config : {};
   const circuit = [run.circuit, solver.circuit, selection.circuit, config.circuit].find(isObject);
   facts.number('quantum.qubits', num(config.qubits) ?? num(selection.qubits), 'integer');
@@ -304,8 +287,8 @@ function quantumFacts(facts: FactBuilder, { job, detail }: AnalysisSubject) {
 }
 
 /** An optimisation's chosen selection next to the exact optimum. */
-function selectionFacts(facts: FactBuilder, result: Record<string, unknown> | null) {
-  const selection = isObject(result?.selection) ? result.selection : null;
+function selectionFacts(facts: FactBuilder, result: JobResult | null) {
+  const selection = result?.selection ?? null;
   if (!selection) return;
   const assets = Array.isArray(selection.assets) ? selection.assets.map(String) : [];
   if (assets.length > 0) facts.text('sel.assets', listed(assets));
