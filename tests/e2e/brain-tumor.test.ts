@@ -253,7 +253,7 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
     ).toBe(0);
   });
 
-  it('predicts an example image with densenet121: the prediction, then Outputs with a Prediction row', async () => {
+  it('predicts an example image with densenet121: the class, its probabilities and the link at once; Outputs has a Prediction row', async () => {
     onFailure('predict');
     for (let n = 1; n <= 6; n++)
       expect(
@@ -276,13 +276,17 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
     const before = (await outputs()).map((o) => o.id);
     await page.getByRole('button', { name: 'Predict Now' }).click();
 
-    // The result shows for a moment (2.5 s), then the workspace moves to Outputs.
+    // The answer shows at once where it was asked: the class, every class's probability and the link
+    // to the output that records it; the workspace stays on the Dataset tab.
     const result = page.getByRole('status').filter({ hasText: /^Prediction: / });
     await result.waitFor({ timeout: 60_000 });
     await shot(page, 'predict', result);
     const text = await result.locator('.bio-result-class').textContent();
     expect(CLASSES.map((c) => `Prediction: ${c}`)).toContain(text);
-    await expectSelected(page, 'Outputs');
+    expect(await result.getByRole('list', { name: 'Probabilities' }).getByRole('listitem').count()).toBe(
+      CLASSES.length,
+    );
+    await expectSelected(page, 'Dataset');
     let predictionId = 0;
     await expect
       .poll(
@@ -293,6 +297,10 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
         { timeout: 30_000, message: 'a prediction output' },
       )
       .toBeGreaterThan(0);
+    const link = result.getByRole('link', { name: `Open this prediction's output (#${predictionId})` });
+    expect(await link.getAttribute('href')).toMatch(new RegExp(`/outputs/${predictionId}$`));
+    await tab(page, 'Outputs').click();
+    await expectSelected(page, 'Outputs');
     const row = outputRow(page, predictionId);
     await row.waitFor({ timeout: 15_000 });
     expect(await row.locator('td').allTextContents()).toEqual(expect.arrayContaining(['Prediction']));

@@ -171,6 +171,8 @@ export function useWorkspace(problem: Problem, app: ApplicationDetail, user: Wor
     run,
     runAgain,
     running: runner.running,
+    /** A new output made outside Run (a prediction): counted and listed. */
+    outputAdded: started,
     outputCount,
     setOutputCount,
     refreshKey,

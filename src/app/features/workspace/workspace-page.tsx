@@ -77,7 +77,7 @@ function Workspace({
               applicationId={app.id}
               onChange={ws.edit}
               onSaved={(next) => ws.keepTabValues(next, TAB.model)}
-              onPredicted={() => ws.selectTab(TAB.outputs)}
+              onPredicted={ws.outputAdded}
             />
           );
         }

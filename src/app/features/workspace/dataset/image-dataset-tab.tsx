@@ -27,7 +27,7 @@ export interface ImageDatasetTabProps {
   onChange(next: AppData): void;
   /** Next Step of Train: the workspace keeps the values and opens Model Configurations. */
   onSaved(next: AppData): void;
-  /** A prediction was made: the workspace opens Outputs (spec section 4). */
+  /** A prediction was made (a new output): the workspace counts it. */
   onPredicted(prediction: Prediction): void;
   /** Tests replace the browser's image decoder and the MRI rule. */
   readPixels?: ReadPixels;

@@ -4,7 +4,8 @@
 // request (multipart file or image_url), its result and the move to Outputs. Only fetch, the image decoder
 // and the camera are stand-ins; the MRI rule is the engine's, on generated pixels.
 
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { browserRegistry } from '../../../../renderers/browser-registry';
 import { setAccessToken } from '../../../api/client';
@@ -13,7 +14,7 @@ import type { WorkspaceUser } from '../workspace-types';
 import { predictPath } from './predict-api';
 import { IMAGE_PROCESSING_FAILED, type Pixels } from './image-validation';
 import { mriLookOf } from './mri-look';
-import { NOT_A_URL, PredictPanel, SHOW_PREDICTION_MS } from './predict-panel';
+import { NOT_A_URL, PredictPanel } from './predict-panel';
 import { WEBCAM_FAILED } from './webcam-capture';
 
 cleanBrowserAfterEach();
@@ -96,14 +97,16 @@ afterEach(() => setAccessToken(null));
 
 function open(onPredicted = vi.fn(), who: WorkspaceUser | null = user) {
   render(
-    <PredictPanel
-      problem={brain}
-      user={who}
-      applicationId={5}
-      onPredicted={onPredicted}
-      readPixels={() => (nextPixels ? Promise.resolve(nextPixels) : Promise.reject(new Error('not a PNG')))}
-      looksLikeMri={mriLookOf(brain)}
-    />,
+    <MemoryRouter>
+      <PredictPanel
+        problem={brain}
+        user={who}
+        applicationId={5}
+        onPredicted={onPredicted}
+        readPixels={() => (nextPixels ? Promise.resolve(nextPixels) : Promise.reject(new Error('not a PNG')))}
+        looksLikeMri={mriLookOf(brain)}
+      />
+    </MemoryRouter>,
   );
   return onPredicted;
 }
@@ -164,7 +167,7 @@ describe('Predict Brain Tumor', () => {
     expect(predictCalls()).toHaveLength(0);
   });
 
-  it('posts the file as multipart with the chosen model, shows the result and then opens Outputs', async () => {
+  it('posts the file as multipart with the chosen model and shows the class, its probabilities and the link to the output at once', async () => {
     const onPredicted = open();
     upload(png());
     expect((await screen.findByRole('note')).textContent).toBe('File is valid and ready for prediction!');
@@ -177,7 +180,6 @@ describe('Predict Brain Tumor', () => {
     expect(models.textContent).toContain("Uses this application's latest completed classical training.");
     fireEvent.click(within(models).getByRole('radio', { name: 'qmodel' }));
     expect(models.textContent).toContain("Uses this application's latest completed quantum training.");
-    vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.click(screen.getByRole('button', { name: 'Predict Now' }));
     const status = await screen.findByRole('status');
     expect(status.textContent).toContain('Prediction: glioma');
@@ -189,11 +191,19 @@ describe('Predict Brain Tumor', () => {
     const body = (init as RequestInit).body as FormData;
     expect((body.get('file') as File).name).toBe('scan.png');
     expect(new Headers((init as RequestInit).headers).get('authorization')).toBe('Bearer token-1');
-    expect(onPredicted).not.toHaveBeenCalled();
-    await act(() => vi.advanceTimersByTimeAsync(SHOW_PREDICTION_MS));
     expect(onPredicted).toHaveBeenCalledWith(
       expect.objectContaining({ prediction: 'glioma', output_id: 31 }),
     );
+    // Every class's probability, and the output that records this prediction one click away.
+    const bars = within(status).getByRole('list', { name: 'Probabilities' });
+    expect(
+      within(bars)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['meningioma10.0 %', 'glioma80.0 %', 'pituitary10.0 %']);
+    expect(
+      within(status).getByRole('link', { name: "Open this prediction's output (#31)" }).getAttribute('href'),
+    ).toBe('/applications/5/outputs/31');
   });
 
   it('sends a pasted http link as image_url and refuses pasted text that is not one', async () => {

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
+import { useEffect, useState, type ClipboardEvent, type DragEvent } from 'react';
+import { Link } from 'react-router';
 import { acceptAttribute, type Problem } from '../../../../engine';
 import type { WorkspaceUser } from '../workspace-types';
 import { fetchExampleImage, predictImage, type Prediction, type PredictImage } from './predict-api';
@@ -16,14 +17,12 @@ export const NOT_LOGGED_IN = 'User is not logged in!';
 export const APPLICATION_MISSING = 'Application ID is missing.';
 /** Spec section 5: pasted text is an image URL only when it starts with http. */
 export const NOT_A_URL = 'The pasted text is not an image URL (it must start with http).';
-/** How long the prediction stays on screen before the workspace opens Outputs (spec section 4). */
-export const SHOW_PREDICTION_MS = 2500;
 
 export interface PredictPanelProps {
   problem: Problem;
   user: WorkspaceUser | null;
   applicationId: number;
-  /** A prediction succeeded: the workspace moves to the Outputs tab. */
+  /** A prediction succeeded (it is a new output): the workspace counts it; the panel keeps showing it. */
   onPredicted(prediction: Prediction): void;
   readPixels: ReadPixels;
   looksLikeMri: LooksLikeMri;
@@ -58,13 +57,6 @@ export function PredictPanel({
       if (url) URL.revokeObjectURL(url);
     };
   }, [chosen?.preview]);
-  const moveTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(
-    () => () => {
-      if (moveTimer.current) clearTimeout(moveTimer.current);
-    },
-    [],
-  );
 
   const missingMessage = rule?.messages?.missing ?? 'Please select an image before proceeding!';
 
@@ -151,7 +143,7 @@ export function PredictPanel({
     try {
       const reply = await predictImage(problem, user.id, applicationId, model, image);
       setResult(reply);
-      moveTimer.current = setTimeout(() => onPredicted(reply), SHOW_PREDICTION_MS);
+      onPredicted(reply);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -278,12 +270,16 @@ export function PredictPanel({
           {error}
         </p>
       )}
-      {result && <PredictionResult result={result} />}
+      {result && <PredictionResult result={result} applicationId={applicationId} />}
     </div>
   );
 }
 
-function PredictionResult({ result }: { result: Prediction }) {
+/**
+ * The answer at once, where the image was chosen: the predicted class, every class's probability and
+ * the link to the output that records it (the spec's client moved to the outputs list instead).
+ */
+function PredictionResult({ result, applicationId }: { result: Prediction; applicationId: number }) {
   const entries = Object.entries(result.probabilities ?? {});
   return (
     <div className="bio-result" role="status">
@@ -300,7 +296,13 @@ function PredictionResult({ result }: { result: Prediction }) {
         ))}
       </ul>
       {result.message && <p>{result.message}</p>}
-      <p className="qs-hint">Opening the outputs, where this prediction is listed…</p>
+      {result.output_id !== undefined && (
+        <p>
+          <Link to={`/applications/${applicationId}/outputs/${result.output_id}`}>
+            Open this prediction's output (#{result.output_id})
+          </Link>
+        </p>
+      )}
     </div>
   );
 }
