@@ -18,6 +18,7 @@ matrix), ``output_data`` (result type Training and the per-epoch history) and th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -113,38 +114,50 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         return _train(params, ctx)
 
 
-def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    import torch
+@dataclass
+class _Slices:
+    """The selected slices as model inputs, split into training and held-out positions."""
 
-    from qmlstudio_worker.problems.brain_tumor import training
-    from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES, open_mat_dataset
-    from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+    x: Any
+    y: Any
+    indices: np.ndarray[Any, Any]
+    train_pos: list[int]
+    held_pos: list[int]
+    start: int
+    end: int
 
-    emit = ctx.emitter
-    clock = Stopwatch()
+    def part(self, positions: list[int]) -> tuple[Any, Any]:
+        return self.x[positions], self.y[positions]
+
+
+def _model_config(params: dict[str, Any], extension: Mapping[str, Any], batch_size: int) -> dict[str, Any]:
+    """The quantum model's settings (none for a classical network), checked against the qubit budget."""
     model_name = str(params["model_name"])
-    model_type = str(params["training_model_type"])
-    _refuse_model(model_name, model_type)
-    extension = extension_of(ctx)
-    seed = _validated("/extension/seed", check_seed, extension.get("seed", DEFAULT_SEED))
-    split = str(extension["split"])
-    path, label, synthetic, notes = _dataset_entry(extension)
-    for note in notes:
-        emit.log(note, level="warning")
-    epochs, batch_size = int(params["epochs"]), int(params["batch_size"])
-
-    config: dict[str, Any] = {}
     if model_name == "QCNN":
         from qmlstudio_worker.problems.brain_tumor.qcnn import check_qubit_budget, qcnn_config
 
         config = qcnn_config(_quantum_config(params, extension))
         _validated("/params/n_qubits", check_qubit_budget, config, batch_size)
-    elif model_name == "QSVM":
-        from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS, check_qsvm_budget
+        return config
+    if model_name == "QSVM":
+        return {"n_qubits": int(params["n_qubits"]), "circuit_depth": int(params["circuit_depth"])}
+    return {}
 
-        config = {"n_qubits": int(params["n_qubits"]), "circuit_depth": int(params["circuit_depth"])}
+
+def _load_slices(
+    params: dict[str, Any], extension: Mapping[str, Any], config: dict[str, Any], seed: int, emit: Any
+) -> _Slices:
+    """Read the range of slices, split them (stratified or by patient) and prepare the model inputs."""
+    import torch
+
+    from qmlstudio_worker.problems.brain_tumor import training
+    from qmlstudio_worker.problems.brain_tumor.mat_data import open_mat_dataset
+
+    model_name, split = str(params["model_name"]), str(extension["split"])
     size = DEFAULT_INPUT_SIZE[model_name]
-
+    path, label, synthetic, notes = _dataset_entry(extension)
+    for note in notes:
+        emit.log(note, level="warning")
     emit.progress(1, "loading the dataset")
     try:
         dataset = open_mat_dataset(path)
@@ -162,12 +175,10 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             "/extension/split", training.split_positions, split, labels.tolist(), pids, seed
         )
         if model_name == "QSVM":
-            _validated(
-                "/params/n_qubits",
-                check_qsvm_budget,
-                config["n_qubits"],
-                min(len(train_pos), MAX_KERNEL_ROWS),
-            )
+            from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS, check_qsvm_budget
+
+            rows = min(len(train_pos), MAX_KERNEL_ROWS)
+            _validated("/params/n_qubits", check_qsvm_budget, config["n_qubits"], rows)
         emit.log(
             f"{PROBLEM}: {label} ({len(dataset)} slices{', ' + SYNTHETIC_NOTE if synthetic else ''}), slices "
             f"{start}-{end}: {len(train_pos)} training, {len(held_pos)} held out ({split} split, "
@@ -185,12 +196,13 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
             pids=all_pids,
         )
     y = torch.as_tensor(labels - 1, dtype=torch.long)
-    x_train, y_train = x[train_pos], y[train_pos]
-    x_held, y_held = x[held_pos], y[held_pos]
+    return _Slices(x, y, indices, train_pos, held_pos, start, end)
 
-    seed_everything(seed, torch=True)
+
+def _network(model_name: str, config: dict[str, Any], extra: dict[str, Any], emit: Any) -> Any:
+    """The network to train (the QSVM's embedding is an FCN); DenseNet-121 starts from the pretrained
+    weights when their file exists."""
     network = build_model("FCN" if model_name == "QSVM" else model_name, config)
-    extra: dict[str, Any] = {"split": split, "range": [start, end], "seed": seed}
     if model_name == "densenet121":
         weights = pretrained_densenet_path()
         if weights is not None:
@@ -201,6 +213,14 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         else:
             extra["weights"] = "random initialization (no QMLSTUDIO_DENSENET_WEIGHTS file)"
         emit.log(f"densenet121 weights: {extra['weights']}")
+    return network
+
+
+def _fit(params: dict[str, Any], network: Any, slices: _Slices, seed: int, emit: Any) -> Any:
+    """Train the network, reporting each epoch's losses and accuracies."""
+    from qmlstudio_worker.problems.brain_tumor import training
+
+    model_name, epochs = str(params["model_name"]), int(params["epochs"])
     stage = "training the embedding network (FCN)" if model_name == "QSVM" else "training"
     fit_end = 80 if model_name == "QSVM" else 90
 
@@ -216,54 +236,130 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         )
         emit.progress(5 + (fit_end - 5) * epoch / epochs, f"{stage}: epoch {epoch}/{epochs}")
 
-    history = _validated(
+    return _validated(
         "/params/learning_rate",
         training.fit,
         network,
-        (x_train, y_train),
-        (x_held, y_held),
+        slices.part(slices.train_pos),
+        slices.part(slices.held_pos),
         epochs=epochs,
-        batch_size=batch_size,
+        batch_size=int(params["batch_size"]),
         optimizer=str(params["optimizer"]),
         learning_rate=float(params["learning_rate"]),
         loss=str(params["loss_function"]),
         seed=seed,
         on_epoch=on_epoch,
     )
-    model: Any = network
-    if model_name == "QSVM":
-        from qmlstudio_worker.problems.brain_tumor.qsvm import fit_qsvm
 
-        emit.progress(82, "fitting the quantum kernel SVM")
-        rows = np.sort(np.random.default_rng(seed).permutation(len(y_train))[:MAX_KERNEL_ROWS])
-        model = _validated(
-            "/params/n_qubits",
-            fit_qsvm,
-            network,
-            x_train[rows],
-            y_train[rows].tolist(),
-            n_qubits=config["n_qubits"],
-            reps=config["circuit_depth"],
-            seed=seed,
-        )
-        extra["kernel_rows"] = len(rows)
-        predicted = model.predict_proba(x_held).argmax(axis=1).tolist()
-    else:
-        predicted = training.predict_logits(network, x_held).argmax(dim=1).tolist()
 
-    truth = y_held.tolist()
+def _final_model(
+    model_name: str,
+    network: Any,
+    slices: _Slices,
+    config: dict[str, Any],
+    seed: int,
+    extra: dict[str, Any],
+    emit: Any,
+) -> tuple[Any, list[int]]:
+    """The model to save and its held-out predictions: the network, or for the QSVM the quantum kernel
+    SVM fitted on the network's embeddings of (at most MAX_KERNEL_ROWS) training slices."""
+    from qmlstudio_worker.problems.brain_tumor import training
+
+    x_held, _ = slices.part(slices.held_pos)
+    if model_name != "QSVM":
+        return network, training.predict_logits(network, x_held).argmax(dim=1).tolist()
+    from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS, fit_qsvm
+
+    emit.progress(82, "fitting the quantum kernel SVM")
+    x_train, y_train = slices.part(slices.train_pos)
+    rows = np.sort(np.random.default_rng(seed).permutation(len(y_train))[:MAX_KERNEL_ROWS])
+    model = _validated(
+        "/params/n_qubits",
+        fit_qsvm,
+        network,
+        x_train[rows],
+        y_train[rows].tolist(),
+        n_qubits=config["n_qubits"],
+        reps=config["circuit_depth"],
+        seed=seed,
+    )
+    extra["kernel_rows"] = len(rows)
+    return model, model.predict_proba(x_held).argmax(axis=1).tolist()
+
+
+def _evaluation(
+    history: Any, slices: _Slices, predicted: list[int], emit: Any
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """(metrics, baseline, charts) of the held-out slices beside the majority class, emitted."""
+    from qmlstudio_worker.problems.brain_tumor import training
+    from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES
+
+    truth = slices.part(slices.held_pos)[1].tolist()
     classes = list(CLASS_NAMES)
     metrics = training.classification_report(truth, predicted, classes)
-    baseline_pred = training.majority_predictions(y_train.tolist(), len(truth))
+    baseline_pred = training.majority_predictions(slices.part(slices.train_pos)[1].tolist(), len(truth))
     baseline_metrics = training.classification_report(truth, baseline_pred, classes)
-    baseline = {"name": "Majority class", "metrics": baseline_metrics}
     charts = training.training_charts(history, truth, predicted, classes)
     for name in ("accuracy", "macro_f1"):
         emit.metric(name, metrics[name])
         emit.metric(f"baseline_{name}", baseline_metrics[name])
     for chart in charts:
         emit.chart_spec(chart)
-    quantum = model_type == "quantum"
+    return metrics, {"name": "Majority class", "metrics": baseline_metrics}, charts
+
+
+def _save(
+    ctx: JobContext, model: Any, params: dict[str, Any], config: dict[str, Any], extra: dict[str, Any]
+) -> tuple[str, dict[str, str]] | None:
+    """Save the model bundle into the output directory and announce its files: (the card, names by role)."""
+    from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES
+    from qmlstudio_worker.problems.brain_tumor.model_store import save_bundle
+
+    out_dir = ctx.artifact_dir()
+    if out_dir is None:
+        return None
+    model_name = str(params["model_name"])
+    card = save_bundle(
+        out_dir,
+        model_name=model_name,
+        model_type="quantum" if params["training_model_type"] == "quantum" else "classical",
+        model=model,
+        config=config,
+        input_size=DEFAULT_INPUT_SIZE[model_name],
+        classes=list(CLASS_NAMES),
+        extra=extra,
+    )
+    files = {"model": card.name}
+    for file_name in sorted(p.name for p in out_dir.iterdir() if p.is_file()):
+        if file_name != card.name:
+            files[Path(file_name).stem] = file_name
+    for name, file_name in files.items():
+        ctx.emitter.artifact(name, str(out_dir / file_name), media_type(file_name))
+    return card.name, files
+
+
+def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    from qmlstudio_worker.problems.brain_tumor.mat_data import CLASS_NAMES
+
+    emit = ctx.emitter
+    clock = Stopwatch()
+    model_name = str(params["model_name"])
+    _refuse_model(model_name, str(params["training_model_type"]))
+    extension = extension_of(ctx)
+    seed = _validated("/extension/seed", check_seed, extension.get("seed", DEFAULT_SEED))
+    config = _model_config(params, extension, int(params["batch_size"]))
+    slices = _load_slices(params, extension, config, seed, emit)
+    seed_everything(seed, torch=True)
+    extra: dict[str, Any] = {
+        "split": str(extension["split"]),
+        "range": [slices.start, slices.end],
+        "seed": seed,
+    }
+    network = _network(model_name, config, extra, emit)
+    history = _fit(params, network, slices, seed, emit)
+    model, predicted = _final_model(model_name, network, slices, config, seed, extra, emit)
+    metrics, baseline, charts = _evaluation(history, slices, predicted, emit)
+    quantum = str(params["training_model_type"]) == "quantum"
     result = base_result(
         problem=PROBLEM,
         model=model_name,
@@ -282,48 +378,38 @@ def _train(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
         simulation = kernel_classifier.SIMULATION if model_name == "QSVM" else hybrid.SIMULATION
         result["quantum_run"] = quantum_run({"simulation": simulation}, TEST_PREDICTIONS)
-    seconds = [round(s, 3) for s in history.epoch_seconds]
+    size = DEFAULT_INPUT_SIZE[model_name]
     result["training_data"] = {
-        "train_slices": len(train_pos),
-        "held_out_slices": len(held_pos),
+        "train_slices": len(slices.train_pos),
+        "held_out_slices": len(slices.held_pos),
         "input_size": size,
-        "epoch_seconds": seconds,
-        "classes": classes,
+        "epoch_seconds": [round(s, 3) for s in history.epoch_seconds],
+        "classes": list(CLASS_NAMES),
         "config": config,
         **extra,
     }
-
     emit.progress(96, "saving the model")
-    out_dir = ctx.artifact_dir()
-    if out_dir is not None:
-        card = save_bundle(
-            out_dir,
-            model_name=model_name,
-            model_type="quantum" if quantum else "classical",
-            model=model,
-            config=config,
-            input_size=size,
-            classes=classes,
-            extra=extra,
-        )
-        files = {"model": card.name}
-        for file_name in sorted(p.name for p in out_dir.iterdir() if p.is_file()):
-            if file_name != card.name:
-                files[Path(file_name).stem] = file_name
-        for name, file_name in files.items():
-            emit.artifact(name, str(out_dir / file_name), media_type(file_name))
-        result["artifacts"] = files
-        result["trained_model_path"] = card.name
+    saved = _save(ctx, model, params, config, extra)
+    if saved is not None:
+        result["trained_model_path"], result["artifacts"] = saved
+    _, label, synthetic, _ = _dataset_entry(extension)
     entry = extension.get("dataset")
     dataset_sha = str(entry["sha256"]) if isinstance(entry, Mapping) and entry.get("sha256") else None
     result["dataset"] = {
         "label": label,
         "synthetic": synthetic,
         "sha256": dataset_sha,
-        "rows_used": len(indices),
+        "rows_used": len(slices.indices),
     }
     record = build_run_record(params, seed=seed, dataset=dataset_sha)
-    record.update({"dataset_label": label, "range": [start, end], "split": split, "input_size": size})
+    record.update(
+        {
+            "dataset_label": label,
+            "range": [slices.start, slices.end],
+            "split": extra["split"],
+            "input_size": size,
+        }
+    )
     result["run_record"] = record
     result["seed"] = seed
     result["duration_seconds"] = clock.seconds()
