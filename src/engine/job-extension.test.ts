@@ -50,6 +50,7 @@ describe('mapJobExtension', () => {
       range: null,
       split: null,
       step_size: null,
+      recall_target: null,
     });
     const edited = structuredClone(appData) as Json;
     edited.preprocess.column = 'is_fraud\r';
@@ -58,6 +59,12 @@ describe('mapJobExtension', () => {
       target_column: 'is_fraud',
       missing_values: 'random_values',
     });
+    // The recall target rides along only when the Decision Threshold asks for one.
+    edited.model_configurations.threshold_rule = 'recall';
+    edited.model_configurations.recall_target = 0.9;
+    expect(mapJobExtension(problem, edited)).toMatchObject({ recall_target: 0.9 });
+    edited.model_configurations.threshold_rule = 'f1';
+    expect(mapJobExtension(problem, edited)).toMatchObject({ recall_target: null });
   });
 
   it('is all null for a problem whose file declares no extension', () => {

@@ -141,6 +141,8 @@ export const JOB_EXTENSION_KEYS = [
   'split',
   /** Brain tumor QCNN: the quantum convolution's stride (the form's Step Size; not in the spec's body). */
   'step_size',
+  /** Fraud detection: the recall the decision threshold must reach (null: the threshold of the best F1). */
+  'recall_target',
 ] as const;
 
 export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];

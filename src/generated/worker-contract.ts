@@ -111,6 +111,11 @@ export const jobEnvelopeSchema = {
             "Brain tumor QCNN: the stride of the quantum convolution's patches (the form's Step Size, which the spec's body leaves out); null for other problems and models.",
           enum: [1, 2, null],
         },
+        recall_target: {
+          description:
+            "Fraud detection: the recall the decision threshold must reach on the validation rows (the form's Recall Target); null: the threshold of the best F1.",
+          anyOf: [{ type: 'number', minimum: 0.5, maximum: 0.99 }, { type: 'null' }],
+        },
         seed: {
           description:
             'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
@@ -215,6 +220,10 @@ export interface JobEnvelope {
      * Brain tumor QCNN: the stride of the quantum convolution's patches (the form's Step Size, which the spec's body leaves out); null for other problems and models.
      */
     step_size?: 1 | 2 | null;
+    /**
+     * Fraud detection: the recall the decision threshold must reach on the validation rows (the form's Recall Target); null: the threshold of the best F1.
+     */
+    recall_target?: number | null;
     /**
      * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
      */

@@ -61,6 +61,10 @@ export interface FraudDetectionAppData {
      */
     device: 'CPU' | 'GPU';
     /**
+     * Decision Threshold: Chosen on a validation part of the training rows, never on the test rows.
+     */
+    threshold_rule?: 'f1' | 'recall';
+    /**
      * Parameterized Quantum Circuit
      */
     pqc?: 'RealAmplitudes' | 'EfficientSU2' | 'TwoLocal';
@@ -109,6 +113,10 @@ export interface FraudDetectionAppData {
        */
       custom_ibm_token?: string;
     };
+    /**
+     * Recall Target: The share of fraud the model must flag on the validation rows; the threshold with the best precision that reaches it is used.
+     */
+    recall_target?: number;
   };
   outputs?: {
     name: string;

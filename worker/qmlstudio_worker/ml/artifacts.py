@@ -204,7 +204,9 @@ class ClassifierPredictor:
         positive: Any,
         normalizer: MinMaxNormalizer,
         imputer: MissingValueImputer | None,
+        threshold: float | None = None,
     ) -> None:
+        self.threshold = threshold
         self.estimator = estimator
         self.features = features
         self.target = target
@@ -222,7 +224,11 @@ class ClassifierPredictor:
             x = self.imputer.transform(x)
         elif x.isna().to_numpy().any():
             raise DatasetError("Some rows have empty cells and the model was trained with 'remove rows'.")
-        return np.asarray(self.estimator.predict(self.normalizer.transform(x)))
+        from qmlstudio_worker.ml.classification import predict_at_threshold
+
+        return predict_at_threshold(
+            self.estimator, self.normalizer.transform(x), self.positive, self.threshold
+        )
 
     def predict_frame(self, frame: pd.DataFrame) -> tuple[list[float], list[float]]:
         require_dataset_columns(frame, [*self.features, self.target])
@@ -251,6 +257,7 @@ def _save_sklearn(output_dir: Path, fitted: Any, problem: str | None) -> dict[st
         "classes": classes,
         "normalizer": prepared.normalizer.to_dict(),
         "imputer": prepared.imputer.to_dict() if prepared.imputer is not None else None,
+        "threshold": getattr(fitted, "threshold", None),  # chosen on validation rows (None: the estimator's)
     }
     _write_json(output_dir / SCALER_FILE, scaler)
     meta = {
@@ -286,6 +293,7 @@ def _load_sklearn(model_dir: Path, meta: dict[str, Any]) -> Predictor:
         positive=scaler["positive"],
         normalizer=MinMaxNormalizer.from_dict(scaler["normalizer"]),
         imputer=MissingValueImputer.from_dict(scaler["imputer"]) if scaler.get("imputer") else None,
+        threshold=scaler.get("threshold"),
     )
 
 

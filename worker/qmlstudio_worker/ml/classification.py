@@ -19,7 +19,19 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
-from qmlstudio_worker.ml.preprocess import MissingValues, Normalization, PreparedData, prepare_classification
+from qmlstudio_worker.ml.decision_threshold import (
+    VALIDATION_SHARE,
+    ThresholdChoice,
+    apply_threshold,
+    choose_threshold,
+)
+from qmlstudio_worker.ml.preprocess import (
+    MissingValues,
+    Normalization,
+    PreparedData,
+    prepare_classification,
+    stratified_split,
+)
 from qmlstudio_worker.protocol import Emitter
 
 CLASSICAL_MODELS: tuple[str, ...] = (
@@ -203,7 +215,7 @@ def pr_chart(
     return {"type": "line", "title": title, "label": "precision", "series": series, "categories": []}
 
 
-def _positive_scores(model: Any, x: FloatArray, positive: Any) -> FloatArray:
+def positive_scores(model: Any, x: FloatArray, positive: Any) -> FloatArray:
     """A score that grows with the chance of fraud: the probability, or the SVM's decision value."""
     classes = list(model.classes_)
     if hasattr(model, "predict_proba"):
@@ -224,6 +236,8 @@ class FittedFraudModel:
     prepared: PreparedData
     positive: Any
     target: str = DEFAULT_TARGET
+    #: The decision threshold on positive_scores chosen on validation rows (None: the estimator's own).
+    threshold: float | None = None
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray[Any, Any]:
         from qmlstudio_worker.ml.preprocess import numeric_features
@@ -233,7 +247,18 @@ class FittedFraudModel:
             x = self.prepared.imputer.transform(x)
         elif x.isna().to_numpy().any():
             raise ValueError("the rows have empty cells and the model was trained with remove_rows")
-        return np.asarray(self.estimator.predict(self.prepared.normalizer.transform(x)))
+        x_scaled = self.prepared.normalizer.transform(x)
+        return predict_at_threshold(self.estimator, x_scaled, self.positive, self.threshold)
+
+
+def predict_at_threshold(
+    estimator: Any, x: FloatArray, positive: Any, threshold: float | None
+) -> np.ndarray[Any, Any]:
+    """The estimator's labels, or with ``threshold`` the positive class where its score reaches it."""
+    if threshold is None:
+        return np.asarray(estimator.predict(x))
+    negative = next(c for c in estimator.classes_ if c != positive)
+    return apply_threshold(positive_scores(estimator, x, positive), threshold, positive, negative)
 
 
 def train_fraud_detector(
@@ -246,6 +271,7 @@ def train_fraud_detector(
     normalization: Normalization = "[0,1]",
     missing_values: MissingValues = "impute_average",
     seed: int = 0,
+    recall_target: float | None = None,
     emit: Emitter | None = None,
 ) -> tuple[dict[str, Any], FittedFraudModel]:
     """Train ``model`` on ``frame`` and evaluate it next to the majority-class baseline.
@@ -254,6 +280,10 @@ def train_fraud_detector(
     JSON, and the fitted model for the artifacts. With ``emit``, progress, metric (the model's under
     their names, the baseline's as ``baseline_<name>``, per-iteration ``train_loss`` where the estimator
     records one) and chart lines are written as it goes.
+
+    The estimator is fitted on three quarters of the training rows; the last quarter (stratified) chooses
+    the decision threshold (:mod:`.decision_threshold`: the best F1, or the best precision that reaches
+    ``recall_target``), which the test predictions and the saved model use.
     """
     if model not in CLASSICAL_MODELS:
         raise ValueError(
@@ -281,6 +311,11 @@ def train_fraud_detector(
         )
         emit.progress(15, "training")
 
+    try:
+        fit_rows, validation_rows = stratified_split(prepared.y_train, VALIDATION_SHARE, seed)
+    except ValueError:  # too few positive rows to hold some out: the estimator's own threshold
+        fit_rows, validation_rows = np.arange(len(prepared.y_train)), np.arange(0)
+    x_fit, y_fit = prepared.x_train[fit_rows], prepared.y_train[fit_rows]
     estimator = build_model(model, seed)
     fit_started = time.monotonic()
     from sklearn.exceptions import ConvergenceWarning  # type: ignore[import-untyped]
@@ -290,10 +325,10 @@ def train_fraud_detector(
         if _uses_sample_weights(model):
             from sklearn.utils.class_weight import compute_sample_weight  # type: ignore[import-untyped]
 
-            weights = compute_sample_weight("balanced", prepared.y_train)
-            estimator.fit(prepared.x_train, prepared.y_train, sample_weight=weights)
+            weights = compute_sample_weight("balanced", y_fit)
+            estimator.fit(x_fit, y_fit, sample_weight=weights)
         else:
-            estimator.fit(prepared.x_train, prepared.y_train)
+            estimator.fit(x_fit, y_fit)
     not_converged = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     if emit is not None:
         for message in not_converged:
@@ -310,10 +345,29 @@ def train_fraud_detector(
             emit.metric("train_loss", loss, step=step)
         emit.progress(75, "evaluating")
 
+    choice = None
+    if len(validation_rows):
+        choice = choose_threshold(
+            prepared.y_train[validation_rows],
+            positive_scores(estimator, prepared.x_train[validation_rows], positive),
+            positive,
+            recall_target,
+        )
+        if emit is not None:
+            emit.log(f"{model}: {choice.sentence()}")
+    elif emit is not None:
+        emit.log(f"{model}: too few positive training rows to hold some out; the estimator's own threshold")
     y_test = prepared.y_test
-    y_pred = np.asarray(estimator.predict(prepared.x_test))
-    scores = _positive_scores(estimator, prepared.x_test, positive)
+    y_pred = predict_at_threshold(
+        estimator, prepared.x_test, positive, choice.threshold if choice is not None else None
+    )
+    scores = positive_scores(estimator, prepared.x_test, positive)
     metrics = classification_metrics(y_test, y_pred, scores, positive)
+    if emit is not None and choice is not None:
+        emit.log(
+            f"{model}: at that threshold on the test rows: precision {metrics['precision']:.3f}, "
+            f"recall {metrics['recall']:.3f}"
+        )
     base_pred, base_scores, baseline = majority_baseline(prepared.y_train, y_test, positive)
 
     charts = [
@@ -324,11 +378,16 @@ def train_fraud_detector(
         roc_chart(
             y_test, {model: scores, "majority-class baseline": base_scores}, positive, "ROC curve (test part)"
         ),
-        pr_chart(
-            y_test,
-            {model: scores, "majority-class baseline": base_scores},
-            positive,
-            "Precision-recall curve (test part)",
+        threshold_point(
+            pr_chart(
+                y_test,
+                {model: scores, "majority-class baseline": base_scores},
+                positive,
+                "Precision-recall curve (test part)",
+            ),
+            model,
+            choice,
+            metrics,
         ),
     ]
     if losses:
@@ -363,10 +422,32 @@ def train_fraud_detector(
             "test_positives": int(np.sum(y_test == positive)),
         },
         "metrics": metrics,
+        "threshold": threshold_report(choice, metrics),
         "baseline": {"name": "majority class", **baseline},
         "charts": charts,
         "warnings": not_converged,
         "fit_seconds": round(fit_seconds, 3),
         "duration_seconds": round(time.monotonic() - started, 3),
     }
-    return result, FittedFraudModel(model, estimator, prepared, positive, target)
+    return result, FittedFraudModel(
+        model, estimator, prepared, positive, target, choice.threshold if choice is not None else None
+    )
+
+
+def threshold_point(
+    chart: dict[str, Any], model: str, choice: ThresholdChoice | None, metrics: dict[str, float]
+) -> dict[str, Any]:
+    """The precision-recall chart with the model's operating point: its test precision and recall at the
+    chosen threshold, a one-point series beside the curves."""
+    if choice is not None:
+        point = [[round(metrics["recall"], 6), round(metrics["precision"], 6)]]
+        chart["series"].append({"name": f"{model} at threshold {choice.threshold:.4g}", "data": point})
+    return chart
+
+
+def threshold_report(choice: ThresholdChoice | None, metrics: dict[str, float]) -> dict[str, Any] | None:
+    """The chosen threshold, how it was chosen and its validation numbers, and the test precision and
+    recall at it (the result's ``threshold``)."""
+    if choice is None:
+        return None
+    return {**choice.to_dict(), "test_precision": metrics["precision"], "test_recall": metrics["recall"]}

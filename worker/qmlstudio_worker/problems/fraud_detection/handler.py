@@ -138,6 +138,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
                 normalization=inputs.normalization,
                 missing_values=inputs.missing_values,
                 seed=inputs.seed,
+                recall_target=ctx.extension.get("recall_target"),
                 emit=emit,
             )
         else:  # the body schema's enum keeps this out
