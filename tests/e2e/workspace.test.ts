@@ -121,6 +121,8 @@ describe('the workspace, from an empty application to a completed run', () => {
     await expectSelected(page, 'Dataset');
     // ... for 2 to 3 seconds (spec section 2).
     await blocked.waitFor({ state: 'detached', timeout: 6_000 });
+    // What to fill stays under the tabs: 'Fill missing at 1' (the dataset comes first).
+    expect(await page.getByRole('button', { name: 'Fill missing at 1' }).isVisible()).toBe(true);
 
     // URL linking refuses what is not a URL.
     await page.getByLabel('Dataset URL').fill('not a url');

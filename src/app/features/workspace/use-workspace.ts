@@ -75,16 +75,23 @@ export function useWorkspace(problem: Problem, app: ApplicationDetail, user: Wor
     },
     [],
   );
-  /** Opens a tab, or shows why the Pipeline cannot open yet (for 2.5 s). */
+  /**
+   * After a refused Pipeline: the engine's 'Fill missing at {step}' notice stays under the tabs (the
+   * Pipeline tab, where the spec draws it, cannot open while the pipeline is invalid).
+   */
+  const [missingShown, setMissingShown] = useState(false);
+  /** Opens a tab, or shows why the Pipeline cannot open yet (for 2.5 s) and what to fill. */
   const selectTab = useCallback(
     (index: number) => {
       const gate = tabGate(index, form.state.pipeline);
       if (gate.open) {
         setWarning(null);
+        setMissingShown(false);
         setTab(index);
         return;
       }
       setWarning(gate.warning);
+      setMissingShown(true);
       if (warningTimer.current) clearTimeout(warningTimer.current);
       warningTimer.current = setTimeout(() => setWarning(null), BLOCKED_WARNING_MS);
     },
@@ -170,6 +177,8 @@ export function useWorkspace(problem: Problem, app: ApplicationDetail, user: Wor
     save,
     run,
     runAgain,
+    /** The Fill missing notice is asked for and the pipeline is still invalid. */
+    missingShown: missingShown && !form.state.pipeline.valid,
     running: runner.running,
     /** A new output made outside Run (a prediction): counted and listed. */
     outputAdded: started,

@@ -214,12 +214,26 @@ describe('the workspace page', () => {
     await screen.findByRole('tab', { name: 'Dataset' });
     vi.useFakeTimers();
     fireEvent.click(tab('Pipeline'));
-    expect(screen.getByRole('alert').textContent).toBe(stock.platform.messages.pipelineBlocked);
+    expect(screen.getAllByRole('alert')[0]!.textContent).toBe(stock.platform.messages.pipelineBlocked);
     expect(selected().textContent).toBe('Dataset');
     act(() => vi.advanceTimersByTime(BLOCKED_WARNING_MS - 100));
-    expect(screen.queryByRole('alert')).not.toBeNull();
+    expect(screen.queryByText(stock.platform.messages.pipelineBlocked)).not.toBeNull();
     act(() => vi.advanceTimersByTime(200));
-    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByText(stock.platform.messages.pipelineBlocked)).toBeNull();
+  });
+
+  it("after a blocked Pipeline, 'Fill missing at {step}' stays and opens the first incomplete tab", async () => {
+    // The dataset is complete, the model configuration is not: step 2.
+    openWorkspace({ ...example.appData, model_configurations: {} });
+    await screen.findByRole('tab', { name: 'Dataset' });
+    expect(screen.queryByRole('button', { name: /^Fill missing at/ })).toBeNull();
+    vi.useFakeTimers();
+    fireEvent.click(tab('Pipeline'));
+    act(() => vi.advanceTimersByTime(BLOCKED_WARNING_MS + 100));
+    expect(screen.getByText(stock.platform.messages.pipelineInvalid)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Fill missing at 2' }));
+    expect(selected().textContent).toBe('Model Configurations');
+    expect(screen.queryByRole('button', { name: /^Fill missing at/ })).toBeNull();
   });
 
   it("moves to the Model tab after the dataset's Save Changes and to the Pipeline after the model's", async () => {

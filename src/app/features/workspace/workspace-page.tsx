@@ -1,6 +1,7 @@
 import { lazy, Suspense, useMemo } from 'react';
 import { useParams } from 'react-router';
 import type { Problem } from '../../../engine';
+import { PipelineValidityNotice } from '../../../renderers';
 import { browserRegistry } from '../../../renderers/browser-registry';
 import { useOptionalToast } from '../../components/toasts';
 import type { ApplicationDetail } from '../../api/applications';
@@ -147,6 +148,12 @@ function Workspace({
         onSelect={ws.selectTab}
         warning={ws.warning}
       />
+      {ws.missingShown && (
+        <PipelineValidityNotice
+          status={ws.state.pipeline}
+          onFillMissing={(target) => ws.selectTab(target.tabIndex)}
+        />
+      )}
       <div className="workspace-panel" role="tabpanel" id={panelId(ws.tab)} aria-labelledby={tabId(ws.tab)}>
         {/* The panel's own boundary: a tab loading on demand keeps the bar and the tabs on screen. */}
         <Suspense fallback={<p className="muted">Loading…</p>}>{panel}</Suspense>
