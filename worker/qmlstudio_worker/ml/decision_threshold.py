@@ -104,4 +104,6 @@ def apply_threshold(
     scores: FloatArray, threshold: float, positive: Any, negative: Any
 ) -> np.ndarray[Any, Any]:
     """The predicted labels: ``positive`` where the score reaches the threshold."""
-    return np.where(np.asarray(scores, dtype="float64") >= threshold, positive, negative)
+    flagged = np.asarray(scores, dtype="float64") >= threshold
+    labels: np.ndarray[Any, Any] = np.where(flagged, positive, negative)
+    return labels
