@@ -511,70 +511,72 @@ _PHASE_GATES = ("rz", "p", "u1")
 _ROTATIONS = ("rx", "ry")
 
 
-def compile_noisy(circuit: Any, noise: Any, parameters: Sequence[Any]) -> NoisyDensityProgram:
-    """Compile a measured compact ISA circuit and its Aer ``NoiseModel`` (quantum errors after each gate,
-    readout errors at the measurement: what Aer applies) into a :class:`NoisyDensityProgram` whose value
-    columns follow ``parameters``."""
-    from qiskit.quantum_info import Operator
+class _Compiler:
+    """Builds the op list of a circuit: phases merged per qubit, error-free one-qubit gates fused."""
 
-    params = list(parameters)
-    n = int(circuit.num_qubits)
-    ops: list[_Op] = []
-    last: dict[int, int] = {}  # qubit -> index in ops of the last op on it (for merging)
-    measured: dict[int, int] = {}  # clbit -> qubit
-    done: set[int] = set()
-    gates = 0
-    for inst in circuit.data:
+    def __init__(self, circuit: Any, noise: Any, parameters: list[Any]) -> None:
+        self.circuit, self.noise, self.params = circuit, noise, parameters
+        self.ops: list[_Op] = []
+        self.last: dict[int, int] = {}  # qubit -> index in ops of the last op on it (for merging)
+        self.measured: dict[int, int] = {}  # clbit -> qubit
+        self.gates = 0
+
+    def measure(self, inst: Any, qubits: tuple[int, ...]) -> None:
+        clbit = self.circuit.find_bit(inst.clbits[0]).index
+        if clbit in self.measured:
+            raise NoisyDensityError(f"classical bit {clbit} is measured twice")
+        if _gate_error(self.noise, "measure", qubits) is not None:
+            raise NoisyDensityError("quantum errors on the measurement are not supported")
+        self.measured[clbit] = qubits[0]
+
+    def gate(self, inst: Any, qubits: tuple[int, ...]) -> None:
         name = inst.operation.name
-        qubits = tuple(circuit.find_bit(q).index for q in inst.qubits)
-        if name == "barrier":
-            continue
-        if name == "measure":
-            clbit = circuit.find_bit(inst.clbits[0]).index
-            if clbit in measured:
-                raise NoisyDensityError(f"classical bit {clbit} is measured twice")
-            if _gate_error(noise, "measure", qubits) is not None:
-                raise NoisyDensityError("quantum errors on the measurement are not supported")
-            measured[clbit] = qubits[0]
-            done.add(qubits[0])
-            continue
-        if any(q in done for q in qubits):
+        if any(q in self.measured.values() for q in qubits):
             raise NoisyDensityError(
                 f"a {name} gate follows a measurement; only final measurements are supported"
             )
         if inst.clbits or getattr(inst.operation, "condition", None) is not None:
             raise NoisyDensityError(f"the classically controlled {name} is not supported")
-        gates += 1
-        error = _gate_error(noise, name, qubits)
+        self.gates += 1
+        error = _gate_error(self.noise, name, qubits)
         error_superop = _error_superop(error) if error is not None else None
-        is_parameterized = any(hasattr(p, "parameters") for p in inst.operation.params)
         if name in _PHASE_GATES and error_superop is None:
-            offset, coefficients, formulas = _angle(inst.operation.params[0], params, name)
-            q = qubits[0]
-            previous = ops[last[q]] if q in last else None
-            if isinstance(previous, _Phase) and previous.qubit == q:
-                previous.offset += offset
-                previous.coefficients = previous.coefficients + coefficients
-                previous.formulas = previous.formulas + formulas
-            else:
-                ops.append(_Phase(q, offset, coefficients, formulas))
-                last[q] = len(ops) - 1
-            continue
-        if is_parameterized:
-            if name not in _ROTATIONS:
-                raise NoisyDensityError(
-                    f"the parameterized gate {name} is not supported by the noisy simulation "
-                    f"(supported: {', '.join(_PHASE_GATES + _ROTATIONS)} without error)"
-                )
-            offset, coefficients, formulas = _angle(inst.operation.params[0], params, name)
-            ops.append(_Rotation(name, qubits[0], offset, coefficients, error_superop, formulas))
-            last[qubits[0]] = len(ops) - 1
-            continue
+            self._phase(inst, qubits[0])
+        elif any(hasattr(p, "parameters") for p in inst.operation.params):
+            self._rotation(inst, qubits[0], error_superop)
+        else:
+            self._fixed(inst, qubits, error_superop)
+
+    def _phase(self, inst: Any, q: int) -> None:
+        offset, coefficients, formulas = _angle(inst.operation.params[0], self.params, inst.operation.name)
+        previous = self.ops[self.last[q]] if q in self.last else None
+        if isinstance(previous, _Phase) and previous.qubit == q:
+            previous.offset += offset
+            previous.coefficients = previous.coefficients + coefficients
+            previous.formulas = previous.formulas + formulas
+        else:
+            self.ops.append(_Phase(q, offset, coefficients, formulas))
+            self.last[q] = len(self.ops) - 1
+
+    def _rotation(self, inst: Any, q: int, error_superop: Any) -> None:
+        name = inst.operation.name
+        if name not in _ROTATIONS:
+            raise NoisyDensityError(
+                f"the parameterized gate {name} is not supported by the noisy simulation "
+                f"(supported: {', '.join(_PHASE_GATES + _ROTATIONS)} without error)"
+            )
+        offset, coefficients, formulas = _angle(inst.operation.params[0], self.params, name)
+        self.ops.append(_Rotation(name, q, offset, coefficients, error_superop, formulas))
+        self.last[q] = len(self.ops) - 1
+
+    def _fixed(self, inst: Any, qubits: tuple[int, ...], error_superop: Any) -> None:
+        from qiskit.quantum_info import Operator
+
         try:
             unitary = Operator(inst.operation).data
         except Exception as exc:
             raise NoisyDensityError(
-                f"the gate {name} has no matrix for the noisy simulation: {exc}"
+                f"the gate {inst.operation.name} has no matrix for the noisy simulation: {exc}"
             ) from None
         matrix = _superop(Operator(unitary))
         if error_superop is not None:
@@ -582,25 +584,39 @@ def compile_noisy(circuit: Any, noise: Any, parameters: Sequence[Any]) -> NoisyD
         op = _Superop(qubits, matrix)
         if len(qubits) == 1:
             q = qubits[0]
-            previous = ops[last[q]] if q in last else None
+            previous = self.ops[self.last[q]] if q in self.last else None
             if isinstance(previous, _Superop) and previous.qubits == qubits:
-                ops[last[q]] = _compose_1q(previous, op)
-                continue
-        ops.append(op)
+                self.ops[self.last[q]] = _compose_1q(previous, op)
+                return
+        self.ops.append(op)
         for q in qubits:
-            last[q] = len(ops) - 1
+            self.last[q] = len(self.ops) - 1
+
+
+def compile_noisy(circuit: Any, noise: Any, parameters: Sequence[Any]) -> NoisyDensityProgram:
+    """Compile a measured compact ISA circuit and its Aer ``NoiseModel`` (quantum errors after each gate,
+    readout errors at the measurement: what Aer applies) into a :class:`NoisyDensityProgram` whose value
+    columns follow ``parameters``."""
+    params = list(parameters)
+    compiler = _Compiler(circuit, noise, params)
+    for inst in circuit.data:
+        qubits = tuple(circuit.find_bit(q).index for q in inst.qubits)
+        if inst.operation.name == "measure":
+            compiler.measure(inst, qubits)
+        elif inst.operation.name != "barrier":
+            compiler.gate(inst, qubits)
     k = int(circuit.num_clbits)
-    if sorted(measured) != list(range(k)):
+    if sorted(compiler.measured) != list(range(k)):
         raise NoisyDensityError("every classical bit must be measured exactly once")
-    order = [measured[c] for c in range(k)]
+    order = [compiler.measured[c] for c in range(k)]
     return NoisyDensityProgram(
-        qubits=n,
+        qubits=int(circuit.num_qubits),
         clbits=k,
         parameters=params,
-        ops=ops,
+        ops=compiler.ops,
         measured=order,
         readout=[_readout(noise, q) for q in order],
-        gate_count=gates,
+        gate_count=compiler.gates,
     )
 
 
