@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { formatPointer } from '../../src/engine';
 import { RateStoreUnavailableError } from './rate-limiter';
+import { FileStoreUnavailable } from '../storage/file-store';
 import { errorBody, wordedErrorBody, type FieldError } from './reply-schemas';
 
 /** Where a refused field is, for requests refused outside the body (the pointer alone would not say). */
@@ -58,6 +59,11 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error.validation) {
     const errors = fieldErrors(error);
     return reply.code(400).send(errorBody(errors.map((e) => e.message).join('; '), errors));
+  }
+  if (error instanceof FileStoreUnavailable) {
+    // The shared file store (S3) is away: a sentence and a retry, not "Internal server error".
+    request.log.warn({ err: describeForLog(error.cause) }, 'file store unavailable');
+    return reply.code(503).header('retry-after', '60').send(errorBody(error.message));
   }
   if (error instanceof RateStoreUnavailableError) {
     // Redis (the rate counts) is away: a sentence and a retry, not "Internal server error".

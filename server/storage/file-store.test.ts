@@ -17,6 +17,8 @@ import { loadConfig } from '../config';
 import { openMemoryDatabase } from '../db/database';
 import { migrate } from '../db/migrate';
 import { ImageStore } from '../media/image-store';
+import { bearer, startStack } from '../test-support/harness';
+import { fileUploadBody } from '../test-support/multipart-body';
 import { startS3Server, type S3TestServer } from '../test-support/s3-server';
 import { checkKey, FileMissing, keyOf, LocalFileStore } from './file-store';
 import { SINGLE_PUT_MAX_BYTES, S3FileStore } from './s3-file-store';
@@ -125,6 +127,39 @@ describe('the S3 file store on an S3-compatible server', () => {
     expect(readFileSync(await b.fetch('outputs/50/keep.json'), 'utf8')).toBe('outputs/50/keep.json');
     await a.remove('outputs/50/keep.json');
     await expect(machine('rm-c').fetch('outputs/50/keep.json')).rejects.toBeInstanceOf(FileMissing);
+  });
+});
+
+describe('a file store that does not answer', () => {
+  it('answers 503 with a sentence (never a 500) and keeps nothing of the upload', async () => {
+    // Nothing listens on port 9 of this machine: every request to the store is refused.
+    const stack = await startStack(
+      { database: 'pglite', queue: 'in-process' },
+      {
+        STORAGE_BACKEND: 's3',
+        S3_ENDPOINT: 'http://127.0.0.1:9',
+        S3_BUCKET: 'qml-away',
+        S3_ACCESS_KEY_ID: 'k',
+        S3_SECRET_ACCESS_KEY: 's',
+      },
+    );
+    try {
+      const token = await stack.userToken('away@example.com');
+      const body = fileUploadBody('Day,Sales\n1,2\n2,3\n');
+      const reply = await stack.app.inject({
+        method: 'POST',
+        url: `/api/upload/away/${encodeURIComponent('away@example.com')}`,
+        headers: { ...bearer(token), ...body.headers },
+        payload: body.payload,
+      });
+      expect(reply.statusCode, reply.body).toBe(503);
+      expect(reply.headers['retry-after']).toBe('60');
+      expect((reply.json() as { detail: string }).detail).toMatch(/cannot reach its file store \(S3\)/);
+      const listed = await stack.app.inject({ url: '/api/datasets', headers: bearer(token) });
+      expect(JSON.stringify(listed.json())).not.toContain('.csv');
+    } finally {
+      await stack.close();
+    }
   });
 });
 

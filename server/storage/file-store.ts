@@ -27,6 +27,21 @@ export interface FileStore {
   close(): void;
 }
 
+/**
+ * The shared store did not answer or refused the request (down, unreachable, wrong credentials): the
+ * API answers 503 with this sentence (platform/error-handler.ts), never a 500; the log has the cause.
+ */
+export class FileStoreUnavailable extends Error {
+  override name = 'FileStoreUnavailable';
+  readonly statusCode = 503;
+  constructor(cause: unknown) {
+    super(
+      'The server cannot reach its file store (S3), which holds the datasets and models, so this request cannot be handled right now. Please try again in a minute.',
+      { cause },
+    );
+  }
+}
+
 /** The store has no file under the key (never published, or deleted). */
 export class FileMissing extends Error {
   override name = 'FileMissing';

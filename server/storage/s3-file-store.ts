@@ -21,7 +21,7 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { checkKey, FileMissing, type FileStore } from './file-store';
+import { checkKey, FileMissing, FileStoreUnavailable, type FileStore } from './file-store';
 
 export interface S3Settings {
   bucket: string;
@@ -67,12 +67,22 @@ export class S3FileStore implements FileStore {
     return path.join(this.dataDir, ...checkKey(key).split('/'));
   }
 
+  /** One request to the store; a failure other than a missing object is FileStoreUnavailable. */
+  private async guarded<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw isNotFound(error) ? error : new FileStoreUnavailable(error);
+    }
+  }
+
   async put(key: string): Promise<void> {
     const file = this.pathOf(key);
     const { size } = await stat(file);
     if (size <= SINGLE_PUT_MAX_BYTES) {
-      await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: await readFile(file) }),
+      const body = await readFile(file);
+      await this.guarded(() =>
+        this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body })),
       );
       return;
     }
@@ -85,7 +95,9 @@ export class S3FileStore implements FileStore {
     if ((await stat(target).catch(() => null))?.isFile()) return target;
     let body: Readable;
     try {
-      const reply = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const reply = await this.guarded(() =>
+        this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })),
+      );
       body = reply.Body as Readable;
     } catch (error) {
       if (isNotFound(error)) throw new FileMissing(key);
@@ -113,23 +125,27 @@ export class S3FileStore implements FileStore {
 
   async remove(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.guarded(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
   async removeFolder(prefix: string): Promise<void> {
     await rm(this.pathOf(prefix), { recursive: true, force: true });
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${prefix}/`, ContinuationToken: token }),
+      const page = await this.guarded(() =>
+        this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${prefix}/`, ContinuationToken: token }),
+        ),
       );
       const keys = (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ Key: entry.Key }] : []));
       for (let start = 0; start < keys.length; start += DELETE_BATCH) {
-        await this.client.send(
-          new DeleteObjectsCommand({
-            Bucket: this.bucket,
-            Delete: { Objects: keys.slice(start, start + DELETE_BATCH), Quiet: true },
-          }),
+        await this.guarded(() =>
+          this.client.send(
+            new DeleteObjectsCommand({
+              Bucket: this.bucket,
+              Delete: { Objects: keys.slice(start, start + DELETE_BATCH), Quiet: true },
+            }),
+          ),
         );
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -142,8 +158,8 @@ export class S3FileStore implements FileStore {
   }
 
   private async putInParts(key: string, file: string, size: number): Promise<void> {
-    const { UploadId } = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
+    const { UploadId } = await this.guarded(() =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key })),
     );
     const handle = await open(file, 'r');
     try {
@@ -152,24 +168,28 @@ export class S3FileStore implements FileStore {
         const length = Math.min(PART_BYTES, size - offset);
         const buffer = Buffer.alloc(length);
         await handle.read(buffer, 0, length, offset);
-        const { ETag } = await this.client.send(
-          new UploadPartCommand({
-            Bucket: this.bucket,
-            Key: key,
-            UploadId,
-            PartNumber: number,
-            Body: buffer,
-          }),
+        const { ETag } = await this.guarded(() =>
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId,
+              PartNumber: number,
+              Body: buffer,
+            }),
+          ),
         );
         parts.push({ ETag: ETag!, PartNumber: number });
       }
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId,
-          MultipartUpload: { Parts: parts },
-        }),
+      await this.guarded(() =>
+        this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId,
+            MultipartUpload: { Parts: parts },
+          }),
+        ),
       );
     } catch (error) {
       await this.client
