@@ -6,7 +6,7 @@ import { FONT_SIZE, nextFontSize, splitMetrics } from '../report-rules';
 
 /** The parts the brain tumor output detail and the Analyze / Compare overlays share. */
 
-/** A+ / A- (spec section 9: from 15 px, at least 1 px), Print (A4, bio-outputs.css) and the way back. */
+/** A+ / A- (spec section 9: from 15 px, at least 1 px), Print (A4, report.css) and the way back. */
 export function ReportToolbar({
   fontSize,
   onFontSize,
