@@ -126,6 +126,76 @@ def _run_quantum(params: dict[str, Any], inputs: Any, emit: Any) -> dict[str, An
     }
 
 
+def _classical_result(params: dict[str, Any], inputs: Any, emit: Any) -> tuple[dict[str, Any], int]:
+    """The exact optimum beside the average feasible selection; (result, observations)."""
+    solved = run_portfolio(params, inputs.frame, emit=None)
+    emit.progress(80, "solved")
+    metrics = {name: float(solved[name]) for name in METRICS}
+    for name, value in metrics.items():
+        emit.metric(name, value)
+    for chart in solved["charts"]:
+        emit.chart_spec(chart)
+    emit.log(f"selection: {', '.join(solved['selection'])} (objective {solved['objective']:.6g})")
+    baseline = {"name": "average feasible selection", "metrics": _average_selection(solved["ranked"])}
+    result = base_result(
+        problem=PROBLEM,
+        model="Classical",
+        model_type="Classical",
+        metrics=metrics,
+        baseline=baseline,
+        charts=solved["charts"],
+    )
+    keys = ("bits", "stocks_names", "budget", "risk_factor", "solver", "feasible_selections")
+    result["selection"] = {"assets": solved["selection"], **{k: solved[k] for k in keys}}
+    result["selection"]["ranked"] = solved["ranked"][:20]
+    result["training_data"] = {
+        "observations": int(solved["observations"]),
+        "mean_returns": solved["mean_returns"],
+        "covariance": solved["covariance"],
+        "quadratic_program": solved["quadratic_program"],
+    }
+    return result, int(solved["observations"])
+
+
+def _quantum_result(params: dict[str, Any], inputs: Any, emit: Any) -> tuple[dict[str, Any], int]:
+    """VQE or QAOA beside the exact optimum; (result, observations)."""
+    model = str(params["model"])
+    q = _run_quantum(params, inputs, emit)
+    problem, chosen = q["problem"], q["chosen"]
+    metrics = _metrics_of(problem, chosen.bits)  # the solver emitted them as metric lines
+    # how close the quantum run came to the exact optimum (emitted by the solver as well):
+    # the optimum's probability in the final circuit's measurements, the objective above it
+    metrics.update(
+        {name: float(q["solver"][name]) for name in QUANTUM_METRICS if q["solver"].get(name) is not None}
+    )
+    result = base_result(
+        problem=PROBLEM,
+        model=model,
+        model_type="Quantum",
+        metrics=metrics,
+        baseline=q["baseline"],
+        charts=q["charts"],
+    )
+    result["selection"] = {
+        "assets": list(chosen.assets),
+        "bits": list(chosen.bits),
+        "stocks_names": list(problem.assets),
+        "budget": problem.budget,
+        "risk_factor": problem.risk_factor,
+        "solver": model,
+        "exact_selection": q["exact_selection"],
+        "solver_details": q["solver"],
+    }
+    result["quantum_run"] = quantum_run(q["solver"], FINAL_CIRCUIT)
+    result["training_data"] = {
+        "observations": int(q["observations"]),
+        "mean_returns": [float(m) for m in problem.mu],
+        "covariance": problem.sigma.tolist(),
+        "quadratic_program": problem.to_quadratic_program(),
+    }
+    return result, int(q["observations"])
+
+
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     emit = ctx.emitter
     clock = Stopwatch()
@@ -137,76 +207,8 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         f"risk factor {params['risk_factor']}, model {model}, seed {inputs.seed}"
     )
     seed_everything(inputs.seed)
-    if model == "Classical":
-        solved = run_portfolio(params, inputs.frame, emit=None)
-        emit.progress(80, "solved")
-        metrics = {name: float(solved[name]) for name in METRICS}
-        for name, value in metrics.items():
-            emit.metric(name, value)
-        for chart in solved["charts"]:
-            emit.chart_spec(chart)
-        emit.log(f"selection: {', '.join(solved['selection'])} (objective {solved['objective']:.6g})")
-        baseline = {"name": "average feasible selection", "metrics": _average_selection(solved["ranked"])}
-        result = base_result(
-            problem=PROBLEM,
-            model="Classical",
-            model_type="Classical",
-            metrics=metrics,
-            baseline=baseline,
-            charts=solved["charts"],
-        )
-        result["selection"] = {
-            "assets": solved["selection"],
-            "bits": solved["bits"],
-            "stocks_names": solved["stocks_names"],
-            "budget": solved["budget"],
-            "risk_factor": solved["risk_factor"],
-            "solver": solved["solver"],
-            "feasible_selections": solved["feasible_selections"],
-            "ranked": solved["ranked"][:20],
-        }
-        observations = int(solved["observations"])
-        result["training_data"] = {
-            "observations": observations,
-            "mean_returns": solved["mean_returns"],
-            "covariance": solved["covariance"],
-            "quadratic_program": solved["quadratic_program"],
-        }
-    else:
-        q = _run_quantum(params, inputs, emit)
-        problem, chosen = q["problem"], q["chosen"]
-        metrics = _metrics_of(problem, chosen.bits)  # the solver emitted them as metric lines
-        # how close the quantum run came to the exact optimum (emitted by the solver as well):
-        # the optimum's probability in the final circuit's measurements, the objective above it
-        metrics.update(
-            {name: float(q["solver"][name]) for name in QUANTUM_METRICS if q["solver"].get(name) is not None}
-        )
-        result = base_result(
-            problem=PROBLEM,
-            model=model,
-            model_type="Quantum",
-            metrics=metrics,
-            baseline=q["baseline"],
-            charts=q["charts"],
-        )
-        result["selection"] = {
-            "assets": list(chosen.assets),
-            "bits": list(chosen.bits),
-            "stocks_names": list(problem.assets),
-            "budget": problem.budget,
-            "risk_factor": problem.risk_factor,
-            "solver": model,
-            "exact_selection": q["exact_selection"],
-            "solver_details": q["solver"],
-        }
-        result["quantum_run"] = quantum_run(q["solver"], FINAL_CIRCUIT)
-        observations = int(q["observations"])
-        result["training_data"] = {
-            "observations": observations,
-            "mean_returns": [float(m) for m in problem.mu],
-            "covariance": problem.sigma.tolist(),
-            "quadratic_program": problem.to_quadratic_program(),
-        }
+    solve = _classical_result if model == "Classical" else _quantum_result
+    result, observations = solve(params, inputs, emit)
     result["dataset"] = inputs.dataset_summary(observations + 1)
     result["run_record"] = run_record(params, inputs, {"model": model})
     result["seed"] = inputs.seed
