@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import websocket from '@fastify/websocket';
 import type { Plugin } from 'ajv';
 import ajvErrors from 'ajv-errors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -33,6 +34,8 @@ import { AnalysisService } from './analysis/analysis-service';
 import { OpenAiCompatibleChat } from './analysis/chat-model';
 import { healthRoutes } from './health/health-routes';
 import { marketDataRoutes } from './market-data/market-data-routes';
+import { predictionSocket } from './stock-demo/prediction-socket';
+import type { PredictionService } from './stock-demo/prediction-service';
 import { ShippedMarketData, type MarketData } from './market-data/market-data';
 import { inferenceRoutes } from './inference/inference-routes';
 import { predictRoutes } from './brain-tumor/predict-routes';
@@ -119,6 +122,8 @@ export interface AppServices {
   demoData?: DemoDataStore;
   /** The landing demo's daily prices (the shipped files unless MARKET_DATA_PROVIDER or a test says otherwise). */
   market?: MarketData;
+  /** The landing demo's predictions (WebSocket /stock-price-prediction/ws/predict); absent: no socket. */
+  demoPredictions?: PredictionService;
 }
 
 /**
@@ -171,6 +176,8 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, transformStaticCSP: docsCsp });
   await app.register(authPlugin, { auth: services.auth });
+  // WebSocket routes (the demo's predictions, page-time tracking): small JSON messages only.
+  await app.register(websocket, { options: { maxPayload: 8 * 1024 } });
 
   await app.register(
     async (api) => {
@@ -215,6 +222,9 @@ export async function buildApp(
       await api.register(contactRoutes, { contact: services.contact });
       await api.register(demoDataRoutes, { store: services.demoData ?? new DemoDataStore() });
       await api.register(marketDataRoutes, { market: services.market ?? ShippedMarketData.loadSync() });
+      if (services.demoPredictions) {
+        await api.register(predictionSocket, { predictions: services.demoPredictions });
+      }
       api.get(
         '/openapi.json',
         {

@@ -2,7 +2,7 @@ import { startWorker, type WorkerHandle } from './worker-process';
 
 /** One worker command: a job to run, or a trained model to apply (inference). */
 export interface WorkerLaunch {
-  command: 'run' | 'infer' | 'estimate' | 'devices' | 'predict' | 'mat-inspect';
+  command: 'run' | 'infer' | 'forecast' | 'estimate' | 'devices' | 'predict' | 'mat-inspect';
   /** Written to the worker as JSON (the job envelope, or the inference request). */
   input: unknown;
   /** Every stdout line, in order; may be async (lines are handed over one at a time). */

@@ -199,11 +199,10 @@ export const historyCovers = (symbol: MarketSymbol, filter: HistoryFilter) =>
   overlaps(filter, symbol.first_date, symbol.last_date);
 
 /** The deployment's market data: the shipped files, or the online provider when MARKET_DATA_PROVIDER says so. */
-export function createMarketData(config: {
-  marketDataProvider: 'shipped' | 'stooq';
-  marketDataUrl: string;
-}): MarketData {
-  const shipped = ShippedMarketData.loadSync();
+export function createMarketData(
+  config: { marketDataProvider: 'shipped' | 'stooq'; marketDataUrl: string },
+  shipped: ShippedMarketData = ShippedMarketData.loadSync(),
+): MarketData {
   return config.marketDataProvider === 'stooq'
     ? new OnlineMarketData(config.marketDataUrl, shipped)
     : shipped;

@@ -35,7 +35,9 @@ import { configuredProviders } from '../oauth/oauth-providers';
 import { SocialSignIn } from '../oauth/social-sign-in';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { SampleCatalog } from '../samples/sample-catalog';
-import { createMarketData, type MarketData } from '../market-data/market-data';
+import { createMarketData, ShippedMarketData, type MarketData } from '../market-data/market-data';
+import { DemoModels } from '../stock-demo/demo-models';
+import { PredictionService } from '../stock-demo/prediction-service';
 import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createPredictService, type PredictService } from '../brain-tumor/predict-service';
@@ -77,6 +79,8 @@ export interface Services {
   samples: SampleCatalog;
   /** The landing demo's daily prices: the shipped files, or the online provider MARKET_DATA_PROVIDER names. */
   market: MarketData;
+  /** The landing demo's predictions from its stored stock models (trained once through the job queue). */
+  demoPredictions: PredictionService;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
@@ -164,7 +168,8 @@ export function createServices(
   });
   const registry = loadRegistry();
   const samples = SampleCatalog.loadSync();
-  const market = createMarketData(config);
+  const shippedMarket = ShippedMarketData.loadSync();
+  const market = createMarketData(config, shippedMarket);
   const rateLimiter = new RateLimiter(rateStore);
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
   // a key of its own for this process.
@@ -220,6 +225,20 @@ export function createServices(
     dataDir: config.dataDir,
     files,
   });
+  const demoPredictions = new PredictionService({
+    models: new DemoModels({
+      db,
+      registry,
+      jobs,
+      jobsRepository,
+      users,
+      market: shippedMarket,
+      outputsDir: path.join(config.dataDir, 'outputs'),
+    }),
+    market: shippedMarket,
+    launcher,
+    log,
+  });
   return {
     config,
     db,
@@ -242,6 +261,7 @@ export function createServices(
     contact,
     samples,
     market,
+    demoPredictions,
     datasets,
     inference,
     predict,
@@ -257,6 +277,7 @@ export function createServices(
       await rateStore.close(); // the throttle's and the account limits' store
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
+      await demoPredictions.close();
       estimates.close();
       datasets.matInspector.close();
       quantumDevices.close();

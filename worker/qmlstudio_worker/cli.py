@@ -159,6 +159,12 @@ def _command_devices(out: TextIO, _args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_forecast(out: TextIO, _args: argparse.Namespace) -> int:
+    from qmlstudio_worker.jobs.rolling_forecast import run_forecast
+
+    return run_forecast(sys.stdin.read(), Emitter(out))
+
+
 def _command_serve(out: TextIO, args: argparse.Namespace) -> int:
     from qmlstudio_worker.serve import serve
 
@@ -170,6 +176,7 @@ COMMANDS: dict[str, Command] = {
     "health": _command_health,
     "kinds": _command_kinds,
     "infer": _command_infer,
+    "forecast": _command_forecast,
     "predict": _command_predict,
     "mat-inspect": _command_mat_inspect,
     "serve": _command_serve,
@@ -196,6 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="warm worker: preload, then fork a child per request on a socket")
     serve.add_argument("--socket", metavar="PATH", required=True, help="Unix socket path to listen on")
     sub.add_parser("infer", help="apply a trained model to a CSV (request as JSON on stdin); one JSON line")
+    sub.add_parser(
+        "forecast",
+        help="forecast a saved forecaster step by step ({model_dir, dataset, steps}); one JSON line",
+    )
     sub.add_parser("predict", help="the tumor class of one MRI image (request JSON on stdin); one JSON line")
     sub.add_parser("mat-inspect", help="describe a brain tumor .mat dataset ({path} on stdin); one JSON line")
     sub.add_parser(

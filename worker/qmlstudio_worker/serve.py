@@ -11,8 +11,8 @@ The parent exits when its stdin reaches end of file (the server that started it 
 
 Per connection the server writes one request line::
 
-    {"command": "run" | "infer" | "estimate" | "devices" | "predict" | "mat-inspect", "args": [...],
-     "input": {...}, "stderr_path": "/..."}
+    {"command": "run" | "infer" | "forecast" | "estimate" | "devices" | "predict" | "mat-inspect",
+     "args": [...], "input": {...}, "stderr_path": "/..."}
 
 and reads back, on the same connection:
 
@@ -89,7 +89,7 @@ PRELOAD_PACKAGES: tuple[str, ...] = (
     "qmlstudio_worker.ml",
     "qmlstudio_worker.quantum",
 )
-COMMANDS = ("run", "infer", "estimate", "devices", "predict", "mat-inspect")
+COMMANDS = ("run", "infer", "forecast", "estimate", "devices", "predict", "mat-inspect")
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 REQUEST_TIMEOUT_SECONDS = 10.0
 
