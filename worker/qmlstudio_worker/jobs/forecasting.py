@@ -76,6 +76,85 @@ def _selected_rows(params: Mapping[str, Any], inputs: JobInputs) -> pd.DataFrame
         return select_rows(inputs.frame, params["from_index"], params["to_index"])
 
 
+def _train(
+    method: str, params: Mapping[str, Any], inputs: JobInputs, frame: pd.DataFrame, common: dict[str, Any]
+) -> tuple[dict[str, Any], Any]:
+    """Train the chosen forecaster on the selected rows: (result data, fitted model)."""
+    with data_errors(None):
+        if method == "Quantum":
+            qubits = params.get("qubits")
+            if qubits is None:
+                raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
+            # Under a noise model or on a device the hybrid QNN trains under that noise (quantum/hybrid.py);
+            # its test predictions run on Aer with shots or on the device.
+            noise = inputs.quantum_noise_model
+            device = device_target(params, inputs)
+            noisy = noise is not None or device is not None
+            return _quantum_forecaster(
+                frame=frame,
+                qubits=int(qubits),
+                hidden_layers=int(params["hidden_layers"]),
+                noise_model=noise,
+                device=device,
+                shots=quantum_shots(params, noise, device_ok=True) if noisy else None,
+                **common,
+            )
+        if method in RECURRENT_MODELS:
+            return train_recurrent_forecaster(
+                frame, model=method, hidden_layers=int(params["hidden_layers"]), **common
+            )
+        raise JobValidationError(f"Unknown model {method!r}.", "/params/training_model_method")
+
+
+def _chosen_baseline(
+    baselines: dict[str, Any], data: dict[str, Any], seasonal: bool, season: int | None, emit: Any
+) -> dict[str, Any]:
+    """Seasonal naive for a seasonal problem when its season fits the training part, else persistence
+    (saying why in the log)."""
+    if seasonal and "seasonal_naive" in baselines:
+        return {
+            "name": f"seasonal naive ({data.get('season_length') or season} rows)",
+            "metrics": baselines["seasonal_naive"],
+        }
+    if seasonal:
+        why = (
+            "the rows are not weekly" if season is None else f"the training part has fewer than {season} rows"
+        )
+        emit.log(f"seasonal-naive baseline not used: {why}; the baseline is persistence")
+    return {"name": "persistence (tomorrow = today)", "metrics": baselines.get("persistence", {})}
+
+
+def _report_against_baseline(
+    emit: Any, model_name: str, metrics: dict[str, Any], baseline: dict[str, Any], baselines: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Log the test RMSE beside the baseline's and the one-sentence verdict; return the verdict."""
+    model_rmse, base_rmse = metrics.get("rmse"), baseline["metrics"].get("rmse")
+    if model_rmse is not None and base_rmse is not None:
+        emit.log(f"{model_name}: test RMSE {model_rmse:.6g} vs {baseline['name']} RMSE {base_rmse:.6g}")
+    verdict = baseline_verdict(model_name, metrics, baselines)
+    if verdict is not None:
+        emit.log(verdict["sentence"], level="info" if verdict["beats"] else "warning")
+    return verdict
+
+
+def _prepared_frame(
+    params: Mapping[str, Any],
+    inputs: JobInputs,
+    features: list[str],
+    prediction_feature: str,
+    target_pointer: str,
+) -> pd.DataFrame:
+    """The selected rows, their features and target checked numeric (refusals naming the field)."""
+    require_fields(inputs.frame, features, "/params/training_features")
+    require_fields(inputs.frame, [prediction_feature], target_pointer)
+    frame = _selected_rows(params, inputs)
+    with data_errors("/params/training_features"):
+        numeric_features(frame, features)
+    with data_errors(target_pointer):
+        numeric_features(frame, [prediction_feature])
+    return frame
+
+
 def run_forecast_job(
     params: Mapping[str, Any],
     ctx: JobContext,
@@ -92,13 +171,7 @@ def run_forecast_job(
     clock = Stopwatch()
     inputs = open_job_inputs(params, ctx, "dataset")
     features = [str(f) for f in training_features]
-    require_fields(inputs.frame, features, "/params/training_features")
-    require_fields(inputs.frame, [prediction_feature], target_pointer)
-    frame = _selected_rows(params, inputs)
-    with data_errors("/params/training_features"):
-        numeric_features(frame, features)
-    with data_errors(target_pointer):
-        numeric_features(frame, [prediction_feature])
+    frame = _prepared_frame(params, inputs, features, prediction_feature, target_pointer)
     season = weekly_season_length(frame) if seasonal else None
     emit.log(
         f"{problem}: {inputs.label}, rows {params['from_index']}..{params['to_index']} "
@@ -120,51 +193,10 @@ def run_forecast_job(
         "emit": emit,
     }
     quantum = method == "Quantum"
-    with data_errors(None):
-        if quantum:
-            qubits = params.get("qubits")
-            if qubits is None:
-                raise JobValidationError("A Quantum model needs qubits.", "/params/qubits")
-            # Under a noise model or on a device the hybrid QNN trains under that noise (quantum/hybrid.py);
-            # its test predictions run on Aer with shots or on the device.
-            noise = inputs.quantum_noise_model
-            device = device_target(params, inputs)
-            noisy = noise is not None or device is not None
-            trained, fitted = _quantum_forecaster(
-                frame=frame,
-                qubits=int(qubits),
-                hidden_layers=int(params["hidden_layers"]),
-                noise_model=noise,
-                device=device,
-                shots=quantum_shots(params, noise, device_ok=True) if noisy else None,
-                **common,
-            )
-        elif method in RECURRENT_MODELS:
-            trained, fitted = train_recurrent_forecaster(
-                frame, model=method, hidden_layers=int(params["hidden_layers"]), **common
-            )
-        else:
-            raise JobValidationError(f"Unknown model {method!r}.", "/params/training_model_method")
-
+    trained, fitted = _train(method, params, inputs, frame, common)
     baselines: dict[str, Any] = dict(trained.get("baselines") or {})
     data: dict[str, Any] = dict(trained.get("data") or {})
-    if seasonal and "seasonal_naive" in baselines:
-        baseline = {
-            "name": f"seasonal naive ({data.get('season_length') or season} rows)",
-            "metrics": baselines["seasonal_naive"],
-        }
-    else:
-        baseline = {"name": "persistence (tomorrow = today)", "metrics": baselines.get("persistence", {})}
-        if seasonal:
-            emit.log(
-                "seasonal-naive baseline not used: "
-                + (
-                    "the rows are not weekly"
-                    if season is None
-                    else f"the training part has fewer than {season} rows"
-                )
-                + "; the baseline is persistence"
-            )
+    baseline = _chosen_baseline(baselines, data, seasonal, season, emit)
     model_name = str(trained.get("model") or method)
     comparison = comparison_chart({model_name: trained.get("metrics") or {}, **baselines})
     comparison["series"] = [
@@ -197,9 +229,7 @@ def run_forecast_job(
     if quantum:  # where the circuits ran: exactly, or trained under noise and tested on Aer or a device
         result["quantum_run"] = quantum_run(trained, TEST_PREDICTIONS)
     emit.progress(96, "saving the model")
-    artifacts, model_path = save_model(ctx, fitted, problem)
-    result["artifacts"] = artifacts
-    result["trained_model_path"] = model_path
+    result["artifacts"], result["trained_model_path"] = save_model(ctx, fitted, problem)
     result["dataset"] = inputs.dataset_summary(rows_used)
     result["run_record"] = run_record(
         params,
@@ -208,13 +238,8 @@ def run_forecast_job(
     )
     result["seed"] = inputs.seed
     result["duration_seconds"] = clock.seconds()
-    model_rmse = result["metrics"].get("rmse")
-    base_rmse = baseline["metrics"].get("rmse")
-    if model_rmse is not None and base_rmse is not None:
-        emit.log(f"{model_name}: test RMSE {model_rmse:.6g} vs {baseline['name']} RMSE {base_rmse:.6g}")
-    verdict = baseline_verdict(model_name, result["metrics"], baselines)
-    result["baseline_verdict"] = verdict
-    if verdict is not None:
-        emit.log(verdict["sentence"], level="info" if verdict["beats"] else "warning")
+    result["baseline_verdict"] = _report_against_baseline(
+        emit, model_name, result["metrics"], baseline, baselines
+    )
     emit.progress(100, "done")
     return result
