@@ -36,6 +36,8 @@ import { healthRoutes } from './health/health-routes';
 import { marketDataRoutes } from './market-data/market-data-routes';
 import { predictionSocket } from './stock-demo/prediction-socket';
 import type { PredictionService } from './stock-demo/prediction-service';
+import { trackingRoutes } from './tracking/tracking-routes';
+import type { TrackingService } from './tracking/tracking-service';
 import { ShippedMarketData, type MarketData } from './market-data/market-data';
 import { inferenceRoutes } from './inference/inference-routes';
 import { predictRoutes } from './brain-tumor/predict-routes';
@@ -124,6 +126,8 @@ export interface AppServices {
   market?: MarketData;
   /** The landing demo's predictions (WebSocket /stock-price-prediction/ws/predict); absent: no socket. */
   demoPredictions?: PredictionService;
+  /** Page views and time on page (POST /track/..., WebSocket /ws) and the admin's analytics; absent: no routes. */
+  tracking?: TrackingService;
 }
 
 /**
@@ -222,6 +226,7 @@ export async function buildApp(
       await api.register(contactRoutes, { contact: services.contact });
       await api.register(demoDataRoutes, { store: services.demoData ?? new DemoDataStore() });
       await api.register(marketDataRoutes, { market: services.market ?? ShippedMarketData.loadSync() });
+      if (services.tracking) await api.register(trackingRoutes, { tracking: services.tracking });
       if (services.demoPredictions) {
         await api.register(predictionSocket, { predictions: services.demoPredictions });
       }

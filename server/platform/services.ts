@@ -38,6 +38,8 @@ import { SampleCatalog } from '../samples/sample-catalog';
 import { createMarketData, ShippedMarketData, type MarketData } from '../market-data/market-data';
 import { DemoModels } from '../stock-demo/demo-models';
 import { PredictionService } from '../stock-demo/prediction-service';
+import { TrackingRepository } from '../tracking/tracking-repository';
+import { TrackingService } from '../tracking/tracking-service';
 import { QuantumDevicesService } from '../quantum-devices/devices-service';
 import { ResourceEstimateService } from '../quantum-estimate/estimate-service';
 import { createPredictService, type PredictService } from '../brain-tumor/predict-service';
@@ -81,6 +83,8 @@ export interface Services {
   market: MarketData;
   /** The landing demo's predictions from its stored stock models (trained once through the job queue). */
   demoPredictions: PredictionService;
+  /** Page views and time on page, their retention and the admin's analytics. */
+  tracking: TrackingService;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
   datasets: DatasetServices;
   /** Trained models applied to a CSV (the worker's infer command, outside the job queue). */
@@ -239,6 +243,11 @@ export function createServices(
     launcher,
     log,
   });
+  const tracking = new TrackingService(new TrackingRepository(db), rateLimiter, {
+    retentionDays: config.trackingRetentionDays,
+    log,
+  });
+  tracking.startPurging();
   return {
     config,
     db,
@@ -262,6 +271,7 @@ export function createServices(
     samples,
     market,
     demoPredictions,
+    tracking,
     datasets,
     inference,
     predict,
@@ -278,6 +288,7 @@ export function createServices(
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
       await demoPredictions.close();
+      tracking.close();
       estimates.close();
       datasets.matInspector.close();
       quantumDevices.close();
