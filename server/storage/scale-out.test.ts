@@ -54,6 +54,8 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
     const bucket = `qml-scale-out-${Date.now().toString(36)}`;
     /** The uploaded stock CSV's URL; the server's own copy is removed after the upload. */
     let stockUpload: { url: string; rows: number; columns: string[] };
+    /** The brain tumor sample uploaded as a .mat (45 MB: a multipart upload to the store), likewise. */
+    let matUpload: { url: string; rows: number; columns: string[] };
     /** Output ids per worker and problem. */
     const outputs: Record<'A' | 'B', Partial<Record<ProblemId, number>>> = { A: {}, B: {} };
 
@@ -124,12 +126,15 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
           Object.assign(appData.model_configurations, { epochs: 5, hidden_layers: 8 });
           return { appData };
         case 'brain-tumor':
-          Object.assign(appData.dataset, {
+          appData.dataset = {
+            kind: 'mat',
+            file: matUpload.url,
+            name: 'brain.mat',
             training_range: { from_index: 1, to_index: 24 },
             split: 'patient',
-          });
+          };
           Object.assign(appData.model_configurations, { model: 'FCN', learningRate: 0.01, epochs: 20 });
-          return { appData };
+          return { appData, dataset: { rowCount: matUpload.rows, columns: matUpload.columns } };
       }
     };
 
@@ -170,25 +175,30 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
       const user = (await server.services.repositories.users.findByEmail('scale@example.com'))!;
       owner = { id: user.id, token, name: user.name, email: user.email };
 
-      // A stock dataset uploaded to the server, then removed from the server's disk: the workers (and
-      // the server's inference) can only have it from the store.
+      // A stock CSV and the brain tumor .mat uploaded to the server, then removed from the server's disk:
+      // the workers (and the server's inference and preview) can only have them from the store.
+      const uploadFile = async (content: Buffer | string, filename: string, type: string) => {
+        const body = fileUploadBody(content, { filename, type });
+        const reply = await server.app.inject({
+          method: 'POST',
+          url: `/api/upload/${encodeURIComponent(owner.name)}/${encodeURIComponent(owner.email)}`,
+          headers: { ...bearer(token), ...body.headers },
+          payload: body.payload,
+        });
+        expect(reply.statusCode, reply.body).toBe(201);
+        const uploaded = reply.json() as Json;
+        const record = (await server.services.datasets.store.findOwned(owner.id, uploaded.filename))!;
+        rmSync(server.services.datasets.store.pathOf(record));
+        return { url: String(uploaded.url), rows: record.row_count, columns: [...record.columns] };
+      };
       const csv = readFileSync(server.services.samples.pathOf('apple_google_stock.csv'), 'utf8')
         .split('\n')
         .slice(0, 201)
         .join('\n');
-      const body = fileUploadBody(`${csv}\n`, { filename: 'stock.csv' });
-      const reply = await server.app.inject({
-        method: 'POST',
-        url: `/api/upload/${encodeURIComponent(owner.name)}/${encodeURIComponent(owner.email)}`,
-        headers: { ...bearer(token), ...body.headers },
-        payload: body.payload,
-      });
-      expect(reply.statusCode, reply.body).toBe(201);
-      const uploaded = reply.json() as Json;
-      const record = (await server.services.datasets.store.findOwned(owner.id, uploaded.filename))!;
-      stockUpload = { url: uploaded.url, rows: record.row_count, columns: [...record.columns] };
-      rmSync(server.services.datasets.store.pathOf(record));
-    }, 120_000);
+      stockUpload = await uploadFile(`${csv}\n`, 'stock.csv', 'text/csv');
+      const mat = readFileSync(server.services.samples.pathOf('brain_tumor_dataset.mat'));
+      matUpload = await uploadFile(mat, 'brain.mat', 'application/octet-stream');
+    }, 300_000);
 
     afterAll(async () => {
       for (const worker of workers) if (!worker.closed) await worker.services.close();
@@ -274,6 +284,15 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
         }
       }
     }, 300_000);
+
+    it("previews the uploaded .mat's slices on the server, which no longer has it on disk", async () => {
+      const reply = await server.app.inject({
+        url: `/api/datasets/mat-preview?url=${encodeURIComponent(matUpload.url)}&index=1`,
+        headers: bearer(owner.token),
+      });
+      expect(reply.statusCode, reply.body.slice(0, 300)).toBe(200);
+      expect((reply.json() as Json).data.count).toBe(matUpload.rows);
+    }, 120_000);
 
     it('predicts a brain tumor class on the server with the model worker B trained', async () => {
       const applicationId = (
