@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from qmlstudio_worker.errors import JobValidationError
+from qmlstudio_worker.file_store import local_output
 from qmlstudio_worker.protocol import Emitter
 
 MAX_STEPS = 5000
@@ -96,6 +97,8 @@ def roll_forward(fitted: Any, history: Any, steps: int) -> tuple[list[str], list
 
 def forecast(text: str) -> dict[str, Any]:
     model_dir, dataset_path, steps = parse_request(text)
+    # The demo's model may have been trained on another machine: its folder comes from the file store.
+    model_dir = local_output(model_dir, "/model_dir")
     if not (model_dir / "model.json").is_file():
         raise JobValidationError("No trained model: this output has no saved model", "/model_dir")
     if not dataset_path.is_file():
