@@ -10,9 +10,7 @@ export const TWO_SELECTED = 'You have selected 2 outputs for comparison.';
 export const TOO_MANY_SELECTED = 'At most 2 outputs can be selected.';
 export const PREDICTION_NOT_SELECTABLE =
   'A prediction cannot be analyzed or compared: select a training output.';
-/** Issue #13: the written (LLM) analysis comes later; the overlays say what they show until then. */
-export const REPORT_NOTICE =
-  "The written analysis comes with a later release; until then this report shows the output's own metrics and charts.";
+/** A prediction's notice: a research tool, not a diagnosis. */
 export const RESEARCH_NOTICE = 'QML Studio is a research tool: this prediction is not a diagnosis.';
 
 /** Spec section 9: report font size 15 px by default, at least 1 px. */

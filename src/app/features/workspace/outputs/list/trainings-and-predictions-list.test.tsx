@@ -265,7 +265,9 @@ describe('Analyze and Compare overlays', () => {
     await within(dialog).findByTestId('overall-metrics');
     expect(within(dialog).getByText('Majority class')).toBeTruthy();
     expect(within(dialog).getByTestId('class-metrics').textContent).toContain('glioma');
-    expect(within(dialog).getByText(/written analysis comes with a later release/)).toBeTruthy();
+    expect(
+      within(dialog).getByText(/Every number in the written report is one of the output's own results/),
+    ).toBeTruthy();
     const titles = within(dialog)
       .getAllByRole('figure')
       .map((f) => f.querySelector('figcaption')?.textContent);

@@ -6,13 +6,7 @@ import { formatMetric } from '../output-rules';
 import { compareOutputs, configurationChanges, SPLITS_DIFFER } from '../list-rules';
 import { useOutputDetails } from '../use-output-details';
 import { appNameOf, trainingHistoryOf } from '../result-data';
-import {
-  FONT_SIZE,
-  metricDifferences,
-  plainLanguageComparison,
-  plainLanguageSummary,
-  REPORT_NOTICE,
-} from '../report-rules';
+import { FONT_SIZE, metricDifferences, plainLanguageComparison, plainLanguageSummary } from '../report-rules';
 import { getAnalysisReport, getComparisonReport, useReport } from './api/analysis-reports';
 import { AnalysisText, ComparisonText } from './written-report';
 import {
@@ -28,6 +22,10 @@ import {
  * The full-screen Analyze and Compare overlays (spec section 2): A+ / A-, Print, 'Back to outputs',
  * Escape closes. Technical shows the numbers; Non-Technical sentences derived from them.
  */
+
+/** What the reader may rely on: the written report states only the output's own results. */
+export const GROUNDED_NOTICE =
+  "Every number in the written report is one of the output's own results (metrics, baseline, training history, data); the rules that word them are in schemas/analysis.";
 
 function ReportOverlay({
   title,
@@ -56,7 +54,7 @@ function ReportOverlay({
       />
       <div className="bio-report" style={{ fontSize }} data-testid="report-body">
         <h2 id="bio-overlay-title">{title}</h2>
-        <p className="muted bio-report-notice">{REPORT_NOTICE}</p>
+        <p className="muted bio-report-notice">{GROUNDED_NOTICE}</p>
         {children}
       </div>
     </div>
@@ -102,7 +100,10 @@ function OutputReport({
             <ClassMetricsTable metrics={detail.metrics} />
           </>
         ) : (
-          <PlainSentences sentences={plainLanguageSummary(detail)} testId="plain-summary" />
+          // the rule-based sentences where the problem has them (brain tumor); the written report below
+          plainLanguageSummary(detail).length > 0 && (
+            <PlainSentences sentences={plainLanguageSummary(detail)} testId="plain-summary" />
+          )
         )}
         {written}
       </section>

@@ -96,6 +96,19 @@ const shown = (value: unknown): string => {
   return String(value);
 };
 
+const SETTING_GROUPS: Record<string, string> = {
+  dataset: 'dataset',
+  preprocess: 'preprocess',
+  model_configurations: 'model',
+};
+
+/** 'model › training model method' for model_configurations.training_model_method. */
+const settingLabel = (key: string) =>
+  key
+    .split('.')
+    .map((part, index) => (index === 0 ? (SETTING_GROUPS[part] ?? part) : part.replace(/_/g, ' ')))
+    .join(' › ');
+
 /** The two runs' per-epoch series on one chart (each run's train and test loss). */
 export function overlaidCurves(report: ComparisonReport): ChartSpec | null {
   const series: ChartSpec['series'] = [];
@@ -191,7 +204,7 @@ export function ComparisonText({ report }: { report: ComparisonReport }) {
         <tbody>
           {report.configurations.map((row) => (
             <tr key={row.key} className={row.differs ? 'differs' : 'muted'} data-differs={row.differs}>
-              <th scope="row">{row.key.split('.').slice(1).join(' › ').replace(/_/g, ' ') || row.key}</th>
+              <th scope="row">{settingLabel(row.key)}</th>
               <td>{shown(row.a)}</td>
               <td>{shown(row.b)}</td>
             </tr>
