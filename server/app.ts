@@ -65,6 +65,7 @@ import type { RateLimiter } from './platform/rate-limiter';
 import { PUBLIC } from './platform/reply-schemas';
 import { RequestLogController } from './platform/request-log';
 import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
+import { documentRoute } from './platform/openapi-transform';
 import { problemsRoutes } from './problems/problems-routes';
 import type { SampleCatalog } from './samples/sample-catalog';
 import { samplesRoutes } from './samples/samples-routes';
@@ -177,6 +178,7 @@ export async function buildApp(
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    transform: documentRoute,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, transformStaticCSP: docsCsp });
   await app.register(authPlugin, { auth: services.auth });

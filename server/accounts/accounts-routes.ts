@@ -77,6 +77,8 @@ export const accountsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   app.post(
     '/users',
     {
+      // Checked by the service with the spec's messages ('Username is required').
+      config: { documentedRequired: ['name', 'email', 'password'] },
       schema: {
         tags: ['accounts'],
         summary: 'Register (the account then needs a verified e-mail and an admin approval)',

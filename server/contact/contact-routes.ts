@@ -15,6 +15,7 @@ export const contactRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     '/contact',
     {
       onRequest: app.requireUser,
+      config: { documentedRequired: ['name', 'email', 'message'] },
       schema: {
         tags: ['contact'],
         summary: 'Sends a message to the admins (kept and mailed; at most 5 an hour per user)',

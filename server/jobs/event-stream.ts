@@ -26,7 +26,7 @@ const eventStreamQuery = {
  */
 export const eventStreamSchema = {
   querystring: eventStreamQuery,
-  produces: ['text/event-stream'],
+  // No `produces`: it would document the JSON refusals below as text/event-stream too.
   response: {
     200: {
       description: 'A text/event-stream; each `data:` line is one event',

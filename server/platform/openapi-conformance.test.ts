@@ -21,6 +21,23 @@ function usesErrorEnvelope(operation: Operation, status: number): boolean {
   return Boolean(response?.content?.['application/json']?.schema?.required?.includes('detail'));
 }
 
+/** The content types the document gives for a status of an operation; null when it gives none. */
+function documentedTypes(operation: Operation, status: number): string[] | null {
+  const response = operation.responses[String(status)] as { content?: Record<string, unknown> } | undefined;
+  return response?.content ? Object.keys(response.content) : null;
+}
+
+interface ObjectSchema {
+  required?: string[];
+  properties?: Record<string, unknown>;
+}
+
+/** The JSON request body schema of an operation, if it takes one. */
+function jsonBodySchema(operation: Operation): ObjectSchema | null {
+  const body = operation.requestBody as { content?: Record<string, { schema?: ObjectSchema }> } | undefined;
+  return body?.content?.['application/json']?.schema ?? null;
+}
+
 const UNKNOWN_ID: Record<string, string> = {
   id: '2147483000',
   userId: '2147483000',
@@ -48,6 +65,7 @@ describe('the OpenAPI document tells the truth', () => {
     );
     expect(operations.length).toBeGreaterThanOrEqual(9);
     const undocumented: string[] = [];
+    const wrongType: string[] = [];
     for (const { path, method, operation } of operations) {
       const url = fill(path);
       const hasBody = method === 'post' || method === 'put';
@@ -82,6 +100,14 @@ describe('the OpenAPI document tells the truth', () => {
         answered.add(reply.statusCode);
         const where = `${method.toUpperCase()} ${path} with ${request.name} -> ${reply.statusCode}`;
         if (!(String(reply.statusCode) in operation.responses)) undocumented.push(where);
+        // The reply's content type is one the document gives for that status (a JSON 401 of an
+        // event-stream route documented as text/event-stream is a mismatch).
+        const types = documentedTypes(operation, reply.statusCode);
+        const sent = String(reply.headers['content-type'] ?? '')
+          .split(';')[0]!
+          .trim();
+        if (types && sent && !types.includes(sent))
+          wrongType.push(`${where} sent ${sent}, documented ${types.join(', ')}`);
         expect(reply.statusCode, where).not.toBe(500);
         if (reply.statusCode >= 400 && usesErrorEnvelope(operation, reply.statusCode)) {
           expect(reply.json(), where).toMatchObject({ success: false, detail: expect.any(String) });
@@ -94,5 +120,55 @@ describe('the OpenAPI document tells the truth', () => {
       ).toBe(!answered.has(401));
     }
     expect(undocumented).toEqual([]);
+    expect(wrongType).toEqual([]);
   }, 120_000);
+
+  it('documents the request fields a route requires, and requires the fields it documents as required', async () => {
+    const mismatches: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const schema = jsonBodySchema(operation);
+        if (!schema?.properties || path.includes('{')) continue;
+        const documented = new Set(schema.required ?? []);
+        const reply = await stack.app.inject({
+          method: method.toUpperCase() as 'POST' | 'PUT',
+          url: path,
+          headers: { ...bearer(userToken), 'content-type': 'application/json' },
+          payload: '{}',
+        });
+        if (reply.statusCode !== 400) continue;
+        const errors = (
+          (reply.json() as { errors?: { field: string; message: string }[] }).errors ?? []
+        ).filter((e) => /required/i.test(e.message));
+        for (const { field } of errors) {
+          const name = field.split('/')[1] ?? '';
+          if (name in schema.properties && !documented.has(name)) {
+            mismatches.push(`${method.toUpperCase()} ${path}: requires ${name}, the document does not`);
+          }
+        }
+        const refused = new Set(errors.map((e) => e.field.split('/')[1]));
+        for (const name of documented) {
+          if (!refused.has(name))
+            mismatches.push(
+              `${method.toUpperCase()} ${path}: documents ${name} as required, {} is not refused for it`,
+            );
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('documents 414 for an address too long and 431 for headers too large on every route', async () => {
+    const missing: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const status of ['414', '431']) {
+          if (!(status in operation.responses)) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    const long = await stack.app.inject({ url: `/api/applications/${'9'.repeat(2000)}` });
+    expect([414, 404]).toContain(long.statusCode);
+  });
 });

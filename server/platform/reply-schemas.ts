@@ -68,8 +68,10 @@ const ERROR_MEANINGS = {
   404: 'No such resource, or not visible to the signed-in user',
   409: 'The request conflicts with the current state (e.g. an e-mail address already taken, the last admin)',
   413: 'The body is larger than the server accepts',
+  414: 'The address (a path segment) is too long',
   415: 'The body has a content type the route does not accept',
   429: 'Too many attempts; wait as long as the Retry-After header says',
+  431: 'The request headers are too large (answered by the HTTP server itself, without a body)',
   502: 'A worker process could not answer (it failed or ran out of time); `detail` says why',
   503: 'A service the answer depends on (e.g. IBM Quantum) cannot be reached now; `detail` says why',
 } as const;

@@ -50,6 +50,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description Something is not ok (or the worker runtime not checked yet) */
         503: {
           headers: {
@@ -118,6 +168,56 @@ export interface paths {
             'application/json': {
               /** @enum {string} */
               status: 'ok';
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
@@ -302,6 +402,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -329,6 +454,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -466,8 +616,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -519,9 +719,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            name?: string;
-            email?: string;
-            password?: string;
+            name: string;
+            email: string;
+            password: string;
             /** @description Ignored: a new account has no role until an admin approves it */
             role_ids?: unknown;
           };
@@ -619,6 +819,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -646,6 +871,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -705,6 +955,56 @@ export interface paths {
         };
         /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -825,6 +1125,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -852,6 +1177,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -942,6 +1292,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -997,6 +1397,56 @@ export interface paths {
         };
         /** @description No valid bearer token (see the WWW-Authenticate header) */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -1115,6 +1565,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -1308,8 +1808,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -1515,8 +2065,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -1634,6 +2234,56 @@ export interface paths {
         };
         /** @description No valid bearer token (see the WWW-Authenticate header) */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -1804,6 +2454,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -1947,8 +2647,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2017,7 +2767,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -2042,7 +2792,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -2067,7 +2817,57 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -2103,7 +2903,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The problem types; unlisted ones (vehicle routing) for admins on request */
+    /** The problem types; unlisted ones for admins on request */
     get: {
       parameters: {
         query?: {
@@ -2138,6 +2938,56 @@ export interface paths {
         };
         /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2328,8 +3178,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2468,6 +3368,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -2495,6 +3420,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2582,6 +3532,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -2620,6 +3620,56 @@ export interface paths {
               data: {
                 providers: ('google' | 'github')[];
               };
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
@@ -2712,8 +3762,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2804,6 +3904,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -2944,6 +4094,56 @@ export interface paths {
         };
         /** @description The signed-in user may not do this */
         403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -3181,8 +4381,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -3418,8 +4668,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -3655,8 +4955,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -3892,8 +5242,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -4129,8 +5529,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -4366,8 +5816,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -4609,8 +6109,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -4768,6 +6318,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -4820,6 +6420,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -4837,13 +6487,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail) */
+    /** Download a sample dataset or one of the caller's uploads as CSV (the path names the signed-in user's id or name, and e-mail); cells a spreadsheet would run as formulas (=, +, -, @, tab, CR; not plain numbers) come as quoted text with a leading apostrophe */
     get: {
       parameters: {
         query?: never;
         header?: never;
         path: {
-          /** @description A sample (e.g. apple_google_stock.csv, brain_tumor_dataset.mat, mri-examples/glioma-1.png URL-encoded) or the stored name of an upload */
+          /** @description A sample as the manifest names it (a CSV table, a .mat dataset or an example image, URL-encoded) or the stored name of an upload */
           file: string;
           /** @description The caller's user id (1 to 2147483647) or name */
           user: string;
@@ -4854,7 +6504,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description The CSV file (a brain tumor .mat or .zip dataset as bytes; an example MRI image as PNG) */
+        /** @description The CSV file (a .mat or .zip dataset as bytes; an example image as PNG) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -4940,6 +6590,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -4957,11 +6657,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A brain tumor .mat dataset's Image Data rows and one slice with its tumor border and mask (the caller's upload or the shipped sample) */
+    /** A .mat dataset's Image Data rows and one slice with its tumor border and mask (the caller's upload or a shipped sample) */
     get: {
       parameters: {
         query: {
-          /** @description The dataset as app_data names it: samples/brain_tumor_dataset.mat or the upload's /api/download/... URL */
+          /** @description The dataset as app_data names it: a shipped .mat sample or the upload's /api/download/... URL */
           url: string;
           /** @description The slice to show, 1-based */
           index?: number;
@@ -5056,6 +6756,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -5249,8 +6999,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -5329,6 +7129,56 @@ export interface paths {
         };
         /** @description No valid bearer token (see the WWW-Authenticate header) */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -5471,6 +7321,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     options?: never;
@@ -5582,8 +7482,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -5797,6 +7747,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -5824,6 +7799,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -6035,6 +8035,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -6062,6 +8087,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -6273,6 +8323,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -6300,6 +8375,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -6391,9 +8491,9 @@ export interface paths {
           content: {
             'application/json': {
               success: boolean;
-              /** @description The most probable class (brain tumor: meningioma, glioma or pituitary) */
+              /** @description The most probable class */
               prediction: string;
-              /** @description The model's probability of each class (brain tumor: meningioma, glioma, pituitary); they sum to 1 */
+              /** @description The model's probability of each class the problem's model predicts; they sum to 1 */
               probabilities: {
                 [key: string]: number;
               };
@@ -6403,7 +8503,7 @@ export interface paths {
               model: {
                 /** @description The training output whose model answered */
                 output_id: number;
-                /** @description That model (densenet121, FCN, QCNN, ...) */
+                /** @description That model, as the problem's form names it */
                 model_name: string;
               };
             };
@@ -6534,6 +8634,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -6561,6 +8686,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -6799,8 +8949,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -7039,8 +9239,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -7279,8 +9529,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -7519,8 +9819,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -7759,8 +10109,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -7999,8 +10399,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -8124,6 +10574,56 @@ export interface paths {
         };
         /** @description No valid bearer token (see the WWW-Authenticate header) */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -8350,8 +10850,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -8526,8 +11076,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -8702,8 +11302,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -8878,8 +11528,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9062,8 +11762,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9238,8 +11988,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9404,8 +12204,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9570,8 +12420,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9736,8 +12636,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -9902,8 +12852,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -10068,8 +13068,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -10234,8 +13284,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -10310,7 +13410,7 @@ export interface paths {
                 problem_id: string;
                 /** @description Seconds from running to the final status */
                 execution_time: number | null;
-                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...) */
+                /** @description The model the run trains, as the result or the body names it (LSTM, SVM, VQE, ...) */
                 trained_model_type: string | null;
                 /** @description The saved model, relative to DATA_DIR (outputs/{id}/...); null when none */
                 trained_model_path: string | null;
@@ -10365,11 +13465,11 @@ export interface paths {
                 } | null;
                 /** @description Where the quantum circuits ran, as the worker's result states it (noise model, device, shots, noisy training); null when it states none */
                 quantum_backend: string | null;
-                /** @description A brain tumor prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name} */
+                /** @description A prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name} */
                 output_data: {
                   /** @enum {string} */
                   result_type: 'Training' | 'Prediction';
-                  /** @description Per-epoch series: train_loss and test_loss; brain tumor also loss, accuracy, val_accuracy, val_loss. Null for a prediction */
+                  /** @description Per-epoch series: train_loss and test_loss, plus any the run records (loss, accuracy, val_accuracy, val_loss). Null for a prediction */
                   training_history: {
                     [key: string]: number[];
                   } | null;
@@ -10432,6 +13532,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -10586,6 +13736,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -10689,6 +13889,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -10831,6 +14081,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -10950,6 +14250,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     options?: never;
@@ -10994,7 +14344,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -11019,7 +14369,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -11044,7 +14394,57 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
               /** @enum {boolean} */
               success: false;
               /** @description The message the client shows */
@@ -11186,6 +14586,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -11354,8 +14804,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -11552,8 +15052,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -11723,6 +15273,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -11918,8 +15518,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -11983,7 +15633,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Application categories with their problems (unlisted problems, vehicle routing, left out) */
+    /** Application categories with their problems (unlisted problems left out) */
     get: {
       parameters: {
         query?: never;
@@ -12019,6 +15669,56 @@ export interface paths {
         };
         /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -12103,6 +15803,56 @@ export interface paths {
         };
         /** @description The request is malformed; `errors` names each refused field by JSON pointer */
         400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -12287,8 +16037,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -12470,8 +16270,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -12653,8 +16503,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -12812,6 +16712,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -12929,6 +16879,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -13128,8 +17128,58 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -13272,6 +17322,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     options?: never;
@@ -13316,10 +17416,10 @@ export interface paths {
                 /** Format: date-time */
                 completed_at: string | null;
                 application_id: number;
-                /** @description LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...) */
+                /** @description The model the run trains, as the result or the body names it (LSTM, SVM, VQE, ...) */
                 trained_model_type: string | null;
                 /**
-                 * @description Brain tumor: 'Training' or 'Prediction'; null for the other problems' outputs
+                 * @description 'Training' or 'Prediction' for a problem that predicts (its file has a predict block); null for the others
                  * @enum {string|null}
                  */
                 result_type: 'Training' | 'Prediction' | null;
@@ -13404,6 +17504,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -13434,9 +17584,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            name?: string;
-            email?: string;
-            message?: string;
+            name: string;
+            email: string;
+            message: string;
           };
         };
       };
@@ -13528,6 +17678,31 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description The body has a content type the route does not accept */
         415: {
           headers: {
@@ -13555,6 +17730,31 @@ export interface paths {
         };
         /** @description Too many attempts; wait as long as the Retry-After header says */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -13678,6 +17878,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -13757,6 +18007,56 @@ export interface paths {
         };
         /** @description No such resource, or not visible to the signed-in user */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -13883,6 +18183,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -13986,6 +18336,56 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
       };
     };
     put?: never;
@@ -14038,6 +18438,56 @@ export interface paths {
                   licence: string;
                 }[];
               };
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
@@ -14138,8 +18588,685 @@ export interface paths {
             };
           };
         };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
         /** @description A worker process could not answer (it failed or ran out of time); `detail` says why */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/track/pageview/{service}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Record a page view (deduplicated within 5 s; sessions end after 30 minutes without a view) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description e.g. qml-studio */
+          service: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The browser's client_id */
+            client_id: string;
+            /** @description The browser's session_data id */
+            session_id: string;
+            /** @description The page path */
+            page: string;
+            /** @description Accepted and ignored: the address is the connection’s */
+            ip?: string | null;
+            country?: string | null;
+            /** @description Accepted and not stored */
+            city?: string | null;
+            /** @description Accepted and not stored */
+            isp?: string | null;
+            /** @description Accepted and not stored */
+            latitude?: number | string | (never | null);
+            /** @description Accepted and not stored */
+            longitude?: number | string | (never | null);
+            browser?: string | null;
+            /** @description Names this view for its time reports */
+            view_id?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description False for Do Not Track / Global Privacy Control, or a duplicate */
+                stored: boolean;
+                /** @description The same page was viewed by this client within 5 s */
+                deduplicated: boolean;
+                /** @description The session the view counts in (30 minutes' inactivity ends one) */
+                session_id: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/track/time/{service}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Record the time spent on a page (sent on leaving it) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description e.g. qml-studio */
+          service: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            page: string;
+            /** @description Seconds on the page */
+            timeSpent: number;
+            view_id?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                /** @description False for Do Not Track / Global Privacy Control, or a duplicate */
+                stored: boolean;
+                /** @description The same page was viewed by this client within 5 s */
+                deduplicated: boolean;
+                /** @description The session the view counts in (30 minutes' inactivity ends one) */
+                session_id: string | null;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body is larger than the server accepts */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The body has a content type the route does not accept */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description Too many attempts; wait as long as the Retry-After header says */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/analytics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Page views, unique visitors and sessions per day, top pages and median time on page (admin) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD (default: 29 days before `to`) */
+          from?: string;
+          /** @description YYYY-MM-DD (default: today, UTC) */
+          to?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+              data: {
+                from: string;
+                to: string;
+                totals: {
+                  views: number;
+                  visitors: number;
+                  sessions: number;
+                  median_seconds: number | null;
+                };
+                days: {
+                  day: string;
+                  views: number;
+                  visitors: number;
+                  sessions: number;
+                }[];
+                top_pages: {
+                  page: string;
+                  views: number;
+                  visitors: number;
+                }[];
+                time_on_page: {
+                  page: string;
+                  views: number;
+                  median_seconds: number;
+                }[];
+                retention_days: number;
+              };
+            };
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The signed-in user may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
           headers: {
             [name: string]: unknown;
           };
@@ -14198,6 +19325,56 @@ export interface paths {
           content: {
             'application/json': {
               [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
             };
           };
         };
