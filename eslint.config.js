@@ -93,6 +93,79 @@ export const APP_ZONES = [
   },
 ];
 
+// The server in three layers, one way (as fastify/demo loads it): the layer every feature builds on
+// (platform/, db/, mail/, storage/ and config.ts) -> features (every other folder) -> the composition
+// root (app.ts, routes.ts, services.ts and the two mains), which wires services and registers routes. A
+// feature reaches another only through the files that feature declares for others (its services,
+// repositories, shared schemas and the worker bridge), never its routes or internals.
+const SERVER_BASE = ['platform', 'db', 'mail', 'storage'];
+const SERVER_ROOT = ['app.ts', 'routes.ts', 'services.ts', 'main.ts', 'queue-worker-main.ts'].map((file) =>
+  at(`server/${file}`),
+);
+const SERVER_FEATURES = readdirSync(at('server'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && ![...SERVER_BASE, 'test-support'].includes(entry.name))
+  .map((entry) => entry.name);
+/** What each feature offers the others; a feature not listed offers nothing. */
+export const SERVER_FEATURE_API = {
+  accounts: ['accounts-service.ts'],
+  applications: ['application-schemas.ts', 'applications-repository.ts', 'applications-service.ts'],
+  auth: [
+    'account-schemas.ts',
+    'auth-plugin.ts',
+    'auth-service.ts',
+    'passwords.ts',
+    'sign-in-gate.ts',
+    'users-repository.ts',
+  ],
+  datasets: [
+    'csv-formula-escape.ts',
+    'dataset-refusal.ts',
+    'dataset-resolver.ts',
+    'dataset-store.ts',
+    'datasets.ts',
+    'url-fetcher.ts',
+  ],
+  jobs: [
+    'event-stream.ts',
+    'job-queue.ts',
+    'job-result.ts',
+    'job-runner.ts',
+    'job-states.ts',
+    'jobs-repository.ts',
+    'jobs-service.ts',
+    'worker-call.ts',
+    'worker-launcher.ts',
+    'worker-process.ts',
+    'worker-protocol.ts',
+  ],
+  'market-data': ['market-data.ts'],
+  outputs: ['output-detail.ts', 'outputs-service.ts'],
+  'quantum-devices': ['provider-token.ts'],
+  samples: ['sample-catalog.ts'],
+};
+
+/** @type {typeof IMPORT_ZONES} */
+export const SERVER_ZONES = [
+  {
+    target: SERVER_BASE.map((dir) => at(`server/${dir}`)),
+    from: [...SERVER_FEATURES.map((feature) => at(`server/${feature}`)), ...SERVER_ROOT],
+    message:
+      'platform/, db/, mail/ and storage/ are what features build on: they import no feature and not the composition root.',
+  },
+  {
+    target: SERVER_FEATURES.map((feature) => at(`server/${feature}`)),
+    from: SERVER_ROOT,
+    message:
+      'Features never import the composition root (app.ts, routes.ts, services.ts, the mains): it wires them.',
+  },
+  ...SERVER_FEATURES.map((feature) => ({
+    target: SERVER_FEATURES.filter((other) => other !== feature).map((other) => at(`server/${other}`)),
+    from: at(`server/${feature}`),
+    except: (SERVER_FEATURE_API[feature] ?? []).map((file) => `./${file}`),
+    message: `Other features reach server/${feature}/ only through the files it declares in SERVER_FEATURE_API (eslint.config.js): ${(SERVER_FEATURE_API[feature] ?? ['none']).join(', ')}.`,
+  })),
+];
+
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', 'data', 'worker', 'src/generated', 'tests/artifacts'] },
   js.configs.recommended,
@@ -140,5 +213,11 @@ export default tseslint.config(
     files: ['src/app/**/*.{ts,tsx}'],
     ignores: ['src/app/**/*.test.{ts,tsx}'],
     rules: { 'import-x/no-restricted-paths': ['error', { zones: [...IMPORT_ZONES, ...APP_ZONES] }] },
+  },
+  // Between server layers and features (tests may reach into any feature to set up what they test).
+  {
+    files: ['server/**/*.ts'],
+    ignores: ['server/**/*.test.ts', 'server/test-support/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...IMPORT_ZONES, ...SERVER_ZONES] }] },
   },
 );

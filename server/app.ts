@@ -9,66 +9,42 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { accountsRoutes } from './accounts/accounts-routes';
 import type { AccountsService } from './accounts/accounts-service';
-import { adminRoutes } from './admin/admin-routes';
-import { applicationsRoutes } from './applications/applications-routes';
 import type { ApplicationsService } from './applications/applications-service';
-import { catalogRoutes } from './applications/catalog-routes';
 import type { AdminService } from './admin/admin-service';
 import { authPlugin } from './auth/auth-plugin';
-import { authRoutes } from './auth/auth-routes';
 import type { AuthService } from './auth/auth-service';
-import { contactRoutes } from './contact/contact-routes';
 import type { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
 import type { DatasetServices } from './datasets/datasets';
-import { datasetFetchRoutes } from './datasets/fetch-routes';
-import { uploadRoutes } from './datasets/upload-routes';
-import { demoDataRoutes } from './demo-data/demo-data-routes';
-import { DemoDataStore } from './demo-data/demo-data-store';
+import type { DemoDataStore } from './demo-data/demo-data-store';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
-import { analysisRoutes } from './analysis/analysis-routes';
-import { AnalysisService } from './analysis/analysis-service';
-import { OpenAiCompatibleChat } from './analysis/chat-model';
-import { healthRoutes } from './health/health-routes';
-import { marketDataRoutes } from './market-data/market-data-routes';
+import type { AnalysisService } from './analysis/analysis-service';
 import { predictionSocket } from './stock-demo/prediction-socket';
 import type { PredictionService } from './stock-demo/prediction-service';
 import { trackingRoutes } from './tracking/tracking-routes';
 import type { TrackingService } from './tracking/tracking-service';
-import { ShippedMarketData, type MarketData } from './market-data/market-data';
-import { inferenceRoutes } from './inference/inference-routes';
-import { predictRoutes } from './brain-tumor/predict-routes';
-import type { PredictService } from './brain-tumor/predict-service';
+import type { MarketData } from './market-data/market-data';
+import type { PredictService } from './predict/predict-service';
 import type { InferenceService } from './inference/inference-service';
-import { outputsRoutes } from './outputs/outputs-routes';
 import type { OutputsService } from './outputs/outputs-service';
-import { whatIfRoutes } from './outputs/what-if-routes';
-import { WhatIfService } from './outputs/what-if-service';
-import { quantumDevicesRoutes } from './quantum-devices/devices-routes';
-import { resourceEstimateRoutes } from './quantum-estimate/estimate-routes';
 import type { QuantumDevicesService } from './quantum-devices/devices-service';
 import type { ResourceEstimateService } from './quantum-estimate/estimate-service';
 import type { WorkerRuntimeCheck } from './health/worker-runtime';
 import type { JobQueue } from './jobs/job-queue';
-import { jobsRoutes } from './jobs/jobs-routes';
 import type { ImageStore } from './media/image-store';
-import { mediaRoutes } from './media/media-routes';
-import { oauthRoutes } from './oauth/oauth-routes';
 import type { SocialSignIn } from './oauth/social-sign-in';
 import type { JobsService } from './jobs/jobs-service';
 import { errorHandler, frameworkErrors, notFoundBody } from './platform/error-handler';
 import { useJsonBodyParser } from './platform/json-body';
 import type { RateLimiter } from './platform/rate-limiter';
 import { PUBLIC } from './platform/reply-schemas';
+import { registerRoutes } from './routes';
 import { RequestLogController } from './platform/request-log';
 import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
 import { documentRoute } from './platform/openapi-transform';
-import { problemsRoutes } from './problems/problems-routes';
 import type { SampleCatalog } from './samples/sample-catalog';
-import { samplesRoutes } from './samples/samples-routes';
 import type { Registry } from '../src/engine';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
@@ -106,7 +82,7 @@ export interface AppServices {
   datasets: DatasetServices;
   /** Trained models applied to a CSV (POST /{problem}/inference/{userId}/{applicationId}). */
   inference: InferenceService;
-  /** Brain tumor predictions (POST /brain-tumor-classification/predict/{userId}); absent: no route. */
+  /** Image predictions of the problems with a predict block (POST /{api}/predict/{userId}); absent: no route. */
   predict?: PredictService;
   /** Resource estimates of quantum job bodies (POST /{problem}/resource-estimate/{userId}). */
   estimates: ResourceEstimateService;
@@ -116,8 +92,8 @@ export interface AppServices {
   outputs: OutputsService;
   /** Sign-in throttle of the deployment (in memory, or on Redis); routes make their own when absent. */
   throttle?: LoginThrottle;
-  /** TRUST_PROXY: whose X-Forwarded-For names the client address (none when absent). */
-  config?: Pick<Config, 'trustProxy' | 'publicUrl'> &
+  /** TRUST_PROXY (whose X-Forwarded-For names the client address), PUBLIC_URL and the LLM_* settings. */
+  config: Pick<Config, 'trustProxy' | 'publicUrl'> &
     Partial<Pick<Config, 'llmBaseUrl' | 'llmModel' | 'llmApiKey'>>;
   /** Analyze, compare and graph analysis; built from the outputs and LLM_* settings when absent. */
   analysis?: AnalysisService;
@@ -135,16 +111,6 @@ export interface AppServices {
  * The HTTP application, loaded in layers: external plugins (form bodies, OpenAPI), then the
  * authentication plugin, then the API routes under /api, then the built single-page app.
  */
-/** The analysis service of the outputs, with the language model LLM_BASE_URL names (none without it). */
-function analysisServiceOf(services: AppServices): AnalysisService {
-  const config = services.config;
-  const model =
-    config?.llmBaseUrl && config.llmModel
-      ? new OpenAiCompatibleChat(config.llmBaseUrl, config.llmModel, config.llmApiKey ?? null)
-      : null;
-  return new AnalysisService({ outputs: services.outputs, registry: services.registry, model });
-}
-
 export async function buildApp(
   services: AppServices,
   options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
@@ -154,7 +120,7 @@ export async function buildApp(
     // One debug line per request instead of two info lines.
     logController: new RequestLogController(),
     // request.ip is the socket's address unless TRUST_PROXY names the proxy in front.
-    trustProxy: fastifyTrustProxy(services.config?.trustProxy ?? false),
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true },
       // `errorMessage` in a route schema words a refusal for the client (e.g. control characters).
@@ -187,47 +153,7 @@ export async function buildApp(
 
   await app.register(
     async (api) => {
-      await api.register(healthRoutes, { db: services.db, queue: services.queue, runtime: services.runtime });
-      await api.register(authRoutes, { auth: services.auth, throttle: services.throttle });
-      await api.register(accountsRoutes, {
-        accounts: services.accounts,
-        publicUrl: services.config?.publicUrl ?? 'http://localhost:8000',
-      });
-      await api.register(jobsRoutes, { jobs: services.jobs });
-      await api.register(problemsRoutes, { registry: services.registry });
-      await api.register(mediaRoutes, { images: services.images, limiter: services.rateLimiter });
-      await api.register(oauthRoutes, { social: services.social, limiter: services.rateLimiter });
-      await api.register(adminRoutes, { admin: services.admin });
-      await api.register(samplesRoutes, { samples: services.samples, datasets: services.datasets.store });
-      await api.register(uploadRoutes, {
-        store: services.datasets.store,
-        limiter: services.rateLimiter,
-        mat: { inspector: services.datasets.matInspector, resolver: services.datasets.resolver },
-      });
-      await api.register(datasetFetchRoutes, {
-        fetcher: services.datasets.browserFetcher,
-        limiter: services.rateLimiter,
-      });
-      await api.register(inferenceRoutes, { inference: services.inference });
-      if (services.predict) {
-        await api.register(predictRoutes, { predict: services.predict, limiter: services.rateLimiter });
-      }
-      await api.register(resourceEstimateRoutes, { estimates: services.estimates });
-      if (services.quantumDevices) {
-        await api.register(quantumDevicesRoutes, { devices: services.quantumDevices });
-      }
-      await api.register(outputsRoutes, {
-        outputs: services.outputs,
-        jobs: services.jobs,
-        registry: services.registry,
-      });
-      await api.register(whatIfRoutes, { whatIf: new WhatIfService(services) });
-      await api.register(analysisRoutes, { analysis: services.analysis ?? analysisServiceOf(services) });
-      await api.register(catalogRoutes, { registry: services.registry });
-      await api.register(applicationsRoutes, { applications: services.applications });
-      await api.register(contactRoutes, { contact: services.contact });
-      await api.register(demoDataRoutes, { store: services.demoData ?? new DemoDataStore() });
-      await api.register(marketDataRoutes, { market: services.market ?? ShippedMarketData.loadSync() });
+      await registerRoutes(api, services);
       if (services.tracking) await api.register(trackingRoutes, { tracking: services.tracking });
       if (services.demoPredictions) {
         await api.register(predictionSocket, { predictions: services.demoPredictions });

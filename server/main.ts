@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
 import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
-import { createServices } from './platform/services';
+import { createServices } from './services';
 
 /** `make run`: validate the configuration, migrate, make sure an admin exists, serve app and API. */
 async function main() {

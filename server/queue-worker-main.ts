@@ -3,7 +3,7 @@ import { loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
 import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
-import { createServices } from './platform/services';
+import { createServices } from './services';
 
 /**
  * `npm run worker`: a scale-out queue worker. It takes jobs from BullMQ (REDIS_URL), records them in

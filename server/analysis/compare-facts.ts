@@ -1,6 +1,7 @@
 // The facts of two outputs side by side: each run's own (a., b.), and per metric which run is better,
 // by how much, and what differs between their configurations.
 
+import { isPlainObject } from '../../src/engine';
 import { FactBuilder, formatNumber, prefixed, type FactSet } from './facts';
 import type { AnalysisSubject } from './output-facts';
 import type { RuleSet } from './rule-set';
@@ -13,12 +14,9 @@ export interface ConfigurationRow {
   differs: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** app_data's settings as dotted keys (dataset, preprocess, model configurations); arrays stay whole. */
 function flatten(value: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     if (prefix) out[prefix] = value;
     return out;
   }

@@ -1,6 +1,7 @@
 // The facts of one output, read from its result through the result contract (jobResultOf) and the
 // detail derived from it. The one place that knows where a result keeps what.
 
+import { isPlainObject } from '../../src/engine';
 import { jobResultOf, type JobResult } from '../jobs/job-result';
 import type { JobRecord } from '../jobs/jobs-repository';
 import type { OutputDetail } from '../outputs/output-detail';
@@ -15,9 +16,6 @@ export interface AnalysisSubject {
   /** The problem's name as its file states it ('Stock Price Prediction'). */
   problemName: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const num = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
@@ -87,7 +85,7 @@ function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, result:
     'data.target',
     typeof training.prediction_feature === 'string' ? training.prediction_feature : null,
   );
-  const config = isObject(training.config) ? training.config : {};
+  const config = isPlainObject(training.config) ? training.config : {};
   facts.text('data.target', typeof config.target === 'string' ? config.target : null);
   facts.number(
     'data.features',
@@ -259,10 +257,10 @@ function quantumFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, resu
   facts.text('quantum.backend', detail.quantum_backend);
   const run: Record<string, unknown> = result.quantum_run ?? {};
   const selection: Record<string, unknown> = result.selection ?? {};
-  const solver = isObject(selection.solver_details) ? selection.solver_details : {};
+  const solver = isPlainObject(selection.solver_details) ? selection.solver_details : {};
   const training = result.training_data ?? {};
-  const config = isObject(training.config) ? training.config : {};
-  const circuit = [run.circuit, solver.circuit, selection.circuit, config.circuit].find(isObject);
+  const config = isPlainObject(training.config) ? training.config : {};
+  const circuit = [run.circuit, solver.circuit, selection.circuit, config.circuit].find(isPlainObject);
   facts.number('quantum.qubits', num(config.qubits) ?? num(selection.qubits), 'integer');
   if (circuit) {
     facts.number('quantum.qubits', num(circuit.qubits), 'integer');
@@ -281,7 +279,7 @@ function quantumFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, resu
   facts.text('quantum.noise_model', typeof noise === 'string' ? noise : null);
   const shots = num(job.params.quantum_shots);
   if (shots !== null && shots > 0) facts.number('quantum.shots', shots, 'integer');
-  const optimizer = [solver.optimizer, selection.optimizer].find(isObject);
+  const optimizer = [solver.optimizer, selection.optimizer].find(isPlainObject);
   facts.number('quantum.evaluations', num(optimizer?.evaluations) ?? num(config.maxiter), 'integer');
   facts.text('quantum.optimizer', typeof optimizer?.method === 'string' ? optimizer.method : null);
 }
@@ -296,7 +294,7 @@ function selectionFacts(facts: FactBuilder, result: JobResult | null) {
   facts.number('sel.risk_factor', num(selection.risk_factor), 'decimal');
   facts.number('sel.feasible', num(selection.feasible_selections), 'integer');
   facts.number('sel.gap_km', num(selection.gap_km), 'decimal');
-  const routes = Array.isArray(selection.routes) ? selection.routes.filter(isObject) : [];
+  const routes = Array.isArray(selection.routes) ? selection.routes.filter(isPlainObject) : [];
   if (routes.length > 0) {
     facts.number('sel.routes', routes.length, 'integer');
     const described = routes.map(
@@ -318,6 +316,6 @@ function predictionFacts(facts: FactBuilder, detail: OutputDetail) {
   const data = detail.output_data;
   const predicted = typeof data.prediction === 'string' ? data.prediction : null;
   facts.text('pred.class', predicted);
-  if (predicted && isObject(data.probabilities))
+  if (predicted && isPlainObject(data.probabilities))
     facts.number('pred.probability', num(data.probabilities[predicted]), 'ratio');
 }

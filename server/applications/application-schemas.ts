@@ -2,17 +2,6 @@
 // schema, so it types the handler and documents the call (src/generated/api.ts comes from them).
 import { MAX_ID } from '../platform/id-schemas';
 
-/** `{<name>}` path parameters that are database ids (userId, appId, applicationId). */
-export const idParam = <const Name extends string>(name: Name) =>
-  ({
-    type: 'object',
-    additionalProperties: false,
-    required: [name],
-    properties: { [name]: { type: 'integer', minimum: 1, maximum: MAX_ID } } as {
-      [K in Name]: { type: 'integer'; minimum: 1; maximum: typeof MAX_ID };
-    },
-  }) as const;
-
 export const userIdSchema = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
 
 /** Any JSON object (app_data): the schema engine, not the route, judges its contents. */
@@ -113,13 +102,13 @@ export const outputSummarySchema = {
     application_id: { type: 'integer' },
     trained_model_type: {
       type: ['string', 'null'],
-      description:
-        'LSTM, GRU, RNN, Quantum, SVM, VQE, ...; brain tumor: the model name (densenet121, FCN, QCNN, ...)',
+      description: 'The model the run trains, as the result or the body names it (LSTM, SVM, VQE, ...)',
     },
     result_type: {
       type: ['string', 'null'],
       enum: ['Training', 'Prediction', null],
-      description: "Brain tumor: 'Training' or 'Prediction'; null for the other problems' outputs",
+      description:
+        "'Training' or 'Prediction' for a problem that predicts (its file has a predict block); null for the others",
     },
     execution_time: { type: ['number', 'null'], description: 'Seconds from running to the final status' },
   },

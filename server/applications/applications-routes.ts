@@ -11,10 +11,10 @@ import {
   applicationDetailSchema,
   applicationSummarySchema,
   createdApplicationSchema,
-  idParam,
   outputSummarySchema,
   userIdSchema,
 } from './application-schemas';
+import { idParam } from '../platform/id-schemas';
 import { readById } from '../platform/read-by-id';
 import { plainText } from '../platform/text-schemas';
 import {

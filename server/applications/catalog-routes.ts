@@ -53,7 +53,7 @@ export const catalogRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { regist
     {
       schema: {
         tags: ['applications'],
-        summary: 'Application categories with their problems (unlisted problems, vehicle routing, left out)',
+        summary: 'Application categories with their problems (unlisted problems left out)',
         security: PUBLIC,
         response: { 200: envelope({ type: 'array', items: categorySchema }), ...errorReplies(400) },
       },

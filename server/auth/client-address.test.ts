@@ -5,7 +5,7 @@ import { buildApp } from '../app';
 import { loadConfig } from '../config';
 import { openMemoryDatabase } from '../db/database';
 import { migrate } from '../db/migrate';
-import { createServices, type Services } from '../platform/services';
+import { createServices, type Services } from '../services';
 import { LoginThrottle } from './login-throttle';
 
 /** The app on an empty database whose throttle allows 2 failures per e-mail and address. */

@@ -7,7 +7,7 @@ import { buildApp } from '../app';
 import { loadConfig } from '../config';
 import { openMemoryDatabase } from '../db/database';
 import { migrate } from '../db/migrate';
-import { createServices, type Services } from '../platform/services';
+import { createServices, type Services } from '../services';
 import { hashPassword } from './passwords';
 import { SIGN_IN_UNAVAILABLE } from './auth-routes';
 import { UsersRepository } from './users-repository';

@@ -23,7 +23,7 @@ const previewQuery = {
       minLength: 1,
       maxLength: 2048,
       description:
-        "The dataset as app_data names it: samples/brain_tumor_dataset.mat or the upload's /api/download/... URL",
+        "The dataset as app_data names it: a shipped .mat sample or the upload's /api/download/... URL",
     },
     index: { type: 'integer', default: 1, description: 'The slice to show, 1-based' },
     rows: {
@@ -60,7 +60,7 @@ export const matPreviewRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       schema: {
         tags: ['datasets'],
         summary:
-          "A brain tumor .mat dataset's Image Data rows and one slice with its tumor border and mask (the caller's upload or the shipped sample)",
+          "A .mat dataset's Image Data rows and one slice with its tumor border and mask (the caller's upload or a shipped sample)",
         querystring: previewQuery,
         response: { 200: envelope(previewSchema), ...errorReplies(400, 401, 404) },
       },

@@ -143,17 +143,17 @@ export class InferenceService {
       return { ok: false, status: 404, detail: APPLICATION_NOT_FOUND };
     }
 
-    const messages = problem.inference.messages ?? {};
+    const messages = problem.inference.messages;
     const features = [
       ...new Set(body.features.map((feature) => feature.replace(/\r/g, '').trim()).filter(Boolean)),
     ];
     if (features.length === 0) {
-      const message = messages.noFeature ?? 'Please select a feature';
+      const message = messages.noFeature;
       return { ok: false, status: 400, detail: message, errors: [{ field: '/features', message }] };
     }
     const url = body.data_url.trim();
     if (!url) {
-      const message = problem.inference.file.messages?.missing ?? 'Please upload a csv file';
+      const message = problem.inference.file.messages.missing;
       return { ok: false, status: 400, detail: message, errors: [{ field: '/data_url', message }] };
     }
 

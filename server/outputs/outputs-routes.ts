@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Registry } from '../../src/engine';
-import { idParam, outputSummarySchema, userIdSchema } from '../applications/application-schemas';
+import { outputSummarySchema, userIdSchema } from '../applications/application-schemas';
+import { idParam } from '../platform/id-schemas';
 import { eventStreamSchema, streamJobEvents } from '../jobs/event-stream';
 import type { JobsService } from '../jobs/jobs-service';
 import { RUN_PHASES } from './output-detail';
@@ -151,13 +152,13 @@ const outputDetailSchema = {
       additionalProperties: true,
       required: ['result_type', 'training_history'],
       description:
-        'A brain tumor prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name}',
+        'A prediction adds prediction, probabilities (per class), image {name, kind, ...} and model {output_id, model_name}',
       properties: {
         result_type: { type: 'string', enum: ['Training', 'Prediction'] },
         training_history: {
           type: ['object', 'null'],
           description:
-            'Per-epoch series: train_loss and test_loss; brain tumor also loss, accuracy, val_accuracy, val_loss. Null for a prediction',
+            'Per-epoch series: train_loss and test_loss, plus any the run records (loss, accuracy, val_accuracy, val_loss). Null for a prediction',
           additionalProperties: { type: 'array', items: { type: 'number' } },
         },
       },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import { idParam } from '../applications/application-schemas';
+import { idParam } from '../platform/id-schemas';
 import { readById } from '../platform/read-by-id';
 import { acknowledgementWith, BODY_ERRORS, errorReplies, sendRefusal } from '../platform/reply-schemas';
 import { APPLICATION_RUNNING } from './outputs-service';

@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Services } from './services';
+
+/** What shutdown stops, in order (the process's services, server/services.ts). */
+export interface ShutdownParts {
+  queue: { close(): Promise<unknown> };
+  runner: { shutdown(reason: string): Promise<unknown> };
+  runtime: { stop(): Promise<unknown> };
+  close(): Promise<unknown>;
+}
 
 /** How long requests under way (and event streams) get to finish before their connections are cut. */
 const HTTP_GRACE_MS = 5_000;
@@ -11,7 +18,7 @@ const HTTP_GRACE_MS = 5_000;
  * the next start, BullMQ hands them to another worker.
  */
 export async function shutDownGracefully(
-  services: Services,
+  services: ShutdownParts,
   app: FastifyInstance | null,
   log: FastifyBaseLogger,
   reason = 'Server shut down',

@@ -8,7 +8,7 @@ import { buildApp, DIST_DIR } from '../app';
 import { loadConfig } from '../config';
 import { openMemoryDatabase } from '../db/database';
 import { migrate } from '../db/migrate';
-import { createServices, type Services } from './services';
+import { createServices, type Services } from '../services';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino(

@@ -10,3 +10,14 @@ export const idParams = {
   required: ['id'],
   properties: { id: { type: 'integer', minimum: 1, maximum: MAX_ID } },
 } as const;
+
+/** `{<name>}` path parameters that are database ids (userId, appId, applicationId). */
+export const idParam = <const Name extends string>(name: Name) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: [name],
+    properties: { [name]: { type: 'integer', minimum: 1, maximum: MAX_ID } } as {
+      [K in Name]: { type: 'integer'; minimum: 1; maximum: typeof MAX_ID };
+    },
+  }) as const;

@@ -3,7 +3,7 @@
 // applications and the outputs do not each spell out the same id param, envelope and refusals.
 
 import type { FastifyInstance } from 'fastify';
-import { idParam } from '../applications/application-schemas';
+import { idParam } from './id-schemas';
 import { envelope, errorReplies } from './reply-schemas';
 
 /**

@@ -9,7 +9,7 @@ import { buildApp, DIST_DIR, isAppRoute } from '../app';
 import { loadConfig } from '../config';
 import { openMemoryDatabase } from '../db/database';
 import { migrate } from '../db/migrate';
-import { createServices, type Services } from './services';
+import { createServices, type Services } from '../services';
 
 describe('isAppRoute', () => {
   it('takes client-side routes and leaves the API, /assets/ and files to 404', () => {

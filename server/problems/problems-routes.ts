@@ -65,7 +65,7 @@ export const problemsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { regis
     {
       schema: {
         tags: ['problems'],
-        summary: 'The problem types; unlisted ones (vehicle routing) for admins on request',
+        summary: 'The problem types; unlisted ones for admins on request',
         // Open to everyone; a bearer token only matters for include_unlisted (admins).
         security: PUBLIC,
         querystring: { type: 'object', properties: { include_unlisted: { type: 'boolean' } } },

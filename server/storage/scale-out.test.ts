@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, type AppData } from '../../src/engine';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
-import { createServices, type Services } from '../platform/services';
+import { createServices, type Services } from '../services';
 import { fileUploadBody } from '../test-support/multipart-body';
 import {
   bearer,

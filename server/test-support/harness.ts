@@ -13,7 +13,7 @@ import { UsersRepository } from '../auth/users-repository';
 import { loadConfig, type Config } from '../config';
 import { openDatabase, openMemoryDatabase, type Database } from '../db/database';
 import { migrate } from '../db/migrate';
-import { createServices, type Services } from '../platform/services';
+import { createServices, type Services } from '../services';
 
 export const POSTGRES_ADMIN_URL =
   process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -198,12 +198,20 @@ export interface ProblemFile {
     models: string[];
     /** Each model choice answers with the application's latest Completed training of this kind. */
     modelKinds: Record<string, 'classical' | 'quantum'>;
-    image?: FileRule;
+    /** The meta-schema requires its largest size and the refusals the server words from it. */
+    image: FileRule & {
+      maxBytes: number;
+      messages: Record<string, string> & { missing: string; size: string };
+    };
     /** The MRI look of a PNG or JPEG (mri-image-check.ts). */
     mriCheck?: MriCheckRule;
-    messages?: Record<string, string>;
+    messages: Record<string, string> & { noModel: string; modelRequired: string };
   };
-  inference?: { file: FileRule; messages?: Record<string, string> };
+  inference?: {
+    /** The meta-schema requires the refusal of a request without a file: missing. */
+    file: FileRule & { messages: Record<string, string> & { missing: string } };
+    messages: Record<string, string> & { noFeature: string };
+  };
   forms: { dataset: FormDef; preprocess?: FormDef; model_configurations: FormDef };
   job: {
     request: JobRequestDef;

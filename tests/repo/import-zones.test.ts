@@ -86,6 +86,35 @@ describe('import zones', () => {
     ).toEqual([]);
   });
 
+  it.each([
+    ['server/platform/zone-probe.ts', '../outputs/outputs-service', 'the base layer imports a feature'],
+    ['server/db/zone-probe.ts', '../services', 'the base layer imports the composition root'],
+    ['server/outputs/zone-probe.ts', '../routes', 'a feature imports the composition root'],
+    ['server/outputs/zone-probe.ts', '../app', 'a feature imports the app'],
+    [
+      'server/outputs/zone-probe.ts',
+      '../applications/applications-routes',
+      "a feature imports another's routes",
+    ],
+    ['server/predict/zone-probe.ts', '../auth/access-tokens', "a feature imports another's internals"],
+    [
+      'server/jobs/zone-probe.ts',
+      '../predict/predict-service',
+      'a feature imports one that declares nothing',
+    ],
+  ])('server: %s importing %s is refused (%s)', async (file, specifier) => {
+    expect(await rulesFor(file, importing(specifier))).toContain('import-x/no-restricted-paths');
+  });
+
+  it('a server feature may import itself, the base layer and what other features declare', async () => {
+    const outputs = 'server/outputs/zone-probe.ts';
+    expect(await rulesFor(outputs, importing('./output-detail'))).toEqual([]);
+    expect(await rulesFor(outputs, importing('../platform/reply-schemas'))).toEqual([]);
+    expect(await rulesFor(outputs, importing('../jobs/job-result'))).toEqual([]);
+    expect(await rulesFor(outputs, importing('../config'))).toEqual([]);
+    expect(await rulesFor('server/routes.ts', importing('./outputs/outputs-routes'))).toEqual([]);
+  });
+
   it("the engine's Node side may read files, and the server may use the engine", async () => {
     expect(await rulesFor('src/engine/node/zone-probe.ts', importing('node:fs'))).toEqual([]);
     expect(await rulesFor('server/zone-probe.ts', importing('../src/engine/node/load-schemas'))).toEqual([]);

@@ -144,7 +144,12 @@ describe('brain tumor prediction', () => {
     execFileSync(PYTHON, ['-c', SETUP_SCRIPT, bundle, images], { cwd: WORKER_DIR, stdio: 'pipe' });
     await stack.services.runner.transition(job.id, [JobStatus.queued], JobStatus.running);
     await stack.services.runner.transition(job.id, [JobStatus.running], JobStatus.completed, {
-      result: { model: 'FCN', model_type: 'Classical', trained_model_path: 'model.json' },
+      result: {
+        problem: 'brain-tumor',
+        model: 'FCN',
+        model_type: 'Classical',
+        trained_model_path: 'model.json',
+      },
     });
     return job.id;
   };

@@ -13,7 +13,7 @@ import { apiNameOf } from '../outputs/outputs-service';
 import { maxImageBytes, type ImageSource, type PredictProblem, type PredictService } from './predict-service';
 
 /** Predictions one account may ask for in ten minutes, per problem (each runs a model in a worker process). */
-export const predictRules = (userId: number, problemId = 'brain-tumor'): RateRule[] => [
+export const predictRules = (userId: number, problemId: string): RateRule[] => [
   { key: `${problemId}-predict:user:${userId}`, max: 120, windowMs: 10 * 60 * 1000 },
 ];
 
@@ -55,8 +55,7 @@ const querystringOf = (problem: PredictProblem) =>
 const probabilities = {
   type: 'object',
   additionalProperties: { type: 'number' },
-  description:
-    "The model's probability of each class (brain tumor: meningioma, glioma, pituitary); they sum to 1",
+  description: "The model's probability of each class the problem's model predicts; they sum to 1",
 } as const;
 
 const predictionReply = {
@@ -66,7 +65,7 @@ const predictionReply = {
     success: { type: 'boolean' },
     prediction: {
       type: 'string',
-      description: 'The most probable class (brain tumor: meningioma, glioma or pituitary)',
+      description: 'The most probable class',
     },
     probabilities,
     message: { type: 'string' },
@@ -76,7 +75,7 @@ const predictionReply = {
       required: ['output_id', 'model_name'],
       properties: {
         output_id: { type: 'integer', description: 'The training output whose model answered' },
-        model_name: { type: 'string', description: 'That model (densenet121, FCN, QCNN, ...)' },
+        model_name: { type: 'string', description: "That model, as the problem's form names it" },
       },
     },
   },
@@ -106,7 +105,7 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   }
 
   function registerPredictRoute(scope: typeof app, problem: PredictProblem) {
-    const extensions = (problem.predict.image?.extensions ?? []).join(', ');
+    const extensions = problem.predict.image.extensions.join(', ');
     const megabytes = Math.round((maxImageBytes(problem) / (1024 * 1024)) * 10) / 10;
     scope.post(
       predictPathOf(problem),
@@ -166,9 +165,9 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     scope: typeof app,
     request: FastifyRequest,
     scratch: string,
-    messages: Record<string, string>,
+    messages: { size: string },
   ): Promise<ImageSource | { refusal: Refusal }> {
-    const sizeMessage = messages.size ?? 'File too large.';
+    const sizeMessage = messages.size;
     if (!request.isMultipart()) {
       const body = request.body as Record<string, unknown> | undefined;
       const url = typeof body?.[URL_FIELD] === 'string' ? body[URL_FIELD].trim() : '';

@@ -15,9 +15,9 @@ import { JobStatus } from '../jobs/job-states';
 import type { JobRunner } from '../jobs/job-runner';
 import type { JobsRepository } from '../jobs/jobs-repository';
 import { callWorker, endWorkerCalls, workerFailureReason } from '../jobs/worker-call';
+import { workerPredictionOf, type WorkerPrediction } from '../jobs/job-result';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
-import type { Services } from '../platform/services';
 import type { Config } from '../config';
 import type { FileStore } from '../storage/file-store';
 
@@ -123,7 +123,7 @@ export class PredictService {
     private readonly options: PredictOptions,
   ) {}
 
-  /** Every problem whose file has a predict block (brain tumor today): each gets the predict route. */
+  /** Every problem whose file has a predict block: each gets the predict route. */
   problems(): PredictProblem[] {
     return this.deps.registry.problems.filter(hasPredict);
   }
@@ -136,8 +136,8 @@ export class PredictService {
   }
 
   /** The image rule's messages (type, size, notMri, ...), by key. */
-  messages(problemId: string): Record<string, string> {
-    return this.problem(problemId).predict.image?.messages ?? {};
+  messages(problemId: string): PredictProblem['predict']['image']['messages'] {
+    return this.problem(problemId).predict.image.messages;
   }
 
   /** The largest image accepted, in bytes (the problem file's predict.image.maxBytes). */
@@ -161,21 +161,15 @@ export class PredictService {
     // Which training answers for the choice is the problem file's predict.modelKinds.
     const kind = problem.predict.modelKinds[request.modelName];
     if (!kind || !problem.predict.models.includes(request.modelName)) {
-      const message =
-        problem.predict.messages?.modelRequired ??
-        `Please choose a model: ${problem.predict.models.join(' or ')}.`;
-      return refuse(400, '/model_name', message);
+      return refuse(400, '/model_name', problem.predict.messages.modelRequired);
     }
     if (request.image.kind === 'none') {
-      return refuse(400, '/file', messages.missing ?? 'Please select an image before proceeding!');
+      return refuse(400, '/file', messages.missing);
     }
 
     const training = await this.latestTraining(problem.id, app.id, kind);
     if (!training) {
-      const template =
-        problem.predict.messages?.noModel ??
-        'No trained {kind} model for this application yet. Train one first.';
-      return refuse(409, '/model_name', template.replace('{kind}', kind));
+      return refuse(409, '/model_name', problem.predict.messages.noModel.replace('{kind}', kind));
     }
     if (this.closed || this.running.size >= (this.options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT)) {
       return { ok: false, status: 429, detail: TOO_MANY_PREDICTIONS, retryAfter: RETRY_AFTER_SECONDS };
@@ -201,8 +195,8 @@ export class PredictService {
       this.deps.log.info({ stderr: call.exit.stderrTail }, 'image refused');
       return refuse(400, field, call.failure.message);
     }
-    const result = call.result as WorkerPrediction | null;
-    if (call.exit.code !== 0 || !result || typeof result.prediction !== 'string') {
+    const result = workerPredictionOf(call.result);
+    if (call.exit.code !== 0 || !result) {
       // The worker's words name Python internals: they go to the log, the client gets the spec's sentence.
       this.deps.log.warn(
         { exit: call.exit, failure: call.failure, reason: workerFailureReason(call) },
@@ -248,8 +242,7 @@ export class PredictService {
       await this.deps.fetcherFor(problem).download(source.url, target);
     } catch (error) {
       if (!(error instanceof DatasetRefusal)) throw error;
-      const message =
-        error.status === 413 ? (this.messages(problem.id).size ?? error.message) : error.message;
+      const message = error.status === 413 ? this.messages(problem.id).size : error.message;
       return refuse(error.status === 413 ? 413 : 400, '/image_url', message);
     }
     return { ok: true, path: target, name: nameOfUrl(source.url) };
@@ -328,16 +321,6 @@ export class PredictService {
   }
 }
 
-/** What the worker's predict command answers (worker/qmlstudio_worker/bio/predict.py). */
-interface WorkerPrediction {
-  prediction: string;
-  probabilities: Record<string, number>;
-  model_name?: string;
-  image: { kind: string; width: number; height: number };
-  check: Record<string, number> | null;
-  seconds: Record<string, number>;
-}
-
 /** The last path segment of an image URL, for the output's record ("image" when it has none). */
 function nameOfUrl(url: string): string {
   try {
@@ -348,18 +331,24 @@ function nameOfUrl(url: string): string {
   }
 }
 
-/** The largest image a problem's predict accepts (predict.image.maxBytes, else 5 MB). */
+/** The largest image a problem's predict accepts (its file's predict.image.maxBytes). */
 export function maxImageBytes(problem: PredictProblem): number {
-  return problem.predict.image?.maxBytes ?? 5 * 1024 * 1024;
+  return problem.predict.image.maxBytes;
 }
 
 /**
- * The service over the process's parts (server/platform/services.ts builds it once). It serves
+ * The service over the process's parts (server/services.ts builds it once). It serves
  * every problem whose file has a predict block, each with an image URL fetcher of its own limit.
  */
 export function createPredictService(
   config: Pick<Config, 'dataDir' | 'urlFetchMaxBytes' | 'urlFetchTimeoutMs'>,
-  parts: Pick<Services, 'db' | 'registry' | 'launcher' | 'runner'> & { jobs: JobsRepository },
+  parts: {
+    db: Database;
+    registry: Registry;
+    launcher: WorkerLauncher;
+    runner: JobRunner;
+    jobs: JobsRepository;
+  },
   log: FastifyBaseLogger,
   files?: Pick<FileStore, 'put'>,
 ): PredictService {
