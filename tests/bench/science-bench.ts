@@ -1,6 +1,6 @@
 /**
- * Benchmark, `npm run bench:science [-- --seeds N] [--only problem[,problem]] [--json file]`: prints a
- * table; not a timed test.
+ * Benchmark, `npm run bench:science [-- --seeds N] [--only problem[,problem]] [--models label[,label]]
+ * [--brain-range from-to] [--json file]`: prints a table; not a timed test.
  *
  * For each listed problem's example application and each model its form offers (the example's own
  * configuration with only the model changed, every other field the form's default), the job runs through
@@ -44,6 +44,10 @@ const option = (name: string) => {
 const SEEDS = Number(option('seeds') ?? 5);
 const ONLY = option('only')?.split(',');
 const JSON_OUT = option('json');
+/** The brain tumor example's training range instead of its own (e.g. 1-600). */
+const BRAIN_RANGE = option('brain-range')?.split('-').map(Number);
+/** Only the models whose label starts with one of these (e.g. QCNN). */
+const MODELS = option('models')?.split(',');
 const PYTHON =
   process.env.WORKER_PYTHON ?? path.resolve(import.meta.dirname, '../../worker/.venv/bin/python');
 
@@ -210,6 +214,10 @@ function variantAppData(problem: Problem, variant: Variant, context: EngineConte
     context,
   );
   if (variant.dataset) appData.dataset = { ...(appData.dataset as object), ...variant.dataset };
+  if (BRAIN_RANGE && problem.id === 'brain-tumor') {
+    const [from, to] = BRAIN_RANGE;
+    appData.dataset = { ...(appData.dataset as object), training_range: { from_index: from, to_index: to } };
+  }
   const check = validateAppData(problem, appData, context);
   if (!check.valid) {
     const first = check.errors[0]!;
@@ -288,6 +296,7 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
     userId: 1,
   };
   for (const variant of plan.variants) {
+    if (MODELS && !MODELS.some((m) => variant.label.startsWith(m))) continue;
     let appData: AppData;
     try {
       appData = variantAppData(problem, variant, context);

@@ -69,12 +69,17 @@ from qmlstudio_worker.ml.classification import (
     positive_label,
     pr_chart,
     roc_chart,
+    threshold_point,
+    threshold_report,
 )
+from qmlstudio_worker.ml.decision_threshold import VALIDATION_SHARE as THRESHOLD_SHARE
+from qmlstudio_worker.ml.decision_threshold import choose_threshold
 from qmlstudio_worker.ml.preprocess import (
     MinMaxNormalizer,
     MissingValueImputer,
     PreparedData,
     numeric_features,
+    stratified_split,
 )
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import DEFAULT_NOISY_SHOTS, CircuitRunner, prepare_runner
@@ -125,6 +130,8 @@ class FittedVQC:
     negative: Any
     # keyword-only so subclasses (FittedQSVC) may add fields without defaults
     angle_range: float = field(default=ANGLE_RANGE, kw_only=True)
+    #: The fraud probability from which a row is flagged, chosen on validation rows of the training part.
+    threshold: float = field(default=0.5, kw_only=True)
 
     @property
     def qubits(self) -> int:
@@ -147,7 +154,7 @@ class FittedVQC:
 
     def predict_normalized(self, x_normalized: FloatArray) -> np.ndarray[Any, Any]:
         scores = self.fraud_probability(x_normalized)
-        labels: np.ndarray[Any, Any] = np.where(scores >= 0.5, self.positive, self.negative)
+        labels: np.ndarray[Any, Any] = np.where(scores >= self.threshold, self.positive, self.negative)
         return labels
 
     def prepare(self, frame: pd.DataFrame) -> FloatArray:
@@ -487,11 +494,17 @@ def train_variational_classifier(
     max_train_rows: int = MAX_TRAIN_ROWS,
     noise_model: str | None = None,
     device: DeviceTarget | None = None,
+    recall_target: float | None = None,
 ) -> tuple[dict[str, Any], FittedVQC]:
     """Train the VQC on the (already preprocessed) training rows of a binary classification and score it
     on the test rows next to the majority-class baseline. Returns what
     :func:`qmlstudio_worker.ml.classification.train_fraud_detector` returns (result data, fitted model);
-    ``prepared`` (the preprocessing) is needed to save the model for inference on raw rows."""
+    ``prepared`` (the preprocessing) is needed to save the model for inference on raw rows.
+
+    A stratified quarter of the training rows is held out from the fit and chooses the decision threshold
+    on the exact fraud probabilities (:mod:`qmlstudio_worker.ml.decision_threshold`: the best F1, or the
+    best precision reaching ``recall_target``); under a noise model or on a device, whose test scores are
+    sampled, the threshold stays 0.5."""
     _check_training_setup(pqc, optimizer, reps, shots, device)
     if noise_model is not None or device is not None:
         shots = shots if shots is not None else DEFAULT_NOISY_SHOTS
@@ -507,7 +520,11 @@ def train_variational_classifier(
 
     if emit is not None:
         emit.progress(15, "reducing features (PCA)")
-    rows = _training_rows(y_train, positive, max_train_rows, seed)
+    try:
+        fit_part, validation = stratified_split(y_train, THRESHOLD_SHARE, seed)
+    except ValueError:  # too few positive rows to hold some out
+        fit_part, validation = np.arange(len(y_train)), np.arange(0)
+    rows = fit_part[_training_rows(y_train[fit_part], positive, max_train_rows, seed)]
     reduction = _fit_reduction(x_train, n_qubits, (positive, negative), (pqc, reps), prepared, target, seed)
     fitted = reduction.fitted
     ansatz = Ansatz(pqc, n_qubits, reps)
@@ -556,11 +573,22 @@ def train_variational_classifier(
     if emit is not None:
         emit.progress(88, "metrics and charts", "post-processing")
     curve = [float(v) for v in found.curve]
-    y_pred = np.where(scores >= 0.5, positive, negative)
+    choice = None
+    if len(validation) and runner is None:
+        choice = choose_threshold(
+            y_train[validation], fitted.fraud_probability(x_train[validation]), positive, recall_target
+        )
+        fitted.threshold = choice.threshold
+        if emit is not None:
+            emit.log(f"{MODEL}: {choice.sentence()}")
+    elif emit is not None:
+        emit.log(f"{MODEL}: decision threshold 0.5 (sampled test scores, or too few positive training rows)")
+    y_pred = np.where(scores >= fitted.threshold, positive, negative)
     scored = evaluated_part(len(y_test), len(y_test))  # every test row is scored, noisy or not
     evaluation = evaluate_binary(
         MODEL, y_train, y_test, scores, y_pred, positive, scored, (_loss_chart(optimizer, curve),)
     )
+    evaluation.charts[3] = threshold_point(evaluation.charts[3], MODEL, choice, evaluation.metrics)
     if emit is not None:
         emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
     run = {"optimizer": optimizer, "maxiter": maxiter, "shots": shots, "seed": seed, "simulation": simulation}
@@ -570,6 +598,7 @@ def train_variational_classifier(
         "config": _config(fitted, reduction.words, range_losses, run, objective, noise_model, device),
         "data": _data_facts(y_train, y_test, positive, objective, max_train_rows, reduction.pca, prepared),
         "metrics": evaluation.metrics,
+        "threshold": threshold_report(choice, evaluation.metrics),
         "baseline": {"name": "majority class", **evaluation.baseline},
         "confusion_matrix": evaluation.confusion,
         "losses": {"train": curve, "test": []},
@@ -736,6 +765,7 @@ def save(
             "standard_scale": [float(v) for v in fitted.standard_scale],
             "component_scale": [float(v) for v in fitted.component_scale],
             "angle_range": fitted.angle_range,
+            "threshold": fitted.threshold,
             "weights": [float(v) for v in fitted.weights],
             "positive": _plain(fitted.positive),
             "negative": _plain(fitted.negative),
@@ -785,5 +815,6 @@ def load(model_dir: Path | str) -> VQCPredictor:
         reps=int(card["architecture"]["reps"]),
         weights=np.asarray(p["weights"], dtype=np.float64),
         angle_range=float(p.get("angle_range", ANGLE_RANGE)),  # models saved before the choice: 0.5
+        threshold=float(p.get("threshold", 0.5)),
     )
     return VQCPredictor(fitted)

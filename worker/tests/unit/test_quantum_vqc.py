@@ -68,10 +68,14 @@ def test_every_pqc_and_optimizer_trains(prepared, pqc: str, optimizer: str) -> N
 
 
 def test_shots_and_the_training_row_cap(prepared) -> None:  # type: ignore[no-untyped-def]
-    result, _ = _train(prepared, maxiter=10, shots=128, max_train_rows=100)
+    result, fitted = _train(prepared, maxiter=10, shots=128, max_train_rows=100)
     positives = int(np.sum(prepared.y_train == 1))
     assert result["data"]["train_rows_used"] == 100
-    assert result["data"]["train_positives_used"] == positives  # every fraud row is kept
+    # Every fraud row of the fit part is kept; a stratified quarter of the training rows chose the threshold.
+    held = result["threshold"]["validation_positives"]
+    assert held >= 1
+    assert result["data"]["train_positives_used"] == positives - held
+    assert fitted.threshold == result["threshold"]["threshold"]  # the saved model flags from the same score
     assert result["config"]["shots"] == 128
 
 

@@ -63,7 +63,9 @@ def confusion_from_chart(chart: dict[str, Any], positive: Any) -> list[list[int]
     return [[int(rows[n][n]), int(rows[n][p])], [int(rows[p][n]), int(rows[p][p])]]
 
 
-def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any) -> Any:
+def _train_quantum(
+    params: dict[str, Any], frame: Any, target: str, inputs: Any, emit: Any, recall_target: float | None
+) -> Any:
     # Imported here: a classical run never pays for the quantum modules.
     from qmlstudio_worker.quantum.kernel_classifier import train_kernel_classifier
     from qmlstudio_worker.quantum.variational_classifier import train_variational_classifier
@@ -107,6 +109,7 @@ def _train_quantum(params: dict[str, Any], frame: Any, target: str, inputs: Any,
         noise_model=inputs.quantum_noise_model,
         device=device_target(params, inputs),
         seed=inputs.seed,
+        recall_target=recall_target,
         emit=emit,
     )
 
@@ -128,7 +131,9 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     seed_everything(inputs.seed)
     with data_errors(None):
         if quantum:
-            trained, fitted = _train_quantum(params, inputs.frame, target, inputs, emit)
+            trained, fitted = _train_quantum(
+                params, inputs.frame, target, inputs, emit, ctx.extension.get("recall_target")
+            )
         elif model in CLASSICAL_MODELS:
             trained, fitted = train_fraud_detector(
                 inputs.frame,
