@@ -477,7 +477,7 @@ describe('the Model Inference tab', () => {
   const csv = [
     'Date,Open,High,Low,Close',
     '',
-    ...Array.from({ length: 35 }, (_, i) => `2024-01-${i},1,2,0.5,${i}`),
+    ...Array.from({ length: 35 }, (_, i) => `2024-01-${i},1,2,0.333333333333333,${i}`),
     'bad,row',
   ].join('\n');
   const file = (name: string, text: string) => new File([text], name, { type: 'text/csv' });
@@ -508,6 +508,10 @@ describe('the Model Inference tab', () => {
     fireEvent.change(input, { target: { files: [file('prices.csv', csv)] } });
     expect(await screen.findByText('Only showing 30 rows')).toBeTruthy();
     expect(screen.getByTestId('inference-preview').querySelectorAll('tbody tr')).toHaveLength(30);
+    // Long decimals are rounded as in the Dataset tab's preview (the file's digits in the title).
+    expect(within(screen.getByTestId('inference-preview')).getAllByText('0.3333')[0]!.title).toBe(
+      '0.333333333333333',
+    );
     // Date is hidden from the features; the model's training features are ticked.
     const boxes = screen.getAllByRole('checkbox') as HTMLInputElement[];
     expect(boxes.map((b) => [b.parentElement!.textContent!.trim(), b.checked])).toEqual([

@@ -9,6 +9,7 @@ import {
   type InferenceResult,
   type OutputDetail,
 } from '../../../../api/outputs';
+import { previewCell } from '../../../../format/numbers';
 import { parseCsvPreview, PREVIEW_ROWS } from './csv-preview';
 import { inferenceSummary } from './inference-summary';
 import { formatMetric } from '../output-rules';
@@ -154,7 +155,9 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
                 {preview.rows.map((row, index) => (
                   <tr key={index}>
                     {row.map((cell, column) => (
-                      <td key={column}>{cell}</td>
+                      <td key={column} title={previewCell(cell) === cell ? undefined : cell}>
+                        {previewCell(cell)}
+                      </td>
                     ))}
                   </tr>
                 ))}
