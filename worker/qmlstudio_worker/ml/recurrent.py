@@ -25,7 +25,7 @@ imported inside the functions so that importing this module (and validating a jo
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -557,6 +557,98 @@ def forecast_charts(
     ]
 
 
+def fit_and_predict(
+    network: Any,
+    data: ForecastWindows,
+    settings: tuple[float, int, int, int],
+    *,
+    dtype: Any,
+    epoch_label: str,
+    emit: Emitter | None,
+    predict: Callable[[Any], FloatArray] | None = None,
+) -> tuple[tuple[list[float], list[float]], int, FloatArray]:
+    """Train a forecaster network with Adam on the MSE of its windows, then predict the test windows
+    (``predict`` of the test inputs, else the network itself): (losses, kept epoch, scaled outputs).
+    ``settings`` is (learning rate, epochs, batch size, seed)."""
+    import torch
+
+    learning_rate, epochs, batch_size, seed = settings
+    x_test = torch.as_tensor(data.x_test, dtype=dtype)
+    train_loss, test_loss, kept_epoch = train_epochs(
+        network,
+        torch.optim.Adam(network.parameters(), lr=learning_rate),
+        torch.nn.MSELoss(),
+        (torch.as_tensor(data.x_train, dtype=dtype), torch.as_tensor(data.y_train, dtype=dtype)),
+        (x_test, torch.as_tensor(data.y_test, dtype=dtype)),
+        epochs=epochs,
+        batch_size=batch_size,
+        generator=torch.Generator().manual_seed(seed),
+        emit=emit,
+        epoch_label=epoch_label,
+    )
+    with torch.no_grad():
+        predicted = predict(x_test) if predict is not None else network(x_test).double().numpy()
+    return (train_loss, test_loss), kept_epoch, np.asarray(predicted, dtype=np.float64)
+
+
+def scored_forecast(
+    data: ForecastWindows,
+    predicted_scaled: FloatArray,
+    losses: tuple[list[float], list[float]],
+    kept_epoch: int,
+    *,
+    window: int,
+    season: int | None,
+    seasonal_chart: bool,
+    date_column: str | None,
+    prediction_feature: str,
+    emit: Emitter | None,
+) -> dict[str, Any]:
+    """What every forecaster reports on its test part: metrics beside persistence (and seasonal naive when
+    ``season`` is given), the charts (the seasonal-naive line when ``seasonal_chart``), the losses and the
+    data facts; metrics and charts are emitted."""
+    y_raw, test_start = data.y_raw, data.test_start
+    predicted = data.levels(predicted_scaled)
+    results = evaluate_forecast(y_raw, predicted, test_start, season)
+    seasonal = seasonal_naive_forecast(y_raw, test_start, season) if seasonal_chart and season else None
+    charts = forecast_charts(
+        data.frame,
+        date_column,
+        y_raw,
+        predicted,
+        persistence_forecast(y_raw, test_start),
+        test_start,
+        prediction_feature,
+        losses,
+        seasonal=seasonal,
+    )
+    if emit is not None:
+        emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
+        for chart in charts:
+            emit.chart_spec(chart)
+        emit.progress(95, "evaluated")
+    metrics: Metrics = results["model"]
+    return {
+        "metrics": metrics,
+        "baselines": {name: value for name, value in results.items() if name != "model"},
+        "loss": {"train": losses[0], "test": losses[1]},
+        "charts": charts,
+        "data": {
+            "rows_selected": data.selected,
+            "rows_removed": data.selected - len(data.full),
+            "train_rows": test_start,
+            "test_rows": len(data.full) - test_start,
+            "train_windows": len(data.y_train),
+            "test_windows": len(data.y_test),
+            "window": window,
+            "inputs": data.inputs.to_dict() if data.inputs is not None else None,
+            "kept_epoch": kept_epoch,
+            "actual": y_raw[test_start:].tolist(),
+            "predicted": predicted.tolist(),
+        },
+    }
+
+
 def train_recurrent_forecaster(
     frame: pd.DataFrame,
     *,
@@ -613,97 +705,50 @@ def train_recurrent_forecaster(
         normalization=normalization,
         seed=seed,
     )
-    frame, features, selected, test_start, full = (
-        data.frame,
-        data.features,
-        data.selected,
-        data.test_start,
-        data.full,
-    )
+    features = data.features
     imputer, feature_normalizer, target_normalizer = (
         data.imputer,
         data.feature_normalizer,
         data.target_normalizer,
     )
-    y_raw, x_train, y_train, x_test, y_test = data.y_raw, data.x_train, data.y_train, data.x_test, data.y_test
 
     torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
     with torch_settings(torch_threads):
         network = build_network(model, data.input_width, hidden_layers)
         start_at_reference(network, data)
-        optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
-        loss_fn = torch.nn.MSELoss()
-        xt_train = torch.as_tensor(x_train, dtype=torch.float32)
-        yt_train = torch.as_tensor(y_train, dtype=torch.float32)
-        xt_test = torch.as_tensor(x_test, dtype=torch.float32)
-        yt_test = torch.as_tensor(y_test, dtype=torch.float32)
         if emit is not None:
             emit.log(
-                f"{model}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
+                f"{model}: {len(data.y_train)} training and {len(data.y_test)} test windows of "
+                f"{window} rows, "
                 f"{data.input_width} input(s) per row, hidden size {hidden_layers}"
             )
             if data.inputs is not None:
                 emit.log(data.inputs.describe())
             emit.progress(5, "training")
-        train_loss, test_loss, kept_epoch = train_epochs(
+        (train_loss, test_loss), kept_epoch, predicted_scaled = fit_and_predict(
             network,
-            optimizer,
-            loss_fn,
-            (xt_train, yt_train),
-            (xt_test, yt_test),
-            epochs=epochs,
-            batch_size=batch_size,
-            generator=generator,
-            emit=emit,
+            data,
+            (learning_rate, epochs, batch_size, seed),
+            dtype=torch.float32,
             epoch_label="Epoch",
+            emit=emit,
         )
-        with torch.no_grad():
-            predicted_scaled = network(xt_test).double().numpy()
 
-    predicted = data.levels(predicted_scaled)
-    season = season_length if season_length is not None and test_start >= season_length else None
-    results = evaluate_forecast(y_raw, predicted, test_start, season)
-    metrics: Metrics = results["model"]
-    baseline = persistence_forecast(y_raw, test_start)
-    charts = forecast_charts(
-        frame,
-        date_column,
-        y_raw,
-        predicted,
-        baseline,
-        test_start,
-        prediction_feature,
+    season = season_length if season_length is not None and data.test_start >= season_length else None
+    scored = scored_forecast(
+        data,
+        predicted_scaled,
         (train_loss, test_loss),
-        seasonal=seasonal_naive_forecast(y_raw, test_start, season) if season is not None else None,
+        kept_epoch,
+        window=window,
+        season=season,
+        seasonal_chart=True,
+        date_column=date_column,
+        prediction_feature=prediction_feature,
+        emit=emit,
     )
-    if emit is not None:
-        emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
-        for chart in charts:
-            emit.chart_spec(chart)
-        emit.progress(95, "evaluated")
-    result: dict[str, Any] = {
-        "model": model,
-        "seed": seed,
-        "metrics": metrics,
-        "baselines": {name: value for name, value in results.items() if name != "model"},
-        "loss": {"train": train_loss, "test": test_loss},
-        "charts": charts,
-        "data": {
-            "rows_selected": selected,
-            "rows_removed": selected - len(full),
-            "train_rows": test_start,
-            "test_rows": len(full) - test_start,
-            "train_windows": len(y_train),
-            "test_windows": len(y_test),
-            "window": window,
-            "season_length": season,
-            "inputs": data.inputs.to_dict() if data.inputs is not None else None,
-            "kept_epoch": kept_epoch,
-            "actual": y_raw[test_start:].tolist(),
-            "predicted": predicted.tolist(),
-        },
-    }
+    scored["data"]["season_length"] = season
+    result: dict[str, Any] = {"model": model, "seed": seed, **scored}
     fitted = FittedForecaster(
         model=model,
         network=network,

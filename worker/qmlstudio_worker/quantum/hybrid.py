@@ -52,12 +52,6 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
 from qmlstudio_worker.ml.forecast_inputs import ForecastInputs
-from qmlstudio_worker.ml.forecast_metrics import (
-    Metrics,
-    emit_metrics,
-    evaluate_forecast,
-    persistence_forecast,
-)
 from qmlstudio_worker.ml.preprocess import (
     MinMaxNormalizer,
     MissingValueImputer,
@@ -69,12 +63,12 @@ from qmlstudio_worker.ml.recurrent import (
     DEFAULT_WINDOW,
     FittedForecaster,
     check_training_arguments,
-    forecast_charts,
+    fit_and_predict,
     prepare_windows,
+    scored_forecast,
     start_at_reference,
     to_levels,
     torch_settings,
-    train_epochs,
 )
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.devices import DeviceTarget
@@ -289,37 +283,23 @@ def train_quantum_forecaster(
         normalization=normalization,
         seed=seed,
     )
-    frame, features, selected, test_start, full = (
-        data.frame,
-        data.features,
-        data.selected,
-        data.test_start,
-        data.full,
-    )
+    features = data.features
     imputer, feature_normalizer, target_normalizer = (
         data.imputer,
         data.feature_normalizer,
         data.target_normalizer,
     )
-    y_raw, x_train, y_train, x_test, y_test = data.y_raw, data.x_train, data.y_train, data.x_test, data.y_test
     n_inputs = window * data.input_width
 
     torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
     # Tiny tensors: one intra-op thread is faster than several (and fairer to a shared machine). Every
     # operation here is deterministic on the CPU already, so torch's deterministic switch stays off.
     with torch_settings(torch_threads if torch_threads is not None else 1, deterministic=False):
         network = build_network(n_inputs, qubits, reps, hidden_layers)
         start_at_reference(network, data)
-        optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
-        loss_fn = torch.nn.MSELoss()
-        xt_train = torch.as_tensor(x_train, dtype=torch.float64)
-        yt_train = torch.as_tensor(y_train, dtype=torch.float64)
-        xt_test = torch.as_tensor(x_test, dtype=torch.float64)
-        yt_test = torch.as_tensor(y_test, dtype=torch.float64)
         circuit = circuit_summary(qiskit_circuit(qubits, reps))
         runner, program = _prepare_noisy_training(
-            qubits, reps, noise_model, device, shots, seed, len(y_train), emit
+            qubits, reps, noise_model, device, shots, seed, len(data.y_train), emit
         )
         network.noisy = program
         training_simulation = (
@@ -327,7 +307,8 @@ def train_quantum_forecaster(
         )
         if emit is not None:
             emit.log(
-                f"{MODEL_NAME}: {len(y_train)} training and {len(y_test)} test windows of {window} rows, "
+                f"{MODEL_NAME}: {len(data.y_train)} training and {len(data.y_test)} test windows of "
+                f"{window} rows, "
                 f"{data.input_width} input(s) per row; {qubits} qubits, RealAmplitudes reps {reps} "
                 f"(circuit depth {circuit['depth']}, {circuit['two_qubit_gates']} CX); "
                 f"trained on the {training_simulation}"
@@ -335,45 +316,30 @@ def train_quantum_forecaster(
             if data.inputs is not None:
                 emit.log(data.inputs.describe())
             emit.progress(5, "training", "executing" if program is not None else None)
-        train_loss, test_loss, kept_epoch = train_epochs(
-            network,
-            optimizer,
-            loss_fn,
-            (xt_train, yt_train),
-            (xt_test, yt_test),
-            epochs=epochs,
-            batch_size=batch_size,
-            generator=generator,
-            emit=emit,
-            epoch_label="epoch",
-        )
-        network.noisy = None  # the saved model predicts exactly
-        with torch.no_grad():
-            if runner is None:
-                predicted_scaled = network(xt_test).numpy()
-            else:
-                predicted_scaled = _noisy_predictions(network, xt_test, qubits, runner, emit)
 
-    predicted = data.levels(predicted_scaled)
-    results = evaluate_forecast(y_raw, predicted, test_start, season_length)
-    metrics: Metrics = results["model"]
-    baseline = persistence_forecast(y_raw, test_start)
-    charts = forecast_charts(
-        frame,
-        date_column,
-        y_raw,
-        predicted,
-        baseline,
-        test_start,
-        prediction_feature,
+        def predict(x_test: Any) -> FloatArray:
+            network.noisy = None  # the saved model predicts exactly
+            if runner is None:
+                return np.asarray(network(x_test).numpy(), dtype=np.float64)
+            return _noisy_predictions(network, x_test, qubits, runner, emit)
+
+        settings = (learning_rate, epochs, batch_size, seed)
+        (train_loss, test_loss), kept_epoch, predicted_scaled = fit_and_predict(
+            network, data, settings, dtype=torch.float64, epoch_label="epoch", emit=emit, predict=predict
+        )
+
+    scored = scored_forecast(
+        data,
+        predicted_scaled,
         (train_loss, test_loss),
-        seasonal=None,
+        kept_epoch,
+        window=window,
+        season=season_length,
+        seasonal_chart=False,
+        date_column=date_column,
+        prediction_feature=prediction_feature,
+        emit=emit,
     )
-    if emit is not None:
-        emit_metrics(emit, results)  # the model's as rmse ..., the baseline's as persistence_rmse ...
-        for chart in charts:
-            emit.chart_spec(chart)
-        emit.progress(95, "evaluated")
     fitted = FittedQuantumForecaster(
         model=model,
         network=network,
@@ -395,10 +361,10 @@ def train_quantum_forecaster(
         "model_name": MODEL_NAME,
         "model_type": "Quantum",
         "seed": seed,
-        "metrics": metrics,
-        "baselines": {name: value for name, value in results.items() if name != "model"},
-        "loss": {"train": train_loss, "test": test_loss},
-        "charts": charts,
+        "metrics": scored["metrics"],
+        "baselines": scored["baselines"],
+        "loss": scored["loss"],
+        "charts": scored["charts"],
         "simulation": SIMULATION
         if runner is None
         else f"trained on the {training_simulation}; test predictions: {runner.describe()}",
@@ -409,19 +375,7 @@ def train_quantum_forecaster(
         "saved_model_predicts": SAVED_MODEL_PREDICTS if runner is not None else None,
         "architecture": fitted.architecture(),
         "circuit": circuit,
-        "data": {
-            "rows_selected": selected,
-            "rows_removed": selected - len(full),
-            "train_rows": test_start,
-            "test_rows": len(full) - test_start,
-            "train_windows": len(y_train),
-            "test_windows": len(y_test),
-            "window": window,
-            "inputs": data.inputs.to_dict() if data.inputs is not None else None,
-            "kept_epoch": kept_epoch,
-            "actual": y_raw[test_start:].tolist(),
-            "predicted": predicted.tolist(),
-        },
+        "data": scored["data"],
         "duration_seconds": round(time.monotonic() - started, 3),
     }
     return result, fitted
