@@ -34,7 +34,7 @@ const STDERR_TAIL_BYTES = 4096;
  */
 export function startWorker(options: {
   python: string;
-  command: 'run' | 'infer' | 'estimate' | 'devices' | 'predict' | 'mat-inspect' | 'health';
+  command: 'run' | 'infer' | 'forecast' | 'estimate' | 'devices' | 'predict' | 'mat-inspect' | 'health';
   input?: unknown;
   onLine?: (line: string) => Promise<void> | void;
   /** Set on the worker's environment (the file store's settings, workerStorageEnvironment). */
