@@ -61,13 +61,6 @@ export function checkKey(key: string): string {
   return key;
 }
 
-/** The key of a path inside DATA_DIR (null when it lies outside). */
-export function keyOf(dataDir: string, file: string): string | null {
-  const relative = path.relative(dataDir, path.resolve(file));
-  if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return null;
-  return relative.split(path.sep).join('/');
-}
-
 /** DATA_DIR alone: files are where they were written, and every reader is on this machine. */
 export class LocalFileStore implements FileStore {
   readonly backend = 'local' as const;
