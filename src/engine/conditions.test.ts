@@ -153,8 +153,13 @@ describe('branch defaults', () => {
     );
     expect(p.preprocess).toMatchObject({ risk_factor: 0.5, budget: 2 });
     expect(model(p)).toMatchObject({ quantum_shots: 1024, optimizer_step: 100, circuit_repetition: 2 });
+    // Brain tumor (not the specification's): 600 slices, about 46 patients of the sample, so that a patient
+    // split holds out whole patients of every class; a smaller dataset ends the range at its size.
     expect(createDefaultAppData(brain).dataset).toMatchObject({
-      training_range: { from_index: 1, to_index: 100 },
+      training_range: { from_index: 1, to_index: 600 },
+    });
+    expect(createDefaultAppData(brain, { rowCount: 200 }).dataset).toMatchObject({
+      training_range: { from_index: 1, to_index: 200 },
     });
     expect(createDefaultAppData(fraud).dataset).toMatchObject({ train_test_split: 0.3 });
   });
