@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import { idParam } from '../platform/id-schemas';
 import { BODY_ERRORS, envelope, errorReplies, sendRefusal } from '../platform/reply-schemas';
 import type { AnalysisService } from './analysis-service';
 
@@ -203,6 +204,103 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     },
     async (request, reply) => {
       const outcome = await analysis.compare(request.currentUser!, request.query ?? {});
+      if (!outcome.ok) return sendRefusal(reply, outcome);
+      return reply.code(200).send({ success: true, data: outcome.value });
+    },
+  );
+
+  const numberMap = { type: 'object', additionalProperties: { type: 'number' } } as const;
+  app.get(
+    '/application-outputs/:applicationId/runs',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: ['analysis'],
+        summary:
+          "An application's outputs as a run table: each run's settings, metrics, baseline and per-epoch losses; the metric columns and the settings that differ first (the id is the APPLICATION's)",
+        params: idParam('applicationId'),
+        response: {
+          200: envelope({
+            type: 'object',
+            additionalProperties: false,
+            required: ['runs', 'metrics', 'settings'],
+            properties: {
+              runs: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [
+                    'id',
+                    'name',
+                    'status',
+                    'created_at',
+                    'execution_time',
+                    'model',
+                    'metrics',
+                    'baseline',
+                    'settings',
+                    'history',
+                  ],
+                  properties: {
+                    id: { type: 'integer' },
+                    name: { type: 'string' },
+                    status: { type: 'string' },
+                    created_at: { type: 'string', format: 'date-time' },
+                    execution_time: nullableNumber,
+                    model: { type: ['string', 'null'] },
+                    metrics: numberMap,
+                    baseline: numberMap,
+                    settings: {
+                      type: 'object',
+                      additionalProperties: {
+                        anyOf: [
+                          { type: 'string' },
+                          { type: 'number' },
+                          { type: 'boolean' },
+                          { type: 'null' },
+                        ],
+                      },
+                    },
+                    history: {
+                      anyOf: [
+                        {
+                          type: 'object',
+                          additionalProperties: false,
+                          required: ['train_loss', 'test_loss'],
+                          properties: {
+                            train_loss: { type: 'array', items: { type: 'number' } },
+                            test_loss: { type: 'array', items: { type: 'number' } },
+                          },
+                        },
+                        { type: 'null' },
+                      ],
+                    },
+                  },
+                },
+              },
+              metrics: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['name', 'label', 'better'],
+                  properties: {
+                    name: { type: 'string' },
+                    label: { type: 'string' },
+                    better: { anyOf: [{ type: 'string', enum: ['higher', 'lower'] }, { type: 'null' }] },
+                  },
+                },
+              },
+              settings: strings,
+            },
+          }),
+          ...errorReplies(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await analysis.runs(request.currentUser!, request.params.applicationId);
       if (!outcome.ok) return sendRefusal(reply, outcome);
       return reply.code(200).send({ success: true, data: outcome.value });
     },

@@ -12,6 +12,7 @@ import { AnalysisEngine, type ComparisonResult } from './analysis-engine';
 import { ChatModelError, type ChatModel } from './chat-model';
 import type { AnalysisSubject } from './output-facts';
 import { writeProse, type Prose } from './model-prose';
+import { runTable, type RunTable } from './run-table';
 import type { Report } from './report';
 import type { Register } from './rule-set';
 
@@ -272,6 +273,15 @@ export class AnalysisService {
         note: prose.note,
       },
     };
+  }
+
+  /** An application's outputs as a run table (any number of runs); owner or admin. */
+  async runs(caller: UserRecord, applicationId: number): Promise<Outcome<RunTable>> {
+    const found = await this.deps.outputs.runs(caller, applicationId);
+    if (!found.ok) return refuse(404, found.detail);
+    const kind = found.value[0]?.kind;
+    const rules = kind ? (this.engine.ruleSets.find((set) => set.problems.includes(kind)) ?? null) : null;
+    return { ok: true, value: runTable(found.value, rules) };
   }
 
   async graph(caller: UserRecord, request: GraphRequest): Promise<Outcome<GraphReply>> {

@@ -6,8 +6,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExampleAppData, type AppData } from '../../src/engine';
-import { bearer, executeApplication, MODES, startStack, type TestStack } from '../test-support/harness';
+import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
+import {
+  bearer,
+  executeApplication,
+  MODES,
+  startStack,
+  waitForFinal,
+  type TestStack,
+} from '../test-support/harness';
 import {
   AnalysisService,
   ANALYZE_REQUIRED,
@@ -353,6 +360,59 @@ for (const mode of MODES.filter((m) => m.database === 'pglite' && m.queue === 'i
       expect(sent[0].text).toMatch(/brain tumor classification/); // the spec's default prompt
       expect(sent[1].image_url.url).toBe(`data:image/png;base64,${PNG_BASE64}`);
     });
+
+    it("the run table: an application's runs with settings (differing first), metrics and baseline, losses; others get 404", async () => {
+      const caller = (await stack.services.repositories.users.findById(owner.id))!;
+      const first = await stack.services.outputs.find(caller, lstm);
+      if (!first.ok) throw new Error('no output');
+      const applicationId = Number(first.value.application_id);
+      // a second run of the same application with another learning rate, through execute-job
+      const problem = stack.services.registry.getProblem('stock-price-prediction');
+      const appData = structuredClone(first.value.app_data) as Json;
+      appData.model_configurations.learning_rate = 0.001;
+      await stack.services.db.query('update applications set app_data = $1 where id = $2', [
+        JSON.stringify(appData),
+        applicationId,
+      ]);
+      const request = mapJobRequest(problem, appData as AppData, {
+        rowCount: 5398,
+        columns: ['Date', 'Ticker', 'Open', 'High', 'Low', 'Close', 'Adj Close', 'Volume'],
+        applicationId,
+        userId: owner.id,
+      });
+      const started = await stack.app.inject({
+        method: 'POST',
+        url: `/api${request.path}`,
+        headers: bearer(owner.token),
+        payload: request.body,
+      });
+      expect(started.statusCode, started.body).toBe(201);
+      const again = Number(started.json().data.output_id);
+      expect((await waitForFinal(stack, again, 240_000)).job.status).toBe('Completed');
+
+      const reply = await stack.app.inject({
+        url: `/api/application-outputs/${applicationId}/runs`,
+        headers: bearer(owner.token),
+      });
+      expect(reply.statusCode, reply.body).toBe(200);
+      const table = reply.json().data as Json;
+      expect(table.runs.map((r: Json) => r.id)).toEqual([again, lstm]);
+      expect(table.settings[0]).toBe('model_configurations.learning_rate');
+      expect(table.runs.map((r: Json) => r.settings['model_configurations.learning_rate'])).toEqual([
+        0.001, 0.01,
+      ]);
+      expect(table.metrics[0]).toEqual({ name: 'rmse', label: 'RMSE', better: 'lower' });
+      const detail = await stack.services.outputs.detail(caller, lstm);
+      if (!detail.ok) throw new Error('no detail');
+      expect(table.runs[1].metrics).toEqual(detail.value.metrics);
+      expect(table.runs[1].baseline).toEqual(detail.value.baseline?.metrics);
+      expect(table.runs[1].history.test_loss).toEqual(detail.value.output_data.training_history?.test_loss);
+      const others = await stack.app.inject({
+        url: `/api/application-outputs/${applicationId}/runs`,
+        headers: bearer(strangerToken),
+      });
+      expect(others.statusCode).toBe(404);
+    }, 300_000);
 
     it('an uploaded image without a language model gets a message naming the setting', async () => {
       const service = new AnalysisService({

@@ -15,7 +15,11 @@ export interface ConfigurationRow {
 }
 
 /** app_data's settings as dotted keys (dataset, preprocess, model configurations); arrays stay whole. */
-function flatten(value: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+export function flatten(
+  value: unknown,
+  prefix = '',
+  out: Record<string, unknown> = {},
+): Record<string, unknown> {
   if (!isPlainObject(value)) {
     if (prefix) out[prefix] = value;
     return out;

@@ -37,6 +37,20 @@ export interface OutputRecord {
 
 const COLUMNS = 'id, user_id, app_name, app_problem_id, status, created_at, updated_at';
 
+/** An output as a run to compare: its row with the result's metrics, baseline and losses only. */
+export interface RunRecord {
+  id: number;
+  /** The problem id. */
+  kind: string;
+  name: string;
+  status: string;
+  created_at: string;
+  execution_time: number | null;
+  app_data: Record<string, unknown> | null;
+  params: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+}
+
 type Row<T> = { [K in keyof T]: K extends `${string}_at` ? Date | string | null : T[K] };
 
 const iso = (value: Date | string | null): string | null =>
@@ -113,6 +127,33 @@ export class ApplicationsRepository {
   async delete(id: number): Promise<boolean> {
     const { rows } = await this.db.query('delete from applications where id = $1 returning id', [id]);
     return rows.length > 0;
+  }
+
+  /**
+   * The application's outputs as runs to compare, newest first: their settings (app_data when each ran),
+   * the result's metrics, baseline and per-epoch losses, nothing else of the result.
+   */
+  async listRuns(applicationId: number): Promise<RunRecord[]> {
+    const { rows } = await this.db.query<
+      Row<RunRecord> & { params: JobShape['params']; result: JobShape['result'] }
+    >(
+      `select id, kind, coalesce(name, kind) as name, status, created_at, execution_time, params, app_data,
+              jsonb_build_object('model', result->'model', 'model_type', result->'model_type',
+                'metrics', result->'metrics', 'baseline', result->'baseline', 'losses', result->'losses') as result
+       from jobs where application_id = $1 order by id desc`,
+      [applicationId],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      name: row.name,
+      status: row.status,
+      created_at: iso(row.created_at)!,
+      execution_time: row.execution_time === null ? null : Number(row.execution_time),
+      app_data: row.app_data,
+      params: row.params ?? {},
+      result: row.result,
+    }));
   }
 
   /**

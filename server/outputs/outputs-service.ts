@@ -344,6 +344,15 @@ export class OutputsService {
     };
   }
 
+  /** An application's outputs as runs to compare (settings, metrics, baseline, losses); owner or admin. */
+  async runs(caller: UserRecord, applicationId: number) {
+    const app = await this.deps.applications.find(applicationId);
+    if (!app || (app.user_id !== caller.id && !isAdmin(caller))) {
+      return { ok: false as const, status: 404 as const, detail: 'Application not found' };
+    }
+    return { ok: true as const, value: await this.deps.applications.listRuns(app.id) };
+  }
+
   /** Stops the caller's output of this problem (a queued one at once; a running one is killed). */
   async stop(caller: UserRecord, problem: Problem, outputId: number) {
     const job = await this.owned(caller, outputId);
