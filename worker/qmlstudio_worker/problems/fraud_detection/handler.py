@@ -37,6 +37,7 @@ from qmlstudio_worker.jobs.support import (
 )
 from qmlstudio_worker.ml.classification import CLASSICAL_MODELS, DEFAULT_TARGET, train_fraud_detector
 from qmlstudio_worker.ml.preprocess import prepare_classification
+from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
 PROBLEM = "fraud-detection"
 QUANTUM_MODEL = "Variational Quantum Classifier"
@@ -180,6 +181,8 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         losses = {"train": [float(v) for v in np.asarray(curve)], "test": []}
     result["losses"] = losses
     result["training_data"] = {**data, "config": trained.get("config")}
+    if quantum:
+        result["quantum_run"] = quantum_run(trained.get("config") or {}, TEST_PREDICTIONS)
     emit.progress(96, "saving the model")
     artifacts, model_path = save_model(ctx, fitted, PROBLEM)
     result["artifacts"] = artifacts

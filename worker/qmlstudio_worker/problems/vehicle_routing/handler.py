@@ -42,6 +42,7 @@ from qmlstudio_worker.problems.vehicle_routing.routing import (
     solve_exact,
 )
 from qmlstudio_worker.protocol import Emitter
+from qmlstudio_worker.quantum.run_facts import FINAL_CIRCUIT, quantum_run
 
 PROBLEM = "vehicle-routing"
 
@@ -178,6 +179,8 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         charts=charts,
     )
     result["selection"] = {"routes": describe_routes(instance, routes), **details}
+    if model != "Classical":
+        result["quantum_run"] = quantum_run(details, FINAL_CIRCUIT)
     result["training_data"] = {
         "stops": instance.size,
         "depot_row": instance.depot + 1,
