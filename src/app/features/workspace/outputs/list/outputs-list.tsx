@@ -9,6 +9,7 @@ import { isOngoing, NO_OUTPUTS } from '../../../../api/output-status';
 import type { OutputsTabProps } from '../../workspace-types';
 import { CompareOutputs } from '../overlays/compare-outputs';
 import { AnalyzeOverlay, CompareOverlay } from '../overlays/analyze-compare-overlays';
+import { RunTable } from '../runs/run-table';
 import { OutputView } from '../detail/output-view';
 import { searchOutputs } from '../list-rules';
 import { useOutputsList } from './use-outputs-list';
@@ -43,6 +44,7 @@ export function OutputsTab({
   const [comparing, setComparing] = useState(false);
   const [technical, setTechnical] = useState(true);
   const [overlay, setOverlay] = useState<'analyze' | 'compare' | null>(null);
+  const [runTable, setRunTable] = useState(false);
 
   if (openId !== null)
     return (
@@ -58,6 +60,8 @@ export function OutputsTab({
         onRunAgain={onRunAgain}
       />
     );
+
+  if (runTable) return <RunTable applicationId={applicationId} onClose={() => setRunTable(false)} />;
 
   const shown = outputs ? searchOutputs(outputs, query) : null;
   const togglePin = (id: number) => {
@@ -132,6 +136,14 @@ export function OutputsTab({
           title="Pin two completed outputs for their written comparison"
         >
           Compare Outputs
+        </button>
+        <button
+          type="button"
+          className="button secondary"
+          onClick={() => setRunTable(true)}
+          title="All runs with their metrics and settings: sort, filter by a metric, overlay curves"
+        >
+          Run table
         </button>
       </div>
       {overlay === 'analyze' && writable(1) && (
