@@ -12,11 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsersRepository } from '../auth/users-repository';
 import { loadConfig } from '../config';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
-import { ImageStore } from '../media/image-store';
 import { bearer, startStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
 import { startS3Server, type S3TestServer } from '../test-support/s3-server';
@@ -86,29 +82,6 @@ describe('the S3 file store on an S3-compatible server', () => {
     expect(head.ETag).toMatch(/-3"$/); // 8 + 8 + 3 MiB parts
     const copy = await machine('big-b').fetch('outputs/9/model.pt', sha(bytes));
     expect(sha(readFileSync(copy))).toBe(sha(bytes));
-  });
-
-  it('serves an image uploaded to one server from another (each with its own DATA_DIR)', async () => {
-    const db = await openMemoryDatabase();
-    await migrate(db);
-    const userId = await db.transaction((tx) =>
-      new UsersRepository(db).createActivated(tx, {
-        name: 'ann',
-        email: 'ann@example.com',
-        passwordHash: 'x',
-        roles: ['user'],
-      }),
-    );
-    const png = Buffer.from('\x89PNG\r\n\x1a\n0000');
-    const name = await new ImageStore(db, path.join(root, 'img-a'), machine('img-a')).save({
-      userId,
-      kind: 'png',
-      bytes: png,
-      description: null,
-    });
-    const served = await new ImageStore(db, path.join(root, 'img-b'), machine('img-b')).read(name);
-    expect(served).toEqual({ bytes: png, contentType: 'image/png' });
-    await db.close();
   });
 
   it('removes a file and a folder here and in the bucket', async () => {

@@ -294,6 +294,23 @@ describe.skipIf(!(postgresAvailable && redisAvailable))(
       expect((reply.json() as Json).data.count).toBe(matUpload.rows);
     }, 120_000);
 
+    it('serves an avatar from the store once the server that received it has no copy (another server)', async () => {
+      const png = readFileSync(path.resolve('samples/mri-examples/glioma-1.png'));
+      const body = fileUploadBody(png, { filename: 'me.png', type: 'image/png' });
+      const reply = await server.app.inject({
+        method: 'POST',
+        url: '/api/upload-image',
+        headers: { ...bearer(owner.token), ...body.headers },
+        payload: body.payload,
+      });
+      expect(reply.statusCode, reply.body).toBe(200);
+      const imageUrl = String((reply.json() as Json).image_url);
+      rmSync(path.join(server.config.dataDir, 'images', path.basename(imageUrl)));
+      const served = await server.app.inject({ url: imageUrl });
+      expect(served.statusCode).toBe(200);
+      expect(served.rawPayload.equals(png)).toBe(true);
+    });
+
     it('predicts a brain tumor class on the server with the model worker B trained', async () => {
       const applicationId = (
         await server.services.db.query<{ application_id: number }>(
