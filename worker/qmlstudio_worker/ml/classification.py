@@ -420,9 +420,10 @@ def train_fraud_detector(
             "positive_class": positive.item() if hasattr(positive, "item") else positive,
             "train_positives": int(np.sum(prepared.y_train == positive)),
             "test_positives": int(np.sum(y_test == positive)),
+            # the handler passes data on as the output's training_data
+            "threshold": threshold_report(choice, metrics),
         },
         "metrics": metrics,
-        "threshold": threshold_report(choice, metrics),
         "baseline": {"name": "majority class", **baseline},
         "charts": charts,
         "warnings": not_converged,

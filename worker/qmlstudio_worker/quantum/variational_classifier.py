@@ -596,9 +596,11 @@ def train_variational_classifier(
         "model": MODEL,
         "model_type": "Quantum",
         "config": _config(fitted, reduction.words, range_losses, run, objective, noise_model, device),
-        "data": _data_facts(y_train, y_test, positive, objective, max_train_rows, reduction.pca, prepared),
+        "data": {
+            **_data_facts(y_train, y_test, positive, objective, max_train_rows, reduction.pca, prepared),
+            "threshold": threshold_report(choice, evaluation.metrics),
+        },
         "metrics": evaluation.metrics,
-        "threshold": threshold_report(choice, evaluation.metrics),
         "baseline": {"name": "majority class", **evaluation.baseline},
         "confusion_matrix": evaluation.confusion,
         "losses": {"train": curve, "test": []},

@@ -38,7 +38,7 @@ def test_f1_and_recall_targets_pick_the_thresholds_they_promise() -> None:
 
 def test_a_fraud_model_predicts_at_the_threshold_its_validation_rows_chose(fraud_rows: pd.DataFrame) -> None:
     result, fitted = train_fraud_detector(fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3)
-    report = result["threshold"]
+    report = result["data"]["threshold"]
     assert report["rule"] == "f1"
     assert report["validation_rows"] == round(0.25 * result["data"]["train_rows"])
     assert report["validation_positives"] >= 2
@@ -68,11 +68,11 @@ def test_a_recall_target_flags_more_and_the_saved_model_keeps_the_threshold(
     result, fitted = train_fraud_detector(
         fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3, recall_target=0.95
     )
-    report = result["threshold"]
+    report = result["data"]["threshold"]
     assert report["rule"] == "recall >= 0.95"
     assert report["validation_recall"] >= 0.95
-    assert report["threshold"] <= f1_run["threshold"]["threshold"]
-    assert report["test_recall"] >= f1_run["threshold"]["test_recall"]
+    assert report["threshold"] <= f1_run["data"]["threshold"]["threshold"]
+    assert report["test_recall"] >= f1_run["data"]["threshold"]["test_recall"]
     save_fitted(tmp_path, fitted, "fraud-detection")
     loaded = load_fitted(tmp_path)
     test_rows = fraud_rows.iloc[:500]

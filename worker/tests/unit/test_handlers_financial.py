@@ -393,6 +393,11 @@ def test_fraud_trains_next_to_the_majority_baseline_and_the_saved_model_gives_th
     assert data["baseline"]["metrics"]["accuracy"] == pytest.approx((tn + fp) / len(test))
     assert data["baseline"]["metrics"]["recall"] == 0.0
     assert {c["type"] for c in data["charts"]} >= {"confusion_matrix", "line"}
+    # The decision threshold chosen on validation rows travels with the output, with its test precision.
+    threshold = data["training_data"]["threshold"]
+    assert threshold["rule"] == "f1"
+    assert threshold["test_precision"] == data["metrics"]["precision"]
+    assert any("decision threshold" in line.get("message", "") for line in lines if line["type"] == "log")
 
     card = read_model_card(tmp_path)
     assert (card["framework"], card["target"], card["missing_values"]) == ("sklearn", "Fraud", "remove_rows")

@@ -72,10 +72,10 @@ def test_shots_and_the_training_row_cap(prepared) -> None:  # type: ignore[no-un
     positives = int(np.sum(prepared.y_train == 1))
     assert result["data"]["train_rows_used"] == 100
     # Every fraud row of the fit part is kept; a stratified quarter of the training rows chose the threshold.
-    held = result["threshold"]["validation_positives"]
+    held = result["data"]["threshold"]["validation_positives"]
     assert held >= 1
     assert result["data"]["train_positives_used"] == positives - held
-    assert fitted.threshold == result["threshold"]["threshold"]  # the saved model flags from the same score
+    assert fitted.threshold == result["data"]["threshold"]["threshold"]  # the saved model flags at it
     assert result["config"]["shots"] == 128
 
 
