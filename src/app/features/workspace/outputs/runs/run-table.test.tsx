@@ -34,7 +34,10 @@ function table(count = 200): RunTableData {
       created_at: '2026-03-03T10:00:00.000Z',
       execution_time: 10,
       model: id % 2 ? 'LSTM' : 'GRU',
-      metrics: id % 25 === 0 ? {} : { rmse: 1 / epochs + id / 10000, mae: 0.5 / epochs },
+      metrics: (id % 25 === 0 ? {} : { rmse: 1 / epochs + id / 10000, mae: 0.5 / epochs }) as Record<
+        string,
+        number
+      >,
       baseline: { rmse: 0.28, mae: 0.22 },
       settings: {
         'model_configurations.epochs': epochs,
