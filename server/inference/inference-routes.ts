@@ -16,11 +16,11 @@ const params = {
 const body = {
   type: 'object',
   additionalProperties: false,
-  required: ['features', 'data_url'],
+  // features and data_url are required, but refused by the service in the problem file's words
+  // ('Please select a feature', 'Please upload a csv file') rather than by the schema.
   properties: {
     features: {
       type: 'array',
-      minItems: 1,
       maxItems: 1000,
       items: { type: 'string', maxLength: 500 },
       description:
@@ -73,6 +73,7 @@ export const inferenceRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       `/${problem.id}/inference/:userId/:applicationId`,
       {
         onRequest: app.requireUser,
+        config: { documentedRequired: ['features', 'data_url'] },
         schema: {
           tags: ['inference'],
           summary: `${problem.name}: actual and predicted values of a trained model on a CSV`,

@@ -33,8 +33,10 @@ export interface InferenceDatasets {
 }
 
 export interface InferenceBody {
-  features: string[];
-  data_url: string;
+  /** Missing or empty: refused with the problem file's noFeature message. */
+  features?: string[];
+  /** Missing or blank: refused with the problem file's missing-file message. */
+  data_url?: string;
   output_id?: number;
 }
 
@@ -145,13 +147,13 @@ export class InferenceService {
 
     const messages = problem.inference.messages;
     const features = [
-      ...new Set(body.features.map((feature) => feature.replace(/\r/g, '').trim()).filter(Boolean)),
+      ...new Set((body.features ?? []).map((feature) => feature.replace(/\r/g, '').trim()).filter(Boolean)),
     ];
     if (features.length === 0) {
       const message = messages.noFeature;
       return { ok: false, status: 400, detail: message, errors: [{ field: '/features', message }] };
     }
-    const url = body.data_url.trim();
+    const url = (body.data_url ?? '').trim();
     if (!url) {
       const message = problem.inference.file.messages.missing;
       return { ok: false, status: 400, detail: message, errors: [{ field: '/data_url', message }] };
