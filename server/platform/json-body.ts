@@ -8,14 +8,27 @@ import { formatPointer } from '../../src/engine';
 // valid JSON", which was untrue and named no field; silently removing them ('remove') would make
 // a body with additionalProperties: false pass with a key the client believes was sent.
 
-function forbiddenKey(value: unknown, at: string[] = []): string[] | null {
+// A NUL character in a string or a key is refused the same way: PostgreSQL cannot store it in text,
+// so a route that keeps the value would fail with a 500 instead of naming the field.
+
+interface Refused {
+  path: string[];
+  reason: string;
+}
+
+const PROTOTYPE = 'is a key the API refuses (it could alter object prototypes)';
+const NUL = 'contains a NUL character, which the API does not accept';
+
+function refusedPart(value: unknown, at: string[] = []): Refused | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path: at, reason: NUL } : null;
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, child] of Object.entries(value)) {
     const here = [...at, key];
-    if (key === '__proto__') return here;
+    if (key === '__proto__') return { path: here, reason: PROTOTYPE };
     if (key === 'constructor' && typeof child === 'object' && child !== null && 'prototype' in child)
-      return [...here, 'prototype'];
-    const found = forbiddenKey(child, here);
+      return { path: [...here, 'prototype'], reason: PROTOTYPE };
+    if (key.includes('\u0000')) return { path: here, reason: NUL };
+    const found = refusedPart(child, here);
     if (found) return found;
   }
   return null;
@@ -44,10 +57,10 @@ export function useJsonBodyParser(app: FastifyInstance): void {
     } catch {
       return done(new BodyError('invalid', 'FST_ERR_CTP_INVALID_JSON_BODY'), undefined);
     }
-    const path = forbiddenKey(value);
-    if (path) {
-      const field = formatPointer(path);
-      const message = `${field} is a key the API refuses (it could alter object prototypes)`;
+    const refused = refusedPart(value);
+    if (refused) {
+      const field = formatPointer(refused.path);
+      const message = `${field || 'The body'} ${refused.reason}`;
       return done(new BodyError(message, 'FORBIDDEN_KEY', [{ field, message }]), undefined);
     }
     done(null, value);

@@ -64,6 +64,26 @@ describe('malformed requests and the error envelope', () => {
     }
   });
 
+  it('refuses a NUL character anywhere in a JSON body with a 400 naming the field (PostgreSQL cannot store it)', async () => {
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: '/api/contact',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: { text: 'a\u0000b' } }),
+    });
+    expect(reply.statusCode).toBe(400);
+    expect(reply.json()).toEqual({
+      success: false,
+      detail: '/message/text contains a NUL character, which the API does not accept',
+      errors: [
+        {
+          field: '/message/text',
+          message: '/message/text contains a NUL character, which the API does not accept',
+        },
+      ],
+    });
+  });
+
   it('are the one envelope on every route, so any refusal serialises under any error status', async () => {
     const document = (await stack.app.inject({ url: '/api/openapi.json' })).json() as {
       paths: Record<
