@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppData } from '../src/engine';
+import { mapJobBody, type AppData } from '../src/engine';
 import { bearer, startStack, type TestStack } from './test-support/harness';
 
 // Requests as a client written from the spec documents alone sends them (workspace.md sections 3, 5
@@ -30,6 +30,18 @@ describe('a client written from the spec', () => {
       [userId, `${problemId} spec client`, problemId, JSON.stringify(appData)],
     );
     return Number(rows[0]!.id);
+  };
+
+  /** The job body the saved application gives (the engine's mapping, with the sample's shape). */
+  const savedBody = (problemId: string, appData: AppData, applicationId: number) => {
+    const url = String((appData.dataset as { url?: unknown }).url);
+    const sample = stack.services.samples.find(url.split('/').pop()!)!;
+    return mapJobBody(stack.services.registry.getProblem(problemId), appData, {
+      applicationId,
+      userId,
+      rowCount: sample.rows,
+      columns: [...sample.columns],
+    });
   };
 
   const example = (problemId: string) =>
@@ -66,5 +78,19 @@ describe('a client written from the spec', () => {
         expect(reply.body.errors).toEqual([{ field: '/data_url', message: 'Please upload a csv file' }]);
       }
     });
+  });
+
+  it("a job body over a limit leads with the limit's own message, then the mismatch", async () => {
+    const body = { ...savedBody(STOCK, example(STOCK), stockAppId), epochs: 150 };
+    const reply = await post(`/${STOCK}/execute-job/${userId}`, body);
+    expect(reply.status).toBe(400);
+    expect(reply.body.message).toMatch(
+      /^Failed to execute the application! Epochs must be less than or equal to 100; The request body does not match the saved application at \/epochs/,
+    );
+    const errors = reply.body.errors as { path: string; message: string }[];
+    expect(errors.map((e) => [e.path, e.message.slice(0, 40)])).toEqual([
+      ['/epochs', 'Epochs must be less than or equal to 100'],
+      ['/epochs', 'The request body does not match the save'],
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import {
   joinPointer,
   mapJobExtension,
   mapJobRequest,
+  sentValueErrors,
   validateAppData,
   validateJobBody,
   type AppData,
@@ -239,8 +240,16 @@ export class OutputsService {
       const field = lastSegment(difference) || 'body';
       const sent = show(difference ? getPointer(body, difference) : body);
       const saved = show(difference ? getPointer(expected, difference) : expected);
-      const message = `The request body does not match the saved application at ${difference || '/'} (sent ${sent}, the saved application gives ${saved}); save the application and run it again.`;
-      return refuse(message, [{ path: difference, field, message }]);
+      const mismatch = `The request body does not match the saved application at ${difference || '/'} (sent ${sent}, the saved application gives ${saved}); save the application and run it again.`;
+      // A sent value that breaks a form rule is refused first in the problem file's words.
+      const broken = difference
+        ? sentValueErrors(problem, appData, difference, getPointer(body, difference), context)
+        : [];
+      const message = [...broken.map((e) => e.message), mismatch].join('; ');
+      return refuse(message, [
+        ...broken.map((e) => ({ path: difference, field, message: e.message })),
+        { path: difference, field, message: mismatch },
+      ]);
     }
     const bodyCheck = validateJobBody(problem, expected);
     if (!bodyCheck.valid) {

@@ -13,6 +13,7 @@ export {
   unescapePointerSegment,
 } from './pointer';
 export { isPlainObject } from './json';
+export { sentValueErrors } from './sent-value-check';
 export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
 export { resolveBodySchema } from './body-schema';
 export { resolveMessages, MESSAGE_REF } from './messages';
