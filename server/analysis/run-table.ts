@@ -2,6 +2,7 @@
 // settings, metrics and baseline, and per-epoch losses; the metric columns labelled by the result
 // type's rules, the settings that differ between runs first.
 
+import { isPlainObject } from '../../src/engine';
 import type { RunRecord } from '../applications/applications-repository';
 import { modelTypeOf } from '../outputs/output-detail';
 import { flatten } from './compare-facts';
@@ -29,11 +30,8 @@ export interface RunTable {
   settings: string[];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const numbers = (value: unknown): Record<string, number> =>
-  isObject(value)
+  isPlainObject(value)
     ? Object.fromEntries(
         Object.entries(value).filter(
           (e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]),
@@ -54,7 +52,7 @@ const cell = (value: unknown): Setting =>
 
 function rowOf(run: RunRecord): RunRow {
   const result = run.result ?? {};
-  const losses = isObject(result.losses) ? result.losses : null;
+  const losses = isPlainObject(result.losses) ? result.losses : null;
   const configured = {
     preprocess: run.app_data?.preprocess,
     model_configurations: run.app_data?.model_configurations,
@@ -65,9 +63,13 @@ function rowOf(run: RunRecord): RunRow {
     status: run.status,
     created_at: run.created_at,
     execution_time: run.execution_time,
-    model: modelTypeOf({ params: run.params, result: run.result }),
+    // the row holds only part of the result, so its model is read directly, else from the body
+    model:
+      typeof result.model === 'string' && result.model
+        ? result.model
+        : modelTypeOf({ params: run.params, result: null }),
     metrics: numbers(result.metrics),
-    baseline: numbers(isObject(result.baseline) ? result.baseline.metrics : null),
+    baseline: numbers(isPlainObject(result.baseline) ? result.baseline.metrics : null),
     settings: Object.fromEntries(
       Object.entries(flatten(configured)).map(([key, value]) => [key, cell(value)]),
     ),
