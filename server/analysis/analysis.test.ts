@@ -402,6 +402,7 @@ for (const mode of MODES.filter((m) => m.database === 'pglite' && m.queue === 'i
         0.001, 0.01,
       ]);
       expect(table.metrics[0]).toEqual({ name: 'rmse', label: 'RMSE', better: 'lower' });
+      expect(table.runs.map((r: Json) => r.model)).toEqual(['LSTM', 'LSTM']);
       const detail = await stack.services.outputs.detail(caller, lstm);
       if (!detail.ok) throw new Error('no detail');
       expect(table.runs[1].metrics).toEqual(detail.value.metrics);

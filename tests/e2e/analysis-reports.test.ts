@@ -2,7 +2,7 @@
 // runs of the stock example (LSTM and GRU, 5 epochs) through execute-job, then the workspace's Outputs
 // tab: pin one, Analyze Output (Non-Technical) shows the written analysis; pin both, Compare Outputs
 // (Technical) shows the conclusion, metrics with baselines, configurations and the curves chart; the
-// overlay printed to an A4 PDF. Screenshots and the PDF go to tests/artifacts/ (and SHOTS_DIR).
+// overlay printed to an A4 PDF; the run table with both runs selected. Screenshots and the PDF go to tests/artifacts/ (and SHOTS_DIR).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -142,6 +142,19 @@ describe('written analysis and comparison in the browser', () => {
       .toBeGreaterThan(0);
     await comparison.scrollIntoViewIfNeeded();
     await shot(page, 'compare-technical');
+
+    // the run table: both runs, sortable, their curves overlaid
+    await page.getByRole('button', { name: 'Back to outputs' }).click();
+    await page.getByRole('button', { name: 'Run table' }).click();
+    const runs = page.getByTestId('runs');
+    await runs.waitFor({ timeout: 30_000 });
+    expect(await runs.locator('tbody tr').count()).toBe(2);
+    await page.getByRole('button', { name: 'RMSE' }).click();
+    for (const id of outputs) await page.getByRole('checkbox', { name: `Select run ${id}` }).check();
+    await expect
+      .poll(() => page.getByTestId('run-table').locator('.apexcharts-svg').count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    await shot(page, 'run-table');
     await page.close();
   });
 });

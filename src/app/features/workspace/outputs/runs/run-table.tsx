@@ -120,6 +120,7 @@ export function Runs({ data }: { data: RunTableData }) {
         type="search"
         className="input"
         aria-label="Search or filter runs"
+        style={{ minWidth: '24rem' }}
         placeholder="Search, or filter by a metric: rmse < 0.3"
         value={query}
         onChange={(event) => setQuery(event.target.value)}
