@@ -13,7 +13,9 @@ const serviceParams = {
 } as const;
 
 const short = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
-const coordinate = { type: ['number', 'string', 'null'], maxLength: 32 } as const;
+const coordinate = {
+  anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }],
+} as const;
 
 const pageViewBody = {
   type: 'object',

@@ -91,7 +91,7 @@ describe('tracking', () => {
 
   it('stores nothing under Do Not Track or Global Privacy Control', async () => {
     const before = (await rows('select count(*)::int as n from page_views'))[0]!.n;
-    for (const headers of [{ dnt: '1' }, { 'sec-gpc': '1' }]) {
+    for (const headers of [{ dnt: '1' }, { 'sec-gpc': '1' }] as Record<string, string>[]) {
       const v = await post('/api/track/pageview/qml-studio', view({ client_id: 'private' }), headers);
       expect(v.json()).toEqual({
         success: true,
