@@ -53,10 +53,14 @@ const estimateData = {
     },
     qubits: { type: 'integer' },
     parameters: { type: 'integer' },
-    depth: { type: 'integer', description: 'Depth after transpiling for the chosen backend' },
-    two_qubit_gates: { type: 'integer', description: 'Two-qubit gates after transpiling' },
+    depth: {
+      type: 'integer',
+      description:
+        "Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot",
+    },
+    two_qubit_gates: { type: 'integer', description: 'Two-qubit gates, counted as depth is' },
     gate_counts: { type: 'object', additionalProperties: { type: 'integer' } },
-    transpiled_for: { type: 'string' },
+    transpiled_for: { type: 'string', description: 'What depth and gates were counted for' },
     evaluations_per_iteration: {
       ...nullableInteger,
       description: 'Circuit evaluations per optimizer iteration or epoch',
@@ -90,7 +94,7 @@ const estimateData = {
 
 /**
  * `POST /{problem}/resource-estimate/{userId}` for every problem with a job: qubits, depth and
- * two-qubit gates after transpiling, evaluations, shots and an estimated run time, before running.
+ * two-qubit gates as the run applies the circuit, evaluations, shots and an estimated run time, before running.
  */
 export const resourceEstimateRoutes: FastifyPluginAsyncJsonSchemaToTs<{
   Options: { estimates: ResourceEstimateService };

@@ -36,8 +36,9 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /**
  * Resource estimate of a quantum job before it runs: the worker's `estimate` command builds the
- * circuit the body's model would run, transpiles it for the chosen backend (the simulator, or the snapshot
- * of a noise model's or a device's IBM device) and times this machine's simulation of it
+ * circuit the body's model would run, counts it as the run applies it (u and cx on the ideal
+ * simulators, transpiled for the snapshot of a noise model's or a device's IBM device) and times this
+ * machine's simulation of it
  * (worker/qmlstudio_worker/jobs/resource_estimate.py). Its own process per request, as inference; a body
  * without a circuit is a 400 naming /params, never a 500.
  */

@@ -8818,13 +8818,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
@@ -9108,13 +9109,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
@@ -9398,13 +9400,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
@@ -9688,13 +9691,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
@@ -9978,13 +9982,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
@@ -10268,13 +10273,14 @@ export interface paths {
                 device?: string | null;
                 qubits: number;
                 parameters?: number;
-                /** @description Depth after transpiling for the chosen backend */
+                /** @description Depth as the run applies the circuit: in u and cx gates on the ideal simulators (as the run logs it), transpiled for a noise model's or device's snapshot */
                 depth: number;
-                /** @description Two-qubit gates after transpiling */
+                /** @description Two-qubit gates, counted as depth is */
                 two_qubit_gates: number;
                 gate_counts?: {
                   [key: string]: number;
                 };
+                /** @description What depth and gates were counted for */
                 transpiled_for?: string;
                 /** @description Circuit evaluations per optimizer iteration or epoch */
                 evaluations_per_iteration?: number | null;
