@@ -1,4 +1,4 @@
-// The datasets area wired once per process (server/platform/services.ts): the store of uploads, the
+// The datasets area wired once per process (server/services.ts): the store of uploads, the
 // URL fetcher and the resolver jobs and inference use.
 
 import type { FastifyBaseLogger } from 'fastify';
