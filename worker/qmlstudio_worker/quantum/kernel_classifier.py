@@ -342,12 +342,13 @@ def train_kernel_classifier(
         percent=20,
     )
     run_shots = runner.summary()["shots"] if runner is not None else shots
+    where = device.name if device is not None else noise_model
     kernel_run = (
         None
         if runner is None
-        else f"kernel measured on {device.name if device is not None else noise_model} with {run_shots} "
-        f"shots: {n_rows} training rows, {len(test_rows)} of {len(y_all_test):,} test rows "
-        f"(caps {MAX_NOISY_KERNEL_ROWS} and {max_test_rows}: one circuit per kernel entry)"
+        else f"kernel measured on {where} with {run_shots} shots: {n_rows} training rows, "
+        f"{len(test_rows)} of {len(y_all_test):,} test rows (caps {MAX_NOISY_KERNEL_ROWS} and "
+        f"{max_test_rows}: one circuit per kernel entry)"
     )
     simulation = _simulation_words(runner, shots)
     if emit is not None:
@@ -387,32 +388,15 @@ def train_kernel_classifier(
     evaluation = evaluate_binary(MODEL, y_train, y_test, scores, y_pred, positive, scored)
     if emit is not None:
         emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
-    off_diagonal = train_kernel[~np.eye(n_rows, dtype=bool)] if n_rows > 1 else np.zeros(1)
     facts = {"shots": run_shots, "seed": seed, "simulation": simulation, "kernel_run": kernel_run}
     result: dict[str, Any] = {
         "model": MODEL,
         "model_type": "Quantum",
         "config": _config(fitted, x_train.shape[1], facts, runner, noise_model, device, lowest_eigenvalue)
         | _test_rows_rule(runner, y_test, y_all_test, positive, max_test_rows),
-        "data": {
-            **(
-                prepared.summary()
-                if prepared is not None
-                else {"train_rows": len(y_train), "test_rows": len(y_test)}
-            ),
-            "positive_class": positive.item() if hasattr(positive, "item") else positive,
-            "train_positives": int(np.sum(y_train == positive)),
-            "test_positives": int(np.sum(y_test == positive)),
-            "train_rows_used": n_rows,
-            "train_positives_used": int(labels.sum()),
-            "test_rows_scored": len(y_test),
-            "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
-            + ("up to half " if runner is not None else "")
-            + "and a seeded sample of the others",
-            "support_vectors": len(svc.support_),
-            "kernel_off_diagonal_mean": round(float(off_diagonal.mean()), 6),
-            "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
-        },
+        "data": _data_facts(
+            y_train, y_test, positive, labels, max_train_rows, runner, svc, train_kernel, pca, prepared
+        ),
         "metrics": evaluation.metrics,
         "baseline": {"name": "majority class", **evaluation.baseline},
         "confusion_matrix": evaluation.confusion,
@@ -424,6 +408,41 @@ def train_kernel_classifier(
         "duration_seconds": round(time.monotonic() - started, 3),
     }
     return result, fitted
+
+
+def _data_facts(
+    y_train: np.ndarray[Any, Any],
+    y_test: np.ndarray[Any, Any],
+    positive: Any,
+    labels: np.ndarray[Any, Any],
+    max_train_rows: int,
+    runner: CircuitRunner | None,
+    svc: Any,
+    train_kernel: FloatArray,
+    pca: Any,
+    prepared: PreparedData | None,
+) -> dict[str, Any]:
+    """The rows the model saw and its kernel (the result's ``data``)."""
+    n_rows = len(labels)
+    off_diagonal = train_kernel[~np.eye(n_rows, dtype=bool)] if n_rows > 1 else np.zeros(1)
+    summary = (
+        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
+    )
+    return {
+        **summary,
+        "positive_class": positive.item() if hasattr(positive, "item") else positive,
+        "train_positives": int(np.sum(y_train == positive)),
+        "test_positives": int(np.sum(y_test == positive)),
+        "train_rows_used": n_rows,
+        "train_positives_used": int(labels.sum()),
+        "test_rows_scored": len(y_test),
+        "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
+        + ("up to half " if runner is not None else "")
+        + "and a seeded sample of the others",
+        "support_vectors": len(svc.support_),
+        "kernel_off_diagonal_mean": round(float(off_diagonal.mean()), 6),
+        "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_],
+    }
 
 
 def _config(
