@@ -527,6 +527,34 @@ def _qcnn(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     }
 
 
+def _image_kernel(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    """The brain tumor QSVM's fidelity kernel (ZZ feature map of ``n_qubits``, ``circuit_depth`` reps) on
+    the training slices (at most ``MAX_KERNEL_ROWS``) and the held-out slices against them, timed as the
+    run computes it; the embedding network's epochs before it run no circuit and are not counted."""
+    from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS
+    from qmlstudio_worker.problems.brain_tumor.training import VALIDATION_SHARE
+    from qmlstudio_worker.quantum.kernel_classifier import fidelity_kernel
+    from qmlstudio_worker.quantum.statevector import qiskit_feature_map
+
+    qubits, reps = int(params.get("n_qubits") or 4), int(params.get("circuit_depth") or 1)
+    sample = np.random.default_rng(0).uniform(0.0, np.pi, (32, qubits))
+    per_entry = _timed(lambda: fidelity_kernel(sample, sample, reps, symmetric=True)) / (32 * 32)
+    entries = None
+    if rows is not None:
+        held = round(max(1, rows) * VALIDATION_SHARE)
+        train = min(max(1, rows) - held, MAX_KERNEL_ROWS)
+        entries = train * train + held * train
+    return {
+        "model": "QSVM",
+        "circuit": qiskit_feature_map(qubits, reps),
+        "evaluations_per_iteration": entries,
+        "iterations": 1,
+        "evaluation_unit": "kernel entries (each training slice against each, then each held-out slice "
+        "against them; exact statevector overlaps)",
+        "seconds": None if entries is None else per_entry * entries,
+    }
+
+
 def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     import itertools
 
@@ -653,6 +681,8 @@ def estimate(
         found = _optimizer_problem(kind, params, rows)
     elif model == "QCNN":
         found = _qcnn(params, rows)
+    elif model == "QSVM":
+        found = _image_kernel(params, rows)
     else:
         raise ValueError(f"problem {kind!r} has no quantum model to estimate")
     where, name, snapshot = _target(params, noise_model)

@@ -104,3 +104,14 @@ def test_portfolio_qaoa_estimate_agrees_with_the_runs_log() -> None:
     found = estimate("portfolio-optimization", body)
     assert (found["qubits"], found["depth"], found["two_qubit_gates"]) == (qubits, depth, two_qubit)
     assert found["circuit_evaluations"] == iterations
+
+
+def test_the_brain_tumor_qsvm_is_estimated_by_its_kernel() -> None:
+    body = example(
+        "brain-tumor", "example with modelType quantum", model_name="QSVM", n_qubits=4, circuit_depth=1
+    )
+    found = estimate("brain-tumor", body, rows=100)
+    assert (found["model"], found["qubits"]) == ("QSVM", 4)
+    # 80 training slices against each other, then the 20 held-out ones against them
+    assert found["circuit_evaluations"] == 80 * 80 + 20 * 80
+    assert found["estimated_seconds"] > 0
