@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Problem, Registry } from '../../src/engine';
+import { validateJobBody, type Problem, type Registry } from '../../src/engine';
 import { USER_NOT_FOUND } from '../accounts/accounts-service';
 import type { UserRecord } from '../auth/users-repository';
 import { callWorker, workerFailureReason } from '../jobs/worker-call';
@@ -62,6 +62,17 @@ export class ResourceEstimateService {
     body: EstimateBody,
   ): Promise<EstimateOutcome> {
     if (caller.id !== userId) return { ok: false, status: 404, detail: USER_NOT_FOUND };
+    // The body execute-job would take, checked as a run checks it: the worker reads only valid bodies
+    // (a malformed one ended it with exit code 1, answered 502).
+    const problem = this.problems().find((p) => p.id === problemId);
+    const check = problem ? validateJobBody(problem, body.params) : null;
+    if (check && !check.valid) {
+      const errors = check.errors.map((e) => ({
+        field: `/params${e.path}`,
+        message: `/params${e.path} ${e.message}`,
+      }));
+      return { ok: false, status: 400, detail: errors.map((e) => e.message).join('; '), errors };
+    }
     const call = await callWorker(this.deps.launcher, this.running, {
       command: 'estimate',
       input: {

@@ -98,4 +98,21 @@ describe.skipIf(!mode.available)('resource estimate', () => {
     expect((await post('fraud-detection', { params: {} }, owner.id, null)).statusCode).toBe(401);
     expect((await post('fraud-detection', { rows: 3 })).statusCode).toBe(400);
   }, 120_000);
+
+  it('refuses a malformed job body naming the field, before any worker runs (it answered 502)', async () => {
+    // What schemathesis sent: the worker ended with exit code 1 on it.
+    const reply = await post('vehicle-routing', {
+      noise_model: null,
+      params: { s: [[{ '{\u009e': null }, -4.47e16, {}], null, {}], '': [774] },
+      rows: 2356,
+    });
+    expect(reply.statusCode).toBe(400);
+    const body = reply.json() as Json;
+    expect(body.success).toBe(false);
+    expect(body.errors.length).toBeGreaterThan(0);
+    for (const error of body.errors as { field: string; message: string }[]) {
+      expect(error.field).toMatch(/^\/params/);
+      expect(error.message.startsWith(error.field)).toBe(true);
+    }
+  }, 120_000);
 });
