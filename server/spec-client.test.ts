@@ -93,4 +93,126 @@ describe('a client written from the spec', () => {
       ['/epochs', 'The request body does not match the save'],
     ]);
   });
+
+  /** PUT /applications/update-app-data as the spec's Save sends it. */
+  const save = async (applicationId: number, appData: AppData) => {
+    const reply = await stack.app.inject({
+      method: 'PUT',
+      url: '/api/applications/update-app-data',
+      headers: bearer(token),
+      payload: { application_id: applicationId, user_id: userId, app_data: appData },
+    });
+    return { status: reply.statusCode, body: reply.json() as Record<string, unknown> };
+  };
+  const stored = async (applicationId: number) =>
+    (
+      await stack.services.db.query<{ app_data: AppData }>(
+        'select app_data from applications where id = $1',
+        [applicationId],
+      )
+    ).rows[0]!.app_data;
+
+  it("an index that is not an integer is refused with the spec's messages", async () => {
+    const stock = example(STOCK);
+    Object.assign(stock.preprocess!, { splitter: { from_index: 1.5, to_index: 60.5 } });
+    const refused = await save(stockAppId, stock);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      { field: '/app_data/preprocess/splitter/from_index', message: 'From Index must be a valid number' },
+      { field: '/app_data/preprocess/splitter/to_index', message: 'To Index must be a valid number' },
+    ]);
+
+    const brain = example('brain-tumor');
+    const brainId = await createApp('brain-tumor', brain);
+    (brain.dataset as { training_range: object }).training_range = { from_index: 1.5, to_index: 50 };
+    const brainRefused = await save(brainId, brain);
+    expect(brainRefused.status).toBe(400);
+    expect(brainRefused.body.errors).toEqual([
+      { field: '/app_data/dataset/training_range/from_index', message: 'must be an integer' },
+    ]);
+  });
+
+  it('a selected feature that is not a column of the dataset is refused at save, on its field', async () => {
+    const stock = example(STOCK);
+    Object.assign(stock.preprocess!, {
+      training_features: ['Close', 'Volume?'],
+      prediction_features: ['Nope'],
+    });
+    const refused = await save(stockAppId, stock);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      { field: '/app_data/preprocess/training_features', message: 'Volume? is not a column of the dataset' },
+      { field: '/app_data/preprocess/prediction_features', message: 'Nope is not a column of the dataset' },
+    ]);
+    const demand = example('demand-forecasting');
+    const demandId = await createApp('demand-forecasting', demand);
+    Object.assign(demand.preprocess!, { prediction_feature: 'Sales' });
+    const demandRefused = await save(demandId, demand);
+    expect(demandRefused.body.errors).toEqual([
+      { field: '/app_data/preprocess/prediction_feature', message: 'Sales is not a column of the dataset' },
+    ]);
+    expect((await save(stockAppId, example(STOCK))).status).toBe(200);
+  });
+
+  it("'Close\\r' is stored and sent to the job as 'Close'", async () => {
+    const appData = example(STOCK);
+    Object.assign(appData.preprocess!, {
+      training_features: ['Close\r', 'High\r', 'Low', 'Open'],
+      prediction_features: ['Close\r'],
+      splitter: { from_index: 1, to_index: 60 },
+    });
+    Object.assign(appData.model_configurations!, {
+      model_type: 'Classical',
+      training_model_method: 'GRU',
+      epochs: 5,
+      hidden_layers: 4,
+    });
+    expect((await save(stockAppId, appData)).status).toBe(200);
+    const saved = await stored(stockAppId);
+    expect(saved.preprocess).toMatchObject({
+      training_features: ['Close', 'High', 'Low', 'Open'],
+      prediction_features: ['Close'],
+    });
+    // The spec's client strips them from the payload too: the body matches the saved application.
+    const body = savedBody(STOCK, appData, stockAppId);
+    expect(body.training_features).toEqual(['Close', 'High', 'Low', 'Open']);
+    const run = await post(`/${STOCK}/execute-job/${userId}`, body);
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+    const outputId = (run.body.data as { output_id: number }).output_id;
+    const { rows } = await stack.services.db.query<{ params: Record<string, unknown> }>(
+      'select params from jobs where id = $1',
+      [outputId],
+    );
+    expect(JSON.stringify(rows[0]!.params)).not.toContain('\\r');
+    expect(JSON.stringify(rows[0]!.params)).toContain('"prediction_features":["Close"]');
+    await stack.app.inject({
+      method: 'POST',
+      url: `/api/${STOCK}/stop-job/${outputId}`,
+      headers: bearer(token),
+    });
+  });
+
+  it("application data in the spec's shapes is accepted and stored in the problem file's", async () => {
+    const stored0 = example(STOCK);
+    const { model_type, quantum_device, ...rest } = stored0.model_configurations as Record<string, unknown>;
+    const spec = {
+      ...stored0,
+      model_configurations: { ...rest, training_model_type: model_type, ...(quantum_device as object) },
+    };
+    const reply = await save(stockAppId, spec);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect((await stored(stockAppId)).model_configurations).toEqual(stored0.model_configurations);
+
+    const brain = example('brain-tumor');
+    const brainId = await createApp('brain-tumor', brain);
+    const range = { from_index: 1, to_index: 80 };
+    delete (brain.dataset as Record<string, unknown>).training_range;
+    Object.assign(brain.model_configurations!, { fromIndex: 1, toIndex: 80, userId, appId: brainId });
+    const brainReply = await save(brainId, brain);
+    expect(brainReply.status, JSON.stringify(brainReply.body)).toBe(200);
+    const brainStored = await stored(brainId);
+    expect((brainStored.dataset as { training_range: object }).training_range).toEqual(range);
+    expect(brainStored.model_configurations).not.toHaveProperty('fromIndex');
+    expect(brainStored.model_configurations).not.toHaveProperty('appId');
+  });
 });

@@ -2,6 +2,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createDefaultAppData,
+  columnSelectionErrors,
+  normalizeAppData,
   validateAppData,
   type AppData,
   type EngineContext,
@@ -146,14 +148,16 @@ export class ApplicationsService {
     const checked = await this.checkCreate(caller, body);
     if (!checked.ok) return checked;
     const { problem, appName } = checked;
-    const refusal = await this.checkAppData(problem, body.app_data, body.user_id);
+    // The spec's shapes are accepted and stored in the problem file's.
+    const appData = normalizeAppData(problem, body.app_data as AppData);
+    const refusal = await this.checkAppData(problem, appData, body.user_id);
     if (refusal) return refusal;
     const row = await this.repository.create({
       userId: body.user_id,
       appName,
       appProblemId: problem.id,
       status: 'active',
-      appData: body.app_data,
+      appData,
     });
     return { ok: true, application: this.created(row, problem) };
   }
@@ -167,9 +171,11 @@ export class ApplicationsService {
     if (!app || app.user_id !== body.user_id) return notFound(APPLICATION_NOT_FOUND);
     const problem = this.registry.findProblem(app.app_problem_id);
     if (!problem) return { ok: false, status: 400, detail: UNKNOWN_PROBLEM };
-    const refusal = await this.checkAppData(problem, body.app_data, app.user_id, app.id);
+    // The spec's shapes are accepted and stored in the problem file's.
+    const appData = normalizeAppData(problem, body.app_data as AppData);
+    const refusal = await this.checkAppData(problem, appData, app.user_id, app.id);
     if (refusal) return refusal;
-    const updated = await this.repository.updateAppData(app.id, body.app_data);
+    const updated = await this.repository.updateAppData(app.id, appData);
     if (!updated) return notFound(APPLICATION_NOT_FOUND);
     return { ok: true, application: this.withData(updated) };
   }
@@ -250,7 +256,11 @@ export class ApplicationsService {
     }
     const context: EngineContext = { ...dataset.context, applicationId };
     const result = validateAppData(problem, appData as AppData, context);
-    const errors = result.errors
+    // Selected columns against the named dataset's, whatever its kind (when its columns are known).
+    const columns = context.columns
+      ? columnSelectionErrors(problem, appData as AppData, context.columns)
+      : [];
+    const errors = [...result.errors, ...columns]
       .filter((error) => error.keyword !== 'required')
       .map((error) => ({ field: `/app_data${error.path}`, message: error.message }));
     if (errors.length === 0) return null;

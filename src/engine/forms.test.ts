@@ -94,8 +94,15 @@ describe('sections', () => {
       type: 'object',
       additionalProperties: false,
       properties: {
-        from_index: { title: 'From Index', type: 'number', default: 1, minimum: 1, maximum: 250 },
-        to_index: { title: 'To Index', type: 'number', minimum: 1, maximum: 250 },
+        from_index: {
+          title: 'From Index',
+          type: 'number',
+          multipleOf: 1,
+          default: 1,
+          minimum: 1,
+          maximum: 250,
+        },
+        to_index: { title: 'To Index', type: 'number', multipleOf: 1, minimum: 1, maximum: 250 },
       },
       required: ['from_index', 'to_index'],
     });

@@ -14,6 +14,8 @@ export {
 } from './pointer';
 export { isPlainObject } from './json';
 export { sentValueErrors } from './sent-value-check';
+export { columnSelectionErrors } from './column-selection';
+export { normalizeAppData } from './spec-shapes';
 export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
 export { resolveBodySchema } from './body-schema';
 export { resolveMessages, MESSAGE_REF } from './messages';

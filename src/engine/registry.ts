@@ -209,6 +209,7 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
           pipelineBlocked: '',
           pipelineReadOnly: '',
           wrongConfigurations: '',
+          notAColumn: '',
         },
       };
   // {"$message": key} references resolve against platform.json's message table, once, here.

@@ -261,6 +261,8 @@ export interface PlatformConfig {
     pipelineBlocked: string;
     pipelineReadOnly: string;
     wrongConfigurations: string;
+    /** A selected column the dataset does not have ({column}). */
+    notAColumn: string;
     /** Field messages problem files refer to with {"$message": key}, and the app's shared texts. */
     [key: string]: string;
   };
