@@ -16,7 +16,7 @@ and is loaded according to its ``framework``:
   pickled code runs), ``architecture`` the network's shape, ``scaler.json`` the imputer and normalizers.
   Format 2 adds ``scaler.json``'s ``target_mode`` ("change": the network predicts the change from the
   previous value, see :mod:`~qmlstudio_worker.ml.recurrent`); a format 1 model has none and predicts levels.
-- ``sklearn``: a fraud detector (:class:`.classification.FittedFraudModel`). ``model.joblib``
+- ``sklearn``: a fraud detector (:class:`.classification.FittedClassifier`). ``model.joblib``
   holds the estimator, ``scaler.json`` the imputer, the normalizer and the labels.
 - the quantum models (``torch-quantum``: ``qmlstudio_worker.quantum.hybrid``; ``qiskit``:
   ``quantum.variational_classifier``; see :data:`QUANTUM_FRAMEWORKS`): their module saves and loads them.
@@ -302,7 +302,7 @@ def _load_sklearn(model_dir: Path, meta: dict[str, Any]) -> Predictor:
 
 def save_fitted(output_dir: Path, fitted: Any, problem: str | None = None) -> dict[str, str]:
     """Write ``fitted`` (and its preprocessing) into ``output_dir``; {artifact name: relative file name}."""
-    from qmlstudio_worker.ml.classification import FittedFraudModel
+    from qmlstudio_worker.ml.classification import FittedClassifier
     from qmlstudio_worker.ml.recurrent import FittedForecaster
 
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -317,7 +317,7 @@ def save_fitted(output_dir: Path, fitted: Any, problem: str | None = None) -> di
         return {str(k): str(v) for k, v in dict(files).items()}
     if isinstance(fitted, FittedForecaster):
         return _save_torch(output_dir, fitted, problem)
-    if isinstance(fitted, FittedFraudModel):
+    if isinstance(fitted, FittedClassifier):
         return _save_sklearn(output_dir, fitted, problem)
     save = getattr(fitted, "save", None)
     if callable(save):

@@ -1,6 +1,6 @@
 """Fraud detection with scikit-learn: the classical methods of ``schemas/problems/fraud-detection.json``.
 
-``train_fraud_detector`` takes the parsed job params (``model``, ``test_ratio``) plus the preprocess
+``train_classifier`` takes the parsed job params (``model``, ``test_ratio``) plus the preprocess
 options, and a DataFrame; it splits stratified, handles the class imbalance (balanced class weights, or
 balanced sample weights where the estimator has no ``class_weight``), trains, and reports accuracy,
 precision, recall, fMeasure (F1), ROC-AUC and PR-AUC of the positive (fraud) class **next to the
@@ -228,7 +228,7 @@ def positive_scores(model: Any, x: FloatArray, positive: Any) -> FloatArray:
 
 
 @dataclass
-class FittedFraudModel:
+class FittedClassifier:
     """What inference needs: the estimator, the fitted preprocessing and the labels."""
 
     model_name: str
@@ -261,7 +261,7 @@ def predict_at_threshold(
     return apply_threshold(positive_scores(estimator, x, positive), threshold, positive, negative)
 
 
-def train_fraud_detector(
+def train_classifier(
     frame: pd.DataFrame,
     *,
     model: str,
@@ -273,7 +273,7 @@ def train_fraud_detector(
     seed: int = 0,
     recall_target: float | None = None,
     emit: Emitter | None = None,
-) -> tuple[dict[str, Any], FittedFraudModel]:
+) -> tuple[dict[str, Any], FittedClassifier]:
     """Train ``model`` on ``frame`` and evaluate it next to the majority-class baseline.
 
     Returns the result data (config, data summary, metrics, baseline metrics, charts, timing) as plain
@@ -430,7 +430,7 @@ def train_fraud_detector(
         "fit_seconds": round(fit_seconds, 3),
         "duration_seconds": round(time.monotonic() - started, 3),
     }
-    return result, FittedFraudModel(
+    return result, FittedClassifier(
         model, estimator, prepared, positive, target, choice.threshold if choice is not None else None
     )
 

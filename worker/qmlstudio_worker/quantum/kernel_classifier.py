@@ -193,7 +193,7 @@ class FittedQSVC(FittedVQC):
         kernel = fidelity_kernel(self.angles(x_normalized), self.support_angles, self.reps)
         return np.asarray(kernel @ self.dual_coef + self.intercept, dtype=np.float64)
 
-    def fraud_probability(self, x_normalized: FloatArray) -> FloatArray:
+    def positive_probability(self, x_normalized: FloatArray) -> FloatArray:
         """The logistic of the margin: >= 0.5 exactly when the SVM says fraud (a score, not calibrated)."""
         return np.asarray(1.0 / (1.0 + np.exp(-self.margin(x_normalized))), dtype=np.float64)
 

@@ -143,7 +143,7 @@ class FittedVQC:
         z = np.clip(reduced / self.component_scale / ANGLE_CLIP, -1.0, 1.0)
         return np.asarray((z + 1.0) / 2 * self.angle_range, dtype=np.float64)
 
-    def fraud_probability(self, x_normalized: FloatArray) -> FloatArray:
+    def positive_probability(self, x_normalized: FloatArray) -> FloatArray:
         import torch
 
         states = zz_feature_map_states(self.angles(x_normalized), FEATURE_MAP_REPS)
@@ -153,7 +153,7 @@ class FittedVQC:
         return np.asarray(odd.numpy(), dtype=np.float64)
 
     def predict_normalized(self, x_normalized: FloatArray) -> np.ndarray[Any, Any]:
-        scores = self.fraud_probability(x_normalized)
+        scores = self.positive_probability(x_normalized)
         labels: np.ndarray[Any, Any] = np.where(scores >= self.threshold, self.positive, self.negative)
         return labels
 
@@ -498,7 +498,7 @@ def train_variational_classifier(
 ) -> tuple[dict[str, Any], FittedVQC]:
     """Train the VQC on the (already preprocessed) training rows of a binary classification and score it
     on the test rows next to the majority-class baseline. Returns what
-    :func:`qmlstudio_worker.ml.classification.train_fraud_detector` returns (result data, fitted model);
+    :func:`qmlstudio_worker.ml.classification.train_classifier` returns (result data, fitted model);
     ``prepared`` (the preprocessing) is needed to save the model for inference on raw rows.
 
     A stratified quarter of the training rows is held out from the fit and chooses the decision threshold
@@ -566,7 +566,7 @@ def train_variational_classifier(
         emit.progress(85, stage, "executing")
     odd = parity(n_qubits).astype(np.float64)
     scores = (
-        fitted.fraud_probability(x_test)
+        fitted.positive_probability(x_test)
         if runner is None
         else _noisy_odd_probability(runner, fitted.angles(x_test), fitted.weights, odd)
     )
@@ -576,7 +576,7 @@ def train_variational_classifier(
     choice = None
     if len(validation) and runner is None:
         choice = choose_threshold(
-            y_train[validation], fitted.fraud_probability(x_train[validation]), positive, recall_target
+            y_train[validation], fitted.positive_probability(x_train[validation]), positive, recall_target
         )
         fitted.threshold = choice.threshold
         if emit is not None:

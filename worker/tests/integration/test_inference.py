@@ -19,7 +19,7 @@ from conftest import dataset_entry
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.inference import check_columns, check_model_features, parse_request, run_inference
 from qmlstudio_worker.ml.artifacts import save_fitted
-from qmlstudio_worker.ml.classification import train_fraud_detector
+from qmlstudio_worker.ml.classification import train_classifier
 from qmlstudio_worker.ml.recurrent import train_recurrent_forecaster
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 
@@ -207,7 +207,7 @@ def test_a_file_that_is_not_csv_is_refused(stock_model: dict[str, Any], tmp_path
 
 def test_fraud_round_trip_reports_labels(tmp_path: Path) -> None:
     frame = pd.read_csv(FRAUD_CSV).head(1500)
-    _result, fitted = train_fraud_detector(frame, model="Logistic Regression", test_ratio=0.3, seed=3)
+    _result, fitted = train_classifier(frame, model="Logistic Regression", test_ratio=0.3, seed=3)
     model_dir = tmp_path / "outputs" / "3"
     save_fitted(model_dir, fitted, "fraud-detection")
     new_rows = pd.read_csv(FRAUD_CSV).iloc[1500:1800].reset_index(drop=True)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
-from qmlstudio_worker.ml.classification import positive_scores, train_fraud_detector
+from qmlstudio_worker.ml.classification import positive_scores, train_classifier
 from qmlstudio_worker.ml.decision_threshold import apply_threshold, choose_threshold
 
 FRAUD_CSV = Path(__file__).resolve().parents[3] / "samples" / "credit_card_fraud_synthetic.csv"
@@ -37,7 +37,7 @@ def test_f1_and_recall_targets_pick_the_thresholds_they_promise() -> None:
 
 
 def test_a_fraud_model_predicts_at_the_threshold_its_validation_rows_chose(fraud_rows: pd.DataFrame) -> None:
-    result, fitted = train_fraud_detector(fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3)
+    result, fitted = train_classifier(fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3)
     report = result["data"]["threshold"]
     assert report["rule"] == "f1"
     assert report["validation_rows"] == round(0.25 * result["data"]["train_rows"])
@@ -64,8 +64,8 @@ def test_a_fraud_model_predicts_at_the_threshold_its_validation_rows_chose(fraud
 def test_a_recall_target_flags_more_and_the_saved_model_keeps_the_threshold(
     fraud_rows: pd.DataFrame, tmp_path: Path
 ) -> None:
-    f1_run, _ = train_fraud_detector(fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3)
-    result, fitted = train_fraud_detector(
+    f1_run, _ = train_classifier(fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3)
+    result, fitted = train_classifier(
         fraud_rows, model="Logistic Regression", test_ratio=0.3, seed=3, recall_target=0.95
     )
     report = result["data"]["threshold"]

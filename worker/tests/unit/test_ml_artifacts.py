@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
-from qmlstudio_worker.ml.classification import train_fraud_detector
+from qmlstudio_worker.ml.classification import train_classifier
 from qmlstudio_worker.ml.datasets import DatasetError
 from qmlstudio_worker.ml.preprocess import MissingValueImputer
 
@@ -31,7 +31,7 @@ def test_a_saved_classifier_reads_columns_by_name_and_refuses_missing_ones(tmp_p
     x = rng.normal(size=(200, 2))
     label = (x[:, 0] + x[:, 1] > 1.2).astype(int)
     frame = pd.DataFrame({"f1": x[:, 0], "f2": x[:, 1], "is_fraud": label})
-    _, fitted = train_fraud_detector(frame, model="Logistic Regression", test_ratio=0.3, target="is_fraud")
+    _, fitted = train_classifier(frame, model="Logistic Regression", test_ratio=0.3, target="is_fraud")
     files = save_fitted(tmp_path, fitted, problem="fraud-detection")
     assert files == {"model": "model.joblib", "scaler": "scaler.json", "model_card": "model.json"}
     card = json.loads((tmp_path / "model.json").read_text())

@@ -19,7 +19,7 @@ from qmlstudio_worker.ml.classification import (
     classification_metrics,
     confusion_matrix_chart,
     majority_baseline,
-    train_fraud_detector,
+    train_classifier,
 )
 from qmlstudio_worker.ml.preprocess import (
     MISSING_VALUES,
@@ -182,9 +182,7 @@ def test_every_model_beats_the_majority_baseline(
     model: str, fraud_slice: pd.DataFrame, protocol_validator: Draft7Validator
 ) -> None:
     stream = io.StringIO()
-    result, fitted = train_fraud_detector(
-        fraud_slice, model=model, test_ratio=0.3, seed=0, emit=Emitter(stream)
-    )
+    result, fitted = train_classifier(fraud_slice, model=model, test_ratio=0.3, seed=0, emit=Emitter(stream))
     metrics, baseline = result["metrics"], result["baseline"]
     assert set(METRIC_NAMES) <= set(metrics)
     assert set(METRIC_NAMES) <= set(baseline)
@@ -219,14 +217,14 @@ def test_every_model_beats_the_majority_baseline(
 
 
 def test_same_seed_same_metrics(fraud_slice: pd.DataFrame) -> None:
-    first, _ = train_fraud_detector(fraud_slice, model="Random Forest", test_ratio=0.3, seed=5)
-    second, _ = train_fraud_detector(fraud_slice, model="Random Forest", test_ratio=0.3, seed=5)
+    first, _ = train_classifier(fraud_slice, model="Random Forest", test_ratio=0.3, seed=5)
+    second, _ = train_classifier(fraud_slice, model="Random Forest", test_ratio=0.3, seed=5)
     assert first["metrics"] == second["metrics"]
     assert first["charts"] == second["charts"]
 
 
 def test_unknown_model_and_missing_target_are_refused(fraud_slice: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match="unknown classical fraud model"):
-        train_fraud_detector(fraud_slice, model="Variational Quantum Classifier", test_ratio=0.3)
+        train_classifier(fraud_slice, model="Variational Quantum Classifier", test_ratio=0.3)
     with pytest.raises(ValueError, match="no column"):
-        train_fraud_detector(fraud_slice, model="SVM", test_ratio=0.3, target="Label")
+        train_classifier(fraud_slice, model="SVM", test_ratio=0.3, target="Label")

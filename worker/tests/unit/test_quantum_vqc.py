@@ -197,7 +197,7 @@ def test_string_labels_use_the_rarer_class_as_fraud(prepared) -> None:  # type: 
 
 
 @pytest.mark.parametrize("pqc", ["RealAmplitudes", "EfficientSU2", "TwoLocal"])
-def test_fraud_probability_equals_qiskit_statevector(pqc: str) -> None:
+def test_positive_probability_equals_qiskit_statevector(pqc: str) -> None:
     """The training path's fraud probability is the odd-parity probability of Qiskit's circuit
     (ZZ feature map + PQC) computed by qiskit.quantum_info.Statevector."""
     import torch

@@ -39,7 +39,7 @@ def fitted_model(pqc: str, reps: int, weights: np.ndarray) -> FittedVQC:
         features=[f"x{i}" for i in range(QUBITS)],
         target="Class",
         imputer=None,
-        normalizer=MinMaxNormalizer("[0,1]"),  # not used by fraud_probability
+        normalizer=MinMaxNormalizer("[0,1]"),  # not used by positive_probability
         standard_mean=np.zeros(QUBITS),
         standard_scale=np.ones(QUBITS),
         pca_mean=np.zeros(QUBITS),
@@ -71,7 +71,7 @@ def test_class_probabilities_equal_qiskit_ml_vqc_forward(pqc: str, reps: int) ->
     )
     expected = reference.neural_network.forward(fitted.angles(rows), weights)
 
-    p_class_1 = fitted.fraud_probability(rows)
+    p_class_1 = fitted.positive_probability(rows)
     assert expected.shape == (12, 2)
     np.testing.assert_allclose(p_class_1, expected[:, 1], rtol=0, atol=1e-10)
     np.testing.assert_allclose(1 - p_class_1, expected[:, 0], rtol=0, atol=1e-10)

@@ -35,7 +35,7 @@ from qmlstudio_worker.jobs.support import (
     save_model,
     warn_device_note,
 )
-from qmlstudio_worker.ml.classification import CLASSICAL_MODELS, DEFAULT_TARGET, train_fraud_detector
+from qmlstudio_worker.ml.classification import CLASSICAL_MODELS, DEFAULT_TARGET, train_classifier
 from qmlstudio_worker.ml.preprocess import prepare_classification
 from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
@@ -136,7 +136,7 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
                 params, inputs.frame, target, inputs, emit, ctx.extension.get("recall_target")
             )
         elif model in CLASSICAL_MODELS:
-            trained, fitted = train_fraud_detector(
+            trained, fitted = train_classifier(
                 inputs.frame,
                 model=model,
                 test_ratio=float(params["test_ratio"]),
