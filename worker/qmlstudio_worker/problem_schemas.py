@@ -123,14 +123,18 @@ class ProblemSchemas:
         found = defs.get("$defs") if isinstance(defs, dict) else None
         return found if isinstance(found, dict) else {}
 
-    def body_defaults(self, problem_id: str) -> dict[str, Any]:
-        """Every body field's default in the problem file (none when there is no such file)."""
+    def body_defaults(self, problem_id: str, *, optional: bool = False) -> dict[str, Any]:
+        """Every body field's default in the problem file (none when there is no such file); with
+        ``optional``, optional fields take their form field's default too."""
         problem = self._problem(problem_id)
-        return problem_defaults(problem, self._definitions()) if problem is not None else {}
+        return problem_defaults(problem, self._definitions(), optional) if problem is not None else {}
 
-    def fill_defaults(self, problem_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        """A copy of the body with each missing or null field set to its problem-file default."""
-        return fill_defaults(params, self.body_defaults(problem_id))
+    def fill_defaults(
+        self, problem_id: str, params: Mapping[str, Any], *, optional: bool = False
+    ) -> dict[str, Any]:
+        """A copy of the body with each missing or null field set to its problem-file default (``optional``:
+        the optional fields as well, for a body a form has not completed, such as an estimate's)."""
+        return fill_defaults(params, self.body_defaults(problem_id, optional=optional))
 
     def extension_defaults(self, problem_id: str) -> dict[str, Any]:
         """The defaults ``job.extension`` declares for top-level extension fields (the brain tumor split)."""
@@ -204,12 +208,14 @@ def _body_mappings(mappings: Any, definitions: Mapping[str, Any]) -> Iterator[di
             yield mapping
 
 
-def problem_defaults(problem: Mapping[str, Any], definitions: Mapping[str, Any]) -> dict[str, Any]:
+def problem_defaults(
+    problem: Mapping[str, Any], definitions: Mapping[str, Any], optional: bool = False
+) -> dict[str, Any]:
     """Top-level body field -> default, from ``job.bodySchema`` or the form field mapped onto it.
 
     A form field's default counts for a required body field only (an optional one left out means "not
-    this model's", as the brain tumor body's quantum keys) and only when the mapping copies it unchanged
-    (no ``transform``)."""
+    this model's", as the brain tumor body's quantum keys), unless ``optional``, and only when the mapping
+    copies it unchanged (no ``transform``)."""
     job = problem.get("job", {})
     body_schema = job.get("bodySchema", {})
     properties = body_schema.get("properties", {})
@@ -224,7 +230,7 @@ def problem_defaults(problem: Mapping[str, Any], definitions: Mapping[str, Any])
     defaults: dict[str, Any] = {}
     for name, schema in properties.items():
         found = _default_of(schema, definitions)
-        if found is _NOT_FOUND and name in required and name in from_form:
+        if found is _NOT_FOUND and (optional or name in required) and name in from_form:
             found = _default_of(
                 _form_field(problem.get("forms", {}), from_form[name], definitions), definitions
             )

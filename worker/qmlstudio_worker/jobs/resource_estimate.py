@@ -536,7 +536,7 @@ def _image_kernel(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]
     from qmlstudio_worker.quantum.kernel_classifier import fidelity_kernel
     from qmlstudio_worker.quantum.statevector import qiskit_feature_map
 
-    qubits, reps = int(params.get("n_qubits") or 4), int(params.get("circuit_depth") or 1)
+    qubits, reps = int(params["n_qubits"]), int(params["circuit_depth"])
     sample = np.random.default_rng(0).uniform(0.0, np.pi, (32, qubits))
     per_entry = _timed(lambda: fidelity_kernel(sample, sample, reps, symmetric=True)) / (32 * 32)
     entries = None
@@ -668,7 +668,7 @@ def estimate(
     from qmlstudio_worker.jobs.support import quantum_shots
 
     if PROBLEM_ID.fullmatch(kind):  # the body as a job would run it: its problem file's defaults filled in
-        params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params)
+        params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params, optional=True)
     model = model_name(params)
     if runs_classically(kind, params, model):
         raise ValueError(f"the {model} model runs no quantum circuit")

@@ -71,6 +71,15 @@ def test_given_values_and_optional_fields_left_out_are_kept() -> None:
     assert "n_qubits" not in filled("brain-tumor", classical)
 
 
+def test_an_estimate_fills_the_optional_fields_a_form_would_send_too() -> None:
+    problems = ProblemSchemas(REPO_ROOT / "schemas")
+    body = {"model_name": "QSVM", "training_model_type": "quantum"}
+    assert "n_qubits" not in problems.fill_defaults("brain-tumor", body)
+    filled = problems.fill_defaults("brain-tumor", body, optional=True)
+    # the form's Num Qubits and Circuit Depth defaults, as the run would get them
+    assert (filled["n_qubits"], filled["circuit_depth"]) == (4, 3)
+
+
 def _is_literal(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return True
