@@ -297,6 +297,7 @@ describe('the stock example in the workspace: stopping a run, leaving with unsav
     if ((await row.getByRole('button', { name: 'Stop' }).count()) === 0)
       await row.getByRole('button', { name: 'View Details' }).click();
     await page.getByRole('button', { name: 'Stop' }).first().click();
+    await shot(page, 'stock-example-stop-confirm');
     await page.getByRole('button', { name: 'Yes, stop' }).click();
     await page
       .locator('[data-testid="job-status"][data-status="Manual Stop"]')

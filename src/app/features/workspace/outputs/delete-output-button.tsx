@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import './outputs.css';
 import { deleteOutput } from '../../../api/outputs';
 
 /** What Delete asks before it removes an output for good. */

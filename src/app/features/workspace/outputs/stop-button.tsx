@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import './outputs.css';
 
 /** What Stop asks before it ends a run (a stopped training cannot be resumed). */
 export const STOP_QUESTION = 'Stop this run? The training ends now and cannot be resumed.';
