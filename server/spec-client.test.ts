@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapJobBody, type AppData } from '../src/engine';
+import { mapJobBody, mapJobRequest, type AppData } from '../src/engine';
 import { bearer, startStack, type TestStack } from './test-support/harness';
 
 // Requests as a client written from the spec documents alone sends them (workspace.md sections 3, 5
@@ -214,5 +214,61 @@ describe('a client written from the spec', () => {
     expect((brainStored.dataset as { training_range: object }).training_range).toEqual(range);
     expect(brainStored.model_configurations).not.toHaveProperty('fromIndex');
     expect(brainStored.model_configurations).not.toHaveProperty('appId');
+  });
+
+  it('an api-key header (authenticated calls) and an x-api-key header (demo data) are accepted and ignored', async () => {
+    const get = (url: string, headers: Record<string, string>) =>
+      stack.app.inject({ method: 'GET', url: `/api${url}`, headers });
+    const detail = `/applications/${stockAppId}/detail`;
+    const plain = await get(detail, bearer(token));
+    const withKey = await get(detail, { ...bearer(token), 'api-key': 'spec-client-key' });
+    expect(withKey.statusCode).toBe(200);
+    expect(withKey.json()).toEqual(plain.json());
+    // The key is no credential: without the bearer token the call is still refused.
+    expect((await get(detail, { 'api-key': 'spec-client-key' })).statusCode).toBe(401);
+    const job = await post(
+      `/${STOCK}/inference/${userId}/${stockAppId}`,
+      { features: [] },
+      { 'api-key': 'k' },
+    );
+    expect(job.body.detail).toBe('Please select a feature');
+
+    const records = '/demo-data/stock-price-prediction/records';
+    const demo = await get(records, {});
+    const demoWithKey = await get(records, { 'x-api-key': 'spec-client-key' });
+    expect(demoWithKey.statusCode).toBe(demo.statusCode);
+    expect(demoWithKey.body).toBe(demo.body);
+  });
+
+  it("brain tumor: the spec's fixed index query (1..10 classical) runs the saved range, and the log says so", async () => {
+    const brain = example('brain-tumor');
+    (brain.dataset as { training_range: object }).training_range = { from_index: 1, to_index: 80 };
+    const brainId = await createApp('brain-tumor', brain);
+    const problem = stack.services.registry.getProblem('brain-tumor');
+    const request = mapJobRequest(problem, brain, { applicationId: brainId, userId, rowCount: 3064 });
+    expect(request.query).toMatchObject({ start_idx: 1, end_idx: 80 });
+    const run = await post(`${request.path}?user_id=${userId}&start_idx=1&end_idx=10`, request.body);
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+    const outputId = (run.body.data as { output_id: number }).output_id;
+    const { rows } = await stack.services.db.query<{ payload: { message?: string } }>(
+      "select payload from job_events where job_id = $1 and type = 'log' order by seq",
+      [outputId],
+    );
+    expect(rows.map((r) => r.payload.message)).toContain(
+      "The request's query (start_idx 1, end_idx 10) is the specification client's fixed one; the saved application's (start_idx 1, end_idx 80) is used.",
+    );
+    const job = await stack.services.db.query<{ extension: Record<string, unknown> }>(
+      'select extension from jobs where id = $1',
+      [outputId],
+    );
+    expect(job.rows[0]!.extension).toMatchObject({ range: { start: 1, end: 80 } });
+    await stack.app.inject({
+      method: 'POST',
+      url: `/api/brain-tumor-classification/stop-job/${outputId}`,
+      headers: bearer(token),
+    });
+    // Another range than the spec's fixed one is still refused.
+    const other = await post(`${request.path}?user_id=${userId}&start_idx=1&end_idx=20`, request.body);
+    expect(other.status).toBe(400);
   });
 });

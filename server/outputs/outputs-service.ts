@@ -10,6 +10,7 @@ import {
   joinPointer,
   mapJobExtension,
   mapJobRequest,
+  matchingSpecQuery,
   sentValueErrors,
   validateAppData,
   validateJobBody,
@@ -218,6 +219,15 @@ export class OutputsService {
     const expectedRequest = mapJobRequest(problem, appData, context);
     // The path and the query must be the saved application's too (brain tumor: model type, range).
     const sentRequest = this.sentPathAndQuery(problem, request);
+    // The spec client's fixed query (brain tumor's 1..10 / 1..100) stands for the saved one.
+    const specQuery = matchingSpecQuery(problem, appData, sentRequest.query);
+    if (specQuery) {
+      for (const key of Object.keys(specQuery)) {
+        const saved = expectedRequest.query[key];
+        if (saved === undefined) delete sentRequest.query[key];
+        else sentRequest.query[key] = String(saved);
+      }
+    }
     const requestDifference = firstDifference(
       { path: expectedRequest.path, query: stringValues(expectedRequest.query) },
       sentRequest,
@@ -269,6 +279,14 @@ export class OutputsService {
       extension,
       name: `${app.app_name} #{id}`,
     });
+    if (specQuery) {
+      const sent = Object.entries(specQuery).map(([key, value]) => `${key} ${String(value)}`);
+      const saved = Object.keys(specQuery).map((key) => `${key} ${String(expectedRequest.query[key])}`);
+      await this.deps.jobsRepository.appendEvent(job.id, 'log', {
+        level: 'info',
+        message: `The request's query (${sent.join(', ')}) is the specification client's fixed one; the saved application's (${saved.join(', ')}) is used.`,
+      });
+    }
     return { ok: true, outputId: job.id };
   }
 

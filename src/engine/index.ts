@@ -16,6 +16,7 @@ export { isPlainObject } from './json';
 export { sentValueErrors } from './sent-value-check';
 export { columnSelectionErrors } from './column-selection';
 export { normalizeAppData } from './spec-shapes';
+export { matchingSpecQuery } from './spec-query';
 export { inlineRefs, mergeSchemaOverride, DEFS_REF_PREFIX } from './refs';
 export { resolveBodySchema } from './body-schema';
 export { resolveMessages, MESSAGE_REF } from './messages';

@@ -146,6 +146,12 @@ export interface JobRequestDef {
   path: string;
   params?: MappingEntry[];
   query?: MappingEntry[];
+  /** Queries the specification's client sends instead, accepted as the mapped one while `when` holds. */
+  specQueries?: {
+    when: { pointer: string; equals: JsonValue };
+    query: Record<string, string | number | boolean>;
+    $comment?: string;
+  }[];
 }
 
 /** Which files an upload accepts, and its messages (type, size, missing, valid, ...). */
