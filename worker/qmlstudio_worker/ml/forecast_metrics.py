@@ -186,6 +186,10 @@ def comparison_chart(
     }
 
 
+#: Relative RMSE difference below which a model and a baseline tie.
+TIE_TOLERANCE = 1e-6
+
+
 def baseline_verdict(model: str, metrics: Metrics, baselines: Mapping[str, Metrics]) -> dict[str, Any] | None:
     """Whether the model's test RMSE beats the best (lowest-RMSE) baseline, as a plain sentence with the
     numbers: ``{"beats", "baseline", "model_rmse", "baseline_rmse", "sentence"}``; None without RMSEs."""
@@ -195,7 +199,8 @@ def baseline_verdict(model: str, metrics: Metrics, baselines: Mapping[str, Metri
         return None
     name = min(scored, key=lambda key: float(scored[key] or 0.0))
     best = float(scored[name] or 0.0)
-    beats = float(model_rmse) < best
+    # Equal to rounding (a float32 network at its reference forecast) is not beating it.
+    beats = float(model_rmse) < best * (1 - TIE_TOLERANCE)
     label = name.replace("_", " ")
     sentence = (
         f"{model} beat its best baseline, {label}: test RMSE {float(model_rmse):.6g} against {best:.6g}."

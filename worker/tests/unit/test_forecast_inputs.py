@@ -187,3 +187,7 @@ def test_the_verdict_names_the_best_baseline_in_one_sentence() -> None:
     assert won["beats"] is True
     assert won["sentence"].startswith("Quantum beat its best")
     assert baseline_verdict("LSTM", {"rmse": None}, baselines) is None
+    # A network left at its reference forecast matches it to float32 rounding: a tie, not a win.
+    tie = baseline_verdict("LSTM", {"rmse": 2881.2999}, baselines)
+    assert tie is not None
+    assert tie["beats"] is False
