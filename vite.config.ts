@@ -1,9 +1,11 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompressAssets } from './codegen/precompress-assets';
 
-// The single-page app; the API server (server/) serves the built files from dist/.
+// The single-page app; the API server (server/) serves the built files from dist/, with the
+// brotli and gzip copies written at build time.
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompressAssets()],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   server: { proxy: { '/api': 'http://localhost:8080' } },
 });

@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
@@ -41,6 +40,7 @@ import { useJsonBodyParser } from './platform/json-body';
 import type { RateLimiter } from './platform/rate-limiter';
 import { PUBLIC } from './platform/reply-schemas';
 import { registerRoutes } from './routes';
+import { registerWebAppFiles } from './platform/web-app-files';
 import { RequestLogController } from './platform/request-log';
 import { docsCsp, registerSecurityHeaders } from './platform/security-headers';
 import { documentRoute } from './platform/openapi-transform';
@@ -48,13 +48,6 @@ import type { SampleCatalog } from './samples/sample-catalog';
 import type { Registry } from '../src/engine';
 
 export const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
-
-/** A path the web app routes itself: not the API, not /assets/, no file extension in its last segment. */
-export function isAppRoute(url: string): boolean {
-  const pathname = url.split(/[?#]/)[0] ?? '';
-  if (pathname.startsWith('/api/') || pathname.startsWith('/assets/')) return false;
-  return !/\.[A-Za-z0-9]+$/.test(pathname.split('/').at(-1) ?? '');
-}
 
 export interface AppServices {
   db: Database;
@@ -113,7 +106,12 @@ export interface AppServices {
  */
 export async function buildApp(
   services: AppServices,
-  options: { logger?: FastifyBaseLogger; serveWebApp?: boolean } = {},
+  options: {
+    logger?: FastifyBaseLogger;
+    serveWebApp?: boolean;
+    /** The built web app's directory (tests point it at their own). */
+    webAppDir?: string;
+  } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -174,17 +172,9 @@ export async function buildApp(
     { prefix: '/api' },
   );
 
-  const serveWebApp = options.serveWebApp ?? existsSync(path.join(DIST_DIR, 'index.html'));
-  if (serveWebApp) {
-    await app.register(fastifyStatic, { root: DIST_DIR, wildcard: false });
-    // Client-side routes: every other GET that is not an API call or a file gets the app shell; a
-    // missing file (a stale /assets/ bundle name) is a 404, not HTML that the browser fails to run.
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && isAppRoute(request.url)) return reply.sendFile('index.html');
-      return reply.code(404).send(notFoundBody());
-    });
-  } else {
-    app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFoundBody()));
-  }
+  const webAppDir = options.webAppDir ?? DIST_DIR;
+  const serveWebApp = options.serveWebApp ?? existsSync(path.join(webAppDir, 'index.html'));
+  if (serveWebApp) await registerWebAppFiles(app, webAppDir);
+  else app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFoundBody()));
   return app;
 }
