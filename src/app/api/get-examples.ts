@@ -9,7 +9,18 @@ type Reply = paths['/api/examples']['get']['responses'][200]['content']['applica
  */
 export type Example = Reply['data'][number];
 
-/** GET /api/examples: the example gallery's examples, in category then problem order. */
-export async function getExamples(): Promise<Example[]> {
-  return (await apiFetch<Reply>('/examples')).data;
+let pending: Promise<Example[]> | null = null;
+
+/**
+ * GET /api/examples: the example gallery's examples, in category then problem order. Callers that
+ * ask while a request is under way share it (the landing's demo sections mount together); once it
+ * settles the next call asks again.
+ */
+export function getExamples(): Promise<Example[]> {
+  pending ??= apiFetch<Reply>('/examples')
+    .then((reply) => reply.data)
+    .finally(() => {
+      pending = null;
+    });
+  return pending;
 }

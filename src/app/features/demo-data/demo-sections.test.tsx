@@ -69,6 +69,8 @@ describe('landing demo sections', () => {
     expect(screen.getByRole('tab', { name: 'Confusion Matrix' }).getAttribute('aria-selected')).toBe('true');
     expect(screen.queryByRole('table')).toBeNull();
     expect(calls.filter((c) => c.path.includes('demo-data'))).toHaveLength(2);
+    // The two sections share one request for the example problems.
+    expect(calls.filter((c) => c.path === '/api/examples')).toHaveLength(1);
   });
 
   it('show an exported comparison: the heatmap by default, the spec empty texts, the two explanations', async () => {
