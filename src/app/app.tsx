@@ -71,6 +71,9 @@ const ServicePage = lazy(() =>
   import('./features/services/service-page').then((m) => ({ default: m.ServicePage })),
 );
 const AdminPage = lazy(() => import('./features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
+const AnalyticsPage = lazy(() =>
+  import('./features/analytics/analytics-page').then((m) => ({ default: m.AnalyticsPage })),
+);
 const loading = <p className="muted">Loading…</p>;
 const onDemand = (page: ReactNode) => <Suspense fallback={loading}>{page}</Suspense>;
 /** Spec section 2's protected group: the access gate runs before the page. */
@@ -120,6 +123,7 @@ const routes = createRoutesFromElements(
     <Route path="/unauthorized" element={<UnauthorizedPage />} />
     <Route path="/oauth2/redirect" element={<OAuthRedirectPage />} />
     <Route path="/admin" element={gated(<AdminPage />)} />
+    <Route path="/admin/analytics" element={gated(<AnalyticsPage />)} />
     <Route path="/admin/diagnostics" element={onDemand(<SelfTestPage />)} />
     <Route path="/schemas" element={onDemand(<SchemaGalleryPage />)} />
     <Route path="/error/404" element={<NotFoundPage />} />

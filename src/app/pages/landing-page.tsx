@@ -16,6 +16,10 @@ const PerformanceComparison = lazy(() =>
 const ApplicationsBrowser = lazy(() =>
   import('../features/applications/applications-browser').then((m) => ({ default: m.ApplicationsBrowser })),
 );
+// The live demo carries its chart and socket: loaded after the page too.
+const StockDemo = lazy(() =>
+  import('../features/landing/stock-demo/stock-demo').then((m) => ({ default: m.StockDemo })),
+);
 const ResultInterpretation = lazy(() =>
   import('../features/demo-data/result-interpretation').then((m) => ({ default: m.ResultInterpretation })),
 );
@@ -98,6 +102,7 @@ function VisitorLanding() {
       </section>
 
       <Suspense fallback={null}>
+        <StockDemo />
         <PerformanceComparison />
         <ResultInterpretation />
       </Suspense>

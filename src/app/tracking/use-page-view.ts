@@ -1,12 +1,7 @@
 import { useEffect } from 'react';
+import { trackView } from './page-tracker';
 
-/**
- * Spec section 2: every page view is tracked. The hook point only: the tracking issue fills this in
- * (sending `path` once per view); until then it records nothing.
- */
+/** Spec section 2: every page view is tracked (see page-tracker.ts for what is sent and when not). */
 export function usePageView(path: string): void {
-  useEffect(() => {
-    // Intentionally empty until the tracking issue lands; `path` is the view to record.
-    void path;
-  }, [path]);
+  useEffect(() => trackView(path), [path]);
 }

@@ -94,7 +94,8 @@ export function AdminPage() {
         <h1>Admin console</h1>
         <p className="muted">
           Registrations waiting for a decision, every account by status, and the mail the server kept.{' '}
-          <Link to="/admin/diagnostics">Diagnostics</Link> · <Link to="/schemas">Schemas</Link>
+          <Link to="/admin/diagnostics">Diagnostics</Link> · <Link to="/admin/analytics">Analytics</Link> ·{' '}
+          <Link to="/schemas">Schemas</Link>
         </p>
       </header>
 
