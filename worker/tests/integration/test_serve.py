@@ -134,7 +134,10 @@ def test_refuses_a_malformed_request(parent: Parent) -> None:
     conn.sendall(b'{"command": "rm -rf"}\n')
     lines = [line for line in read_all(conn) if line]
     assert len(lines) == 1
-    assert "command must be one of run, infer, estimate" in json.loads(lines[0])["qmlstudio_serve"]["error"]
+    error = json.loads(lines[0])["qmlstudio_serve"]["error"]
+    assert error == (
+        "command must be one of run, infer, forecast, estimate, devices, predict, mat-inspect (got 'rm -rf')"
+    )
 
 
 def test_parse_request_builds_the_cli_arguments() -> None:

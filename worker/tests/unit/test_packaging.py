@@ -7,6 +7,7 @@ import tomllib
 from importlib import metadata
 
 from conftest import WORKER_DIR
+from packaging.requirements import Requirement
 
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s;]+)$")
 
@@ -32,9 +33,14 @@ def test_pyproject_pins_agree_with_the_lock() -> None:
     requirements = project["dependencies"] + project["optional-dependencies"]["dev"]
     pins = lock_pins()
     for requirement in requirements:
-        match = PIN.match(requirement)
-        assert match, f"pyproject.toml dependency is not an exact pin: {requirement!r}"
-        name, version = normalise(match.group(1)), match.group(2)
+        # Extras (moto[s3]) are allowed; the version must still be one exact == pin.
+        parsed = Requirement(requirement)
+        specs = list(parsed.specifier)
+        message = f"pyproject.toml dependency is not an exact pin: {requirement!r}"
+        assert len(specs) == 1, message
+        assert specs[0].operator == "==", message
+        assert parsed.marker is None, f"pyproject.toml dependency carries a marker: {requirement!r}"
+        name, version = normalise(parsed.name), specs[0].version
         assert name in pins, f"{name} is missing from requirements.lock"
         # The lock may carry a local label (torch 2.13.0+cpu) that the public pin leaves out.
         assert pins[name].split("+")[0] == version, f"{name}: pyproject {version}, lock {pins[name]}"
