@@ -271,4 +271,16 @@ describe('a client written from the spec', () => {
     const other = await post(`${request.path}?user_id=${userId}&start_idx=1&end_idx=20`, request.body);
     expect(other.status).toBe(400);
   });
+
+  it("predict without a model is refused with the problem file's words", async () => {
+    const brainId = await createApp('brain-tumor', example('brain-tumor'));
+    const reply = await post(`/brain-tumor-classification/predict/${userId}?application_id=${brainId}`, {
+      image_url: 'https://example.com/scan.png',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.detail).toBe('Please choose a model: densenet121 or qmodel.');
+    expect(reply.body.errors).toEqual([
+      { field: '/model_name', message: 'Please choose a model: densenet121 or qmodel.' },
+    ]);
+  });
 });

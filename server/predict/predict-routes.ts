@@ -34,7 +34,8 @@ const querystringOf = (problem: PredictProblem) =>
   ({
     type: 'object',
     additionalProperties: false,
-    required: ['application_id', 'model_name'],
+    // model_name is required too, but refused by the service in the problem file's words (modelRequired).
+    required: ['application_id'],
     properties: {
       application_id: {
         type: 'integer',
@@ -141,7 +142,7 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
               problemId: problem.id,
               userId: request.params.userId,
               applicationId: request.query.application_id,
-              modelName: request.query.model_name,
+              modelName: request.query.model_name ?? '',
               image,
             },
             scratch,
