@@ -28,7 +28,8 @@ run will call. A device's run time depends on the provider's queue and is not es
 Runs that TRAIN under the noise model on the torch density simulation (:mod:`.noisy_density`: the hybrid
 forecasters, and ADAM for the VQC, portfolio and routing) are estimated as they run
 (:func:`noisy_training_plan`, :func:`_noisy_training`): the density-matrix rows they simulate (the hybrid:
-per epoch each training window of the SELECTED rows forward and backward, then every window's loss; ADAM:
+per epoch each training window of the SELECTED rows but the held-out last fifth forward and backward, then
+every window's loss, and the held-out windows once before the first epoch; ADAM:
 the training rows, or one row, per step), timed forward and backward in the run's chunk shape, plus the
 one-time transpile and noise setup; shots are counted only for the Aer circuits that follow (the hybrid's
 test windows, the VQC's test rows, portfolio's and routing's final circuit). Above the noisy-training limit
@@ -246,21 +247,32 @@ def noisy_training_plan(
     ``per_iteration`` of them per epoch or step, and the Aer ``aer_calls`` and ``aer_circuits`` (each
     ``shots`` shots) that follow; None when the rows are unknown.
 
-    - hybrid: every epoch, each training window forward and backward, then the loss of every training and
-      test window without gradient; then the test windows on Aer;
+    - hybrid: the held-out last training windows (:func:`.recurrent.held_out_windows`) once before the
+      first epoch; every epoch, each other training window forward and backward, then the loss of every
+      training, test and held-out window without gradient; then the test windows on Aer;
     - the fraud VQC: every ADAM step, its training rows forward and backward; then the test rows on Aer;
     - portfolio and routing: one row per ADAM step; then the final circuit on Aer (one row)."""
+    from qmlstudio_worker.ml.recurrent import held_out_windows
     from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
 
     if kind in ("portfolio-optimization", "vehicle-routing"):
-        return {"per_iteration": 1, "density_rows": evaluations, "aer_calls": 1, "aer_circuits": 1}
+        return {
+            "per_iteration": 1,
+            "density_rows": evaluations,
+            "aer_calls": 1,
+            "aer_circuits": 1,
+            "held_out": 0,
+        }
     if train_rows is None or test_rows is None:
         return None
     hybrid_run = (kind, model) in TRAINED_UNDER_NOISE
+    # The hybrid's held-out windows: fit and held out add up to the training windows each epoch.
+    held = held_out_windows(train_rows) if hybrid_run else 0
     per_epoch = 2 * train_rows + test_rows if hybrid_run else train_rows
     return {
         "per_iteration": per_epoch,
-        "density_rows": evaluations * per_epoch,
+        "density_rows": evaluations * per_epoch + held,
+        "held_out": held,
         "aer_calls": math.ceil(test_rows / ROWS_PER_CALL),
         "aer_circuits": test_rows,
     }
@@ -298,12 +310,14 @@ def _noisy_training(kind: str, found: Mapping[str, Any], noise_model: str, shots
     if plan is None or train is None or test is None:
         return out
     threads = None if use == "one_row" else 1  # the hybrid and the VQC train on one torch thread
-    chunk = min(DEFAULT_BATCH_SIZE, train) if hybrid_run else train
+    held = plan["held_out"]
+    fit = train - held
+    chunk = min(DEFAULT_BATCH_SIZE, fit) if hybrid_run else train
     backward = _density_seconds_per_row(program, chunk, True, threads)
-    seconds = setup + evaluations * (train if hybrid_run else per_step or 0) * backward
-    if hybrid_run:  # every epoch's loss of all windows, without gradient
+    seconds = setup + evaluations * (fit if hybrid_run else per_step or 0) * backward
+    if hybrid_run:  # every epoch's loss of all windows (and the held-out ones first), without gradient
         forward = _density_seconds_per_row(program, program.rows_per_chunk, False, threads)
-        seconds += evaluations * (train + test) * forward
+        seconds += (evaluations * (train + test + held) + held) * forward
     seconds += float(found.get("exact_search_seconds") or 0.0)  # the VQC's exact angle-range search
     out["seconds"] = seconds + plan["aer_circuits"] * _aer_seconds_per_row(runner, plan["aer_circuits"])
     return out
@@ -730,8 +744,9 @@ def estimate(
             active = trained["active_qubits"]
             hybrid_run = (kind, found["model"]) in TRAINED_UNDER_NOISE
             unit = (
-                "noisy density-matrix rows per epoch (each training window forward and backward, then the "
-                "loss of every training and test window)"
+                "noisy density-matrix rows per epoch (each training window but the held-out last fifth "
+                "forward and backward, then the loss of every training, test and held-out window; the "
+                "held-out windows once more before the first epoch)"
                 if hybrid_run
                 else "noisy density-matrix rows per ADAM step (forward and backward)"
             )

@@ -443,6 +443,13 @@ def prepare_windows(
 VALIDATION_SHARE = 0.2
 
 
+def held_out_windows(train_windows: int, share: float = VALIDATION_SHARE) -> int:
+    """How many of the last training windows :func:`train_epochs` holds out to choose the epoch: 0 when
+    no share is asked or fewer than two windows would be left to fit."""
+    held = round(train_windows * share) if share > 0 else 0
+    return held if held and train_windows - held >= 2 else 0
+
+
 def train_epochs(
     network: Any,
     optimizer: Any,
@@ -473,12 +480,11 @@ def train_epochs(
 
     xt_train, yt_train = train
     xt_test, yt_test = test
-    held = round(len(yt_train) * validation_share) if validation_share > 0 else 0
-    if held and len(yt_train) - held >= 2:
+    held = held_out_windows(len(yt_train), validation_share)
+    if held:
         xt_fit, yt_fit = xt_train[:-held], yt_train[:-held]
         xt_val, yt_val = xt_train[-held:], yt_train[-held:]
     else:
-        held = 0
         xt_fit, yt_fit = xt_train, yt_train
 
     def validation_loss() -> float:
