@@ -37,6 +37,31 @@ export interface OutputRecord {
 
 const COLUMNS = 'id, user_id, app_name, app_problem_id, status, created_at, updated_at';
 
+/** The outputs list's columns of a jobs row: the result without its largest parts, which the list does not show. */
+const OUTPUT_COLUMNS = `id, coalesce(name, params->>'name', kind) as name, status, created_at,
+  finished_at as completed_at, application_id, execution_time, kind, params,
+  result - 'charts' - 'selection' - 'training_data' - 'prediction' - 'run_record' as result`;
+
+type OutputRow = Row<Omit<OutputRecord, 'trained_model_type' | 'result_type'>> & {
+  kind: JobShape['kind'];
+  params: JobShape['params'];
+  result: JobShape['result'];
+};
+
+function toOutput(row: OutputRow, problemPredicts: boolean): OutputRecord {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    status: row.status,
+    created_at: iso(row.created_at)!,
+    completed_at: iso(row.completed_at),
+    application_id: Number(row.application_id),
+    trained_model_type: modelTypeOf({ params: row.params ?? {}, result: row.result }),
+    result_type: resultTypeOf({ result: row.result }, problemPredicts),
+    execution_time: row.execution_time === null ? null : Number(row.execution_time),
+  };
+}
+
 /** An output as a run to compare: its row with the result's metrics, baseline and losses only. */
 export interface RunRecord {
   id: number;
@@ -161,30 +186,41 @@ export class ApplicationsRepository {
    * its params' name, else its kind.
    */
   async listOutputs(applicationId: number, problemPredicts = false): Promise<OutputRecord[]> {
-    const { rows } = await this.db.query<
-      Row<Omit<OutputRecord, 'trained_model_type' | 'result_type'>> & {
-        kind: JobShape['kind'];
-        params: JobShape['params'];
-        result: JobShape['result'];
-      }
-    >(
-      `select id, coalesce(name, params->>'name', kind) as name, status, created_at,
-              finished_at as completed_at, application_id, execution_time, kind, params,
-              -- the result without its largest parts, which the list does not show
-              result - 'charts' - 'selection' - 'training_data' - 'prediction' - 'run_record' as result
-       from jobs where application_id = $1 order by id desc`,
+    const { rows } = await this.db.query<OutputRow>(
+      `select ${OUTPUT_COLUMNS} from jobs where application_id = $1 order by id desc`,
       [applicationId],
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      status: row.status,
-      created_at: iso(row.created_at)!,
-      completed_at: iso(row.completed_at),
-      application_id: Number(row.application_id),
-      trained_model_type: modelTypeOf({ params: row.params ?? {}, result: row.result }),
-      result_type: resultTypeOf({ result: row.result }, problemPredicts),
-      execution_time: row.execution_time === null ? null : Number(row.execution_time),
-    }));
+    return rows.map((row) => toOutput(row, problemPredicts));
+  }
+
+  /**
+   * An application's owner and problem with its outputs, newest first, in one round trip (the
+   * outputs list is read often; on the embedded database every query waits its turn on one
+   * connection). Null when there is no such application.
+   */
+  async findWithOutputs(
+    applicationId: number,
+    problemPredicts: (problemId: string) => boolean,
+  ): Promise<{ userId: number; problemId: string; outputs: OutputRecord[] } | null> {
+    const { rows } = await this.db.query<
+      { owner_id: string | number; problem_id: string } & { [K in keyof OutputRow]: OutputRow[K] | null }
+    >(
+      `select a.user_id as owner_id, a.app_problem_id as problem_id, j.*
+       from applications a
+       left join lateral (
+         select ${OUTPUT_COLUMNS} from jobs where application_id = a.id order by id desc
+       ) j on true
+       where a.id = $1`,
+      [applicationId],
+    );
+    const first = rows[0];
+    if (!first) return null;
+    const predicts = problemPredicts(first.problem_id);
+    return {
+      userId: Number(first.owner_id),
+      problemId: first.problem_id,
+      // An application without outputs is one row whose output columns are all null.
+      outputs: rows.filter((row) => row.id !== null).map((row) => toOutput(row as OutputRow, predicts)),
+    };
   }
 }

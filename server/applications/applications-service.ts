@@ -116,10 +116,12 @@ export class ApplicationsService {
   }
 
   async outputs(caller: UserRecord, appId: number): Promise<Outcome<{ outputs: OutputRecord[] }>> {
-    const app = await this.visible(caller, appId);
-    if (!app) return notFound(APPLICATION_NOT_FOUND);
-    const predicts = this.registry.findProblem(app.app_problem_id)?.predict !== undefined;
-    return { ok: true, outputs: await this.repository.listOutputs(app.id, predicts) };
+    const found = await this.repository.findWithOutputs(
+      appId,
+      (problemId) => this.registry.findProblem(problemId)?.predict !== undefined,
+    );
+    if (!found || (found.userId !== caller.id && !isAdmin(caller))) return notFound(APPLICATION_NOT_FOUND);
+    return { ok: true, outputs: found.outputs };
   }
 
   /** A new application with the problem's default app_data. */
