@@ -201,3 +201,60 @@ describe('market data stream timing', () => {
     expect((app.server.address() as AddressInfo).port).toBeGreaterThan(0);
   });
 });
+
+describe('online market data provider (MARKET_DATA_PROVIDER=stooq)', () => {
+  let stack: TestStack;
+  let app: FastifyInstance;
+  let provider: http.Server;
+  let status = 200;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ database: 'pglite', queue: 'in-process' });
+    // A stand-in for the provider on this machine: Stooq's daily CSV layout.
+    provider = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      if (status !== 200) {
+        res.writeHead(status).end('unavailable');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.end(
+        'Date,Open,High,Low,Close,Volume\n2024-01-02,10,11,9,10.5,100\n2024-01-03,10.5,12,10,11.5,120\n2025-01-02,20,21,19,20.5,200\n',
+      );
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    const { createMarketData } = await import('./market-data');
+    const market = createMarketData({ marketDataProvider: 'stooq', marketDataUrl: base });
+    app = await buildApp({ ...stack.services, market }, { serveWebApp: false });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await stack?.close();
+    provider?.close();
+  });
+
+  it("streams the provider's rows through the same filter, and names the provider's failure", async () => {
+    const reply = await app.inject({
+      method: 'GET',
+      url: '/api/stock-price-prediction/stream-dataset/AAPL?year=2024',
+    });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body.trimEnd().split('\n')).toEqual([
+      PRICE_HEADER,
+      '2024-01-02,10,11,9,10.5,100',
+      '2024-01-03,10.5,12,10,11.5,120',
+    ]);
+    expect(asked.at(-1)).toBe('/q/d/l/?s=aapl.us&i=d');
+    const symbols = await app.inject({ method: 'GET', url: '/api/stock-price-prediction/symbols' });
+    expect((symbols.json() as { data: { provider: string } }).data.provider).toBe('stooq');
+    status = 503;
+    const failed = await app.inject({
+      method: 'GET',
+      url: '/api/stock-price-prediction/stream-dataset/AAPL',
+    });
+    expect(failed.statusCode).toBe(502);
+    expect((failed.json() as { detail: string }).detail).toBe('Failed to fetch dataset for AAPL: 503');
+  });
+});
