@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from conftest import REPO_ROOT, dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.runner import run_job
+from qmlstudio_worker.ml.decision_threshold import VALIDATION_SHARE as THRESHOLD_SHARE
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_VALIDATION_ERROR, Emitter
 from qmlstudio_worker.quantum.backends import NOISE_MODELS, noise_model_name, prepare_noisy
 
@@ -165,8 +167,11 @@ def test_a_noisy_fraud_vqc_trains_and_scores_on_the_noisy_circuits(
     assert backend["shots"] == 256
     test_rows = lines[-1]["data"]["training_data"]["test_rows"]
     train_rows = 200 - test_rows
+    # The fit leaves out the validation quarter of the training rows (it chooses the decision threshold).
+    fit_rows = lines[-1]["data"]["training_data"]["train_rows_used"]
+    assert fit_rows == train_rows - math.ceil(train_rows * THRESHOLD_SHARE)
     evaluations = lines[-1]["data"]["training_data"]["config"]["maxiter"]
-    assert backend["circuits_run"] == evaluations * train_rows + test_rows  # every probability ran noisily
+    assert backend["circuits_run"] == evaluations * fit_rows + test_rows  # every probability ran noisily
     stages = [line["stage"] for line in lines if line["type"] == "progress"]
     assert "transpiling for fake_kyiv" in stages
     # The status timeline's phases, in order: transpiling, circuits, then metrics and charts.
