@@ -78,4 +78,26 @@ describe('buildJobEnvelope', () => {
       new RegExp(`^The job could not be handed to a worker: ${field} `),
     );
   });
+
+  it("carries fraud detection's recall target and refuses one outside 0.5..0.99, naming it", () => {
+    const dataset = {
+      path: '/data/fraud.csv',
+      sha256: 'a'.repeat(64),
+      row_count: 10,
+      columns: ['V1', 'Class'],
+      label: 'fraud.csv',
+      synthetic: true,
+    };
+    const job = (recall_target: number | null) => ({
+      id: 3,
+      kind: 'fraud-detection',
+      params: {},
+      extension: { dataset, recall_target, seed: 42 },
+    });
+    expect(buildJobEnvelope(job(0.9)).extension).toMatchObject({ recall_target: 0.9 });
+    expect(buildJobEnvelope(job(null)).extension).toMatchObject({ recall_target: null });
+    expect(() => buildJobEnvelope(job(0.3))).toThrow(
+      /^The job could not be handed to a worker: \/extension\/recall_target /,
+    );
+  });
 });

@@ -413,6 +413,36 @@ def test_fraud_trains_next_to_the_majority_baseline_and_the_saved_model_gives_th
     ]
 
 
+def test_fraud_recall_target_travels_in_the_envelope_to_the_threshold(
+    small_fraud: Path, parse_protocol_lines: Callable[[str], Lines]
+) -> None:
+    """extension.recall_target (the form's Recall Target) passes the envelope schema and sets the rule."""
+    body = classical_body("fraud-detection", model="Logistic Regression", test_ratio=0.3)
+    code, lines = run(
+        "fraud-detection",
+        body,
+        small_fraud,
+        None,
+        parse_protocol_lines,
+        target_column="Fraud",
+        recall_target=0.9,
+    )
+    threshold = result_of(code, lines)["training_data"]["threshold"]
+    assert threshold["rule"] == "recall >= 0.9"
+    assert threshold["validation_recall"] >= 0.9
+    # Outside the form's 0.5..0.99 it is refused by the envelope schema, naming the field.
+    code, lines = run(
+        "fraud-detection",
+        body,
+        small_fraud,
+        None,
+        parse_protocol_lines,
+        target_column="Fraud",
+        recall_target=0.3,
+    )
+    assert refusal(code, lines)["field"] == "/extension/recall_target"
+
+
 def test_fraud_without_the_target_column_is_refused_naming_it(
     small_fraud: Path, parse_protocol_lines: Callable[[str], Lines]
 ) -> None:
