@@ -13,6 +13,7 @@ import {
 } from '../test-support/harness';
 import { APPLICATION_RUNNING, EXECUTE_FAILED, OUTPUT_DELETED } from './outputs-service';
 import { KILLED_FROM_OUTSIDE } from '../jobs/job-runner';
+import { WarmWorkerPool } from '../jobs/warm-worker-pool';
 
 // Outputs end to end with the REAL Python worker on small data: execute-job (the body must equal the
 // engine's from the stored app_data, checked against the resolved dataset's rows), the lifecycle
@@ -381,7 +382,11 @@ describe.each(MODES.filter((m) => m.database === 'pglite' && m.queue === 'in-pro
     beforeAll(async () => {
       stack = await startStack(mode, { WORKER_TIMEOUT_SECONDS: '12' });
       alice = await signedIn(stack, 'alice@example.com');
-    });
+      // The 12 s limit is for the job: a launch waits for the preloaded Python's imports, which on a
+      // busy machine took longer than the limit, so the first job timed out before it had a process.
+      const { launcher } = stack.services;
+      if (launcher instanceof WarmWorkerPool) expect(await launcher.warmUp()).toBe(true);
+    }, 200_000);
     afterAll(async () => stack?.close());
 
     const longRun = (s: TestStack) =>

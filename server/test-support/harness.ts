@@ -230,7 +230,10 @@ export async function waitForFinal(stack: TestStack, jobId: number, timeoutMs = 
 export async function waitForRunning(stack: TestStack, jobId: number, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!stack.services.runner.pidOf(jobId)) {
-    if (Date.now() > deadline) throw new Error(`job ${jobId} never started`);
+    if (Date.now() > deadline) {
+      const job = await stack.services.repositories.jobs.find(jobId);
+      throw new Error(`job ${jobId} never started: ${job?.status ?? 'missing'} ${job?.error ?? ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   // Let the worker get past its imports so it is really working.
