@@ -234,6 +234,27 @@ export function StockDemo() {
           <Chart type="line" height={360} series={series} options={options} />
         )}
       </div>
+      {state.predictions.length > 0 && (
+        // The predicted days are a few points years after the history: drawn again on their own scale.
+        <figure className="stock-demo-chart predicted-only" data-testid="predicted-chart">
+          <figcaption>
+            Predicted period: {start} to {end} (history is real up to {state.historyUntil ?? facts?.last_date}
+            )
+          </figcaption>
+          <Chart
+            type="line"
+            height={220}
+            series={[series[1]!]}
+            options={{
+              ...options,
+              chart: { ...options.chart, id: 'stock-demo-predicted' },
+              colors: ['#dc2626'],
+              stroke: { width: 2 },
+              markers: { size: 4 },
+            }}
+          />
+        </figure>
+      )}
     </section>
   );
 }
