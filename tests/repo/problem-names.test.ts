@@ -26,6 +26,20 @@ const ALLOWED: Record<string, string> = {
     "spec platform-shell section 2: the dashboard's tab is labelled 'Brain Tumor application'",
   'src/app/features/applications/create-application-dialog.tsx':
     "spec platform-shell section 2: the dialog groups 'Brain Tumor Applications' and 'Financial Applications'",
+  'server/analysis/analysis-service.ts':
+    "spec workspace section 5: 'Analysis is only available for Brain Tumor applications' applies to brain tumor names",
+  'server/analysis/analysis-routes.ts':
+    'spec workspace section 5: an empty prompt means the brain tumor classification analysis (OpenAPI text)',
+  'server/market-data/market-data-routes.ts':
+    "spec platform-shell section 7: the landing demo's history call is /stock-price-prediction/stream-dataset",
+  'server/stock-demo/demo-models.ts':
+    "spec platform-shell landing section: the live demo runs the stock price prediction problem's own models",
+  'server/stock-demo/prediction-socket.ts':
+    "spec platform-shell section 7: the demo's socket is /stock-price-prediction/ws/predict",
+  'src/app/features/landing/stock-demo/history.ts':
+    "spec platform-shell section 7: the landing demo's history call is /stock-price-prediction/stream-dataset",
+  'src/app/features/landing/stock-demo/prediction-socket.ts':
+    "spec platform-shell section 7: the demo's socket is /stock-price-prediction/ws/predict",
 };
 
 interface ProblemFile {
