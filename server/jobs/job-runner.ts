@@ -44,6 +44,11 @@ interface RunningJob {
  */
 export class JobRunner {
   private readonly running = new Map<number, RunningJob>();
+  /**
+   * Jobs recorded Running here whose worker is not launched yet (its envelope is being built): a stop
+   * in that window has no process to signal, so it is kept and honoured before the launch.
+   */
+  private readonly starting = new Map<number, { stopRequested: boolean }>();
   /** Every run() under way, from its first line to its recorded end (shutdown waits for them). */
   private readonly active = new Set<Promise<void>>();
   private shutdownReason: string | null = null;
@@ -123,6 +128,17 @@ export class JobRunner {
       await this.transition(jobId, [JobStatus.queued], JobStatus.failed, { error: reason, reason });
       return;
     }
+    const starting = { stopRequested: false };
+    this.starting.set(jobId, starting);
+    try {
+      await this.runWorker(jobId, job, starting);
+    } finally {
+      this.starting.delete(jobId);
+    }
+  }
+
+  /** Records the job Running, builds its envelope, runs its worker and records how it ended. */
+  private async runWorker(jobId: number, job: JobRecord, starting: { stopRequested: boolean }) {
     if (!(await this.transition(jobId, [JobStatus.queued], JobStatus.running))) return; // stopped meanwhile
 
     let input: JobEnvelope;
@@ -142,6 +158,12 @@ export class JobRunner {
     let reportedError: string | null = null;
     const memoryEvidence = this.options.memoryEvidence ?? new MemoryEvidence();
     const oomKillsBefore = await memoryEvidence.oomKills();
+    if (starting.stopRequested) {
+      const reason = 'Stopped by the user';
+      await this.transition(jobId, [JobStatus.running], JobStatus.manualStop, { error: reason, reason });
+      return;
+    }
+    this.starting.delete(jobId); // from here on a stop signals the worker's process
     const handle = this.options.launcher.launch({
       command: 'run',
       input,
@@ -240,7 +262,11 @@ export class JobRunner {
 
   private stopLocal(jobId: number): void {
     const entry = this.running.get(jobId);
-    if (!entry) return;
+    if (!entry) {
+      const starting = this.starting.get(jobId);
+      if (starting) starting.stopRequested = true;
+      return;
+    }
     entry.stopRequested = true;
     entry.handle.kill('SIGTERM');
     setTimeout(() => entry.handle.kill('SIGKILL'), this.options.stopGraceMs ?? 3000).unref();
