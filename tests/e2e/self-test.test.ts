@@ -47,8 +47,10 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
     await page.fill('input[name=email]', product.admin.email);
     await page.fill('input[name=password]', 'wrong password');
     await page.locator('form').getByRole('button', { name: 'Login' }).click();
-    await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toBe('Incorrect email or password');
+    // The dialog's own alert: the landing page behind it has live regions of its own (the stock demo).
+    const refusal = page.getByRole('dialog', { name: 'Login' }).getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toBe('Incorrect email or password');
     await page.close();
   });
 
