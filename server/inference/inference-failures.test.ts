@@ -108,7 +108,10 @@ describe('inference when the worker fails', () => {
     expect(launch.input).toEqual({
       problem: STOCK,
       model_dir: `/nonexistent/outputs/${outputId}`,
-      dataset: { path: stack.services.samples.pathOf('apple_google_stock.csv') },
+      dataset: {
+        path: stack.services.samples.pathOf('apple_google_stock.csv'),
+        sha256: stack.services.samples.find('apple_google_stock.csv')!.sha256,
+      },
       features: FEATURES,
     });
   });
