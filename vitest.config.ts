@@ -1,7 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three suites: unit (engine, renderers, codegen), server (API against PGlite and PostgreSQL, both
+// Three suites in make test: unit (engine, renderers, codegen), server (API against PGlite and PostgreSQL, both
 // queue modes) and e2e (Playwright driving Debian's Chromium against the built app).
+/** Records the analysis engine's fixtures from real runs (RECORD_ANALYSIS_FIXTURES=1). */
+const RECORD_FIXTURES = 'server/analysis/record-fixtures.test.ts';
+
 export default defineConfig({
   test: {
     projects: [
@@ -24,10 +27,21 @@ export default defineConfig({
         test: {
           name: 'server',
           include: ['server/**/*.test.ts'],
+          // Recording fixtures trains every problem for minutes; it is its own project, never in make test.
+          exclude: [...configDefaults.exclude, RECORD_FIXTURES],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'record-fixtures',
+          include: [RECORD_FIXTURES],
+          environment: 'node',
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
         },
       },
       {

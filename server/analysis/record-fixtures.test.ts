@@ -1,7 +1,7 @@
 // Records the analysis engine's fixtures: real runs of every problem through execute-job and the real
 // worker, small settings, stored as the jobs row (params, result, app_data, extension) the engine reads.
 // Runs only with RECORD_ANALYSIS_FIXTURES=1 (minutes of training):
-//   RECORD_ANALYSIS_FIXTURES=1 npx vitest run --project server server/analysis/record-fixtures.test.ts
+//   RECORD_ANALYSIS_FIXTURES=1 npx vitest run --project record-fixtures
 //   npx prettier --write server/analysis/fixtures
 // (ONLY=stock-lstm,fraud-vqc records some of them.) Record again when the result contract changes: a
 // fixture that breaks it reads as an older worker's result, with fewer facts.
