@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { loadRegistry } from '../src/engine/node/load-schemas';
-import type { Registry } from '../src/engine';
+import { loadSchemaSources } from '../src/engine/node/load-schemas';
+import { createRegistry, type Registry } from '../src/engine';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { AccountsService } from './accounts/accounts-service';
@@ -28,6 +28,7 @@ import { JobRunner } from './jobs/job-runner';
 import { startQueueReconciler } from './jobs/queue-reconcile';
 import { ColdWorkerLauncher, type WorkerLauncher } from './jobs/worker-launcher';
 import { WarmWorkerPool } from './jobs/warm-worker-pool';
+import { workerSchemasEnvironment } from './jobs/worker-process';
 import { JobsRepository } from './jobs/jobs-repository';
 import { JobsService } from './jobs/jobs-service';
 import { ImageStore } from './media/image-store';
@@ -35,8 +36,11 @@ import { configuredProviders } from './oauth/oauth-providers';
 import { SocialSignIn } from './oauth/social-sign-in';
 import { createMailer, type Mailer } from './mail/mailer';
 import { SampleCatalog } from './samples/sample-catalog';
+import { SchemaFiles } from './problems/schema-files';
 import { createMarketData, ShippedMarketData, type MarketData } from './market-data/market-data';
 import { DemoModels } from './stock-demo/demo-models';
+import { DemoResultsData } from './demo-data/demo-results-data';
+import { DemoRuns } from './demo-data/demo-runs';
 import { PredictionService } from './stock-demo/prediction-service';
 import { TrackingRepository } from './tracking/tracking-repository';
 import { TrackingService } from './tracking/tracking-service';
@@ -62,8 +66,10 @@ export interface Services {
   /** The stores' repositories, each built once (tests and operations read them directly). */
   repositories: { jobs: JobsRepository; users: UsersRepository; sessions: SessionsRepository };
   runtime: WorkerRuntimeCheck;
-  /** The problem types from schemas/, checked against their meta-schemas at start. */
+  /** The problem types from SCHEMAS_DIR, checked against their meta-schemas at start. */
   registry: Registry;
+  /** The same files as the browser reads them (GET /api/schemas). */
+  schemaFiles: SchemaFiles;
   mailer: Mailer;
   /** Uploaded images (avatars): files under DATA_DIR/images, rows in `images`. */
   images: ImageStore;
@@ -83,6 +89,9 @@ export interface Services {
   market: MarketData;
   /** The landing demo's predictions from its stored stock models (trained once through the job queue). */
   demoPredictions: PredictionService;
+  /** The landing page's example runs (queued at start unless DEMO_RESULTS=off) and their demo data. */
+  demoRuns: DemoRuns;
+  demoData: DemoResultsData;
   /** Page views and time on page, their retention and the admin's analytics. */
   tracking: TrackingService;
   /** Uploaded datasets (quota), the URL fetcher and the resolver jobs use (server/datasets). */
@@ -125,7 +134,7 @@ export function createServices(
   const jobsRepository = new JobsRepository(db);
   const files = createFileStore(config);
   // The Python workers read and publish the same files: they get the store's settings (never logged).
-  const workerEnv = workerStorageEnvironment(config);
+  const workerEnv = { ...workerStorageEnvironment(config), ...workerSchemasEnvironment(config.schemasDir) };
   // Warm: a preloaded Python forks each job (started now when this process runs jobs and
   // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
   const launcher: WorkerLauncher =
@@ -170,9 +179,13 @@ export function createServices(
     users,
     sessions,
   });
-  const registry = loadRegistry();
-  const samples = SampleCatalog.loadSync();
-  const shippedMarket = ShippedMarketData.loadSync();
+  const schemaSources = loadSchemaSources(config.schemasDir);
+  const schemaFiles = new SchemaFiles(schemaSources);
+  const registry = createRegistry(schemaSources);
+  // The sample datasets the problem files name live beside them (the worker looks there too).
+  const samplesDir = path.resolve(config.schemasDir, '..', 'samples');
+  const samples = SampleCatalog.loadSync(samplesDir);
+  const shippedMarket = ShippedMarketData.loadSync(samplesDir);
   const market = createMarketData(config, shippedMarket);
   const rateLimiter = new RateLimiter(rateStore);
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
@@ -199,6 +212,8 @@ export function createServices(
   const applications = new ApplicationsService(new ApplicationsRepository(db), registry, samples, {
     dataDir: config.dataDir,
     datasets: datasets.resolver,
+    // Bound late: the outputs service is built below and needs the applications repository first.
+    removeOutputs: (applicationId) => outputs.removeAllOfApplication(applicationId),
   });
   const contact = new ContactService(new ContactRepository(db), registry, mailer, rateLimiter, log);
   const inference = new InferenceService(
@@ -243,6 +258,20 @@ export function createServices(
     launcher,
     log,
   });
+  const demoRuns = new DemoRuns({
+    db,
+    users,
+    applications: new ApplicationsRepository(db),
+    outputs,
+    log,
+  });
+  const demoData = new DemoResultsData({
+    db,
+    registry,
+    outputs,
+    owner: () => demoRuns.owner(),
+    enabled: config.demoResults === 'on',
+  });
   const tracking = new TrackingService(new TrackingRepository(db), rateLimiter, {
     retentionDays: config.trackingRetentionDays,
     log,
@@ -261,6 +290,7 @@ export function createServices(
     repositories: { jobs: jobsRepository, users, sessions },
     runtime,
     registry,
+    schemaFiles,
     mailer,
     images: new ImageStore(db, config.dataDir, files),
     social: new SocialSignIn(db, auth, configuredProviders(config), config.publicUrl, log),
@@ -271,6 +301,8 @@ export function createServices(
     samples,
     market,
     demoPredictions,
+    demoRuns,
+    demoData,
     tracking,
     datasets,
     inference,

@@ -95,6 +95,8 @@ export class ApplicationsService {
       dataDir: string;
       /** Uploads' and fetched URLs' rows and columns (server/datasets); without it only samples count. */
       datasets?: Pick<DatasetResolver, 'knownFacts'>;
+      /** Stops the application's running outputs and removes their rows and files before it goes. */
+      removeOutputs?: (applicationId: number) => Promise<void>;
     },
   ) {}
 
@@ -182,10 +184,11 @@ export class ApplicationsService {
     return { ok: true, application: this.withData(updated) };
   }
 
-  /** Deletes the application, its outputs (jobs rows, by cascade) and its files under DATA_DIR. */
+  /** Deletes the application, its outputs (stopped first; rows and files) and its files under DATA_DIR. */
   async delete(caller: UserRecord, appId: number, userId: number): Promise<Outcome<object>> {
     const app = await this.visible(caller, appId);
     if (!app || app.user_id !== userId) return notFound(APPLICATION_NOT_FOUND);
+    await this.options.removeOutputs?.(app.id);
     const deleted = await this.repository.delete(app.id);
     if (!deleted) return notFound(APPLICATION_NOT_FOUND);
     await rm(this.filesDir(app.id), { recursive: true, force: true });

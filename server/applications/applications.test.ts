@@ -629,10 +629,18 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
   it.runIf(mode.available)('delete: the application, its outputs and its files go', async () => {
     const app = await newApp(alice);
     const keep = await newApp(alice);
-    await stack.services.db.query(
-      `insert into jobs (kind, owner_id, status, application_id) values ('train', $1, 'Completed', $2), ('train', $1, 'Completed', $3)`,
-      [alice.id, app.id, keep.id],
-    );
+    const jobIds = (
+      await stack.services.db.query<{ id: number }>(
+        `insert into jobs (kind, owner_id, status, application_id) values ('train', $1, 'Completed', $2), ('train', $1, 'Completed', $3) returning id`,
+        [alice.id, app.id, keep.id],
+      )
+    ).rows.map((row) => Number(row.id));
+    // Each output's files (trained model, charts) live under outputs/<id>, not under the application's folder.
+    const [goneOutput, keptOutput] = jobIds.map((id) => stack.services.outputs.outputDir(id));
+    for (const folder of [goneOutput!, keptOutput!]) {
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'model.pt'), 'weights');
+    }
     const dir = stack.services.applications.filesDir(app.id);
     await mkdir(path.join(dir, 'datasets'), { recursive: true });
     await writeFile(path.join(dir, 'datasets', 'upload.csv'), 'a,b\n1,2\n');
@@ -646,9 +654,11 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     expect((await call('GET', `/application-outputs/${app.id}/all`, alice.token)).statusCode).toBe(404);
     expect(await rowCount('jobs', 'application_id = $1', [app.id])).toBe(0);
     expect(existsSync(dir)).toBe(false);
+    expect(existsSync(goneOutput!)).toBe(false);
     // The other application keeps its output and its files.
     expect(await rowCount('jobs', 'application_id = $1', [keep.id])).toBe(1);
     expect(existsSync(keepDir)).toBe(true);
+    expect(existsSync(keptOutput!)).toBe(true);
     const again = await call('DELETE', `/applications/${app.id}/delete-by-user/${alice.id}`, alice.token);
     expect(again.statusCode).toBe(404);
     expect(again.json()).toMatchObject({ detail: APPLICATION_NOT_FOUND });

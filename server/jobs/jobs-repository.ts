@@ -21,6 +21,8 @@ export interface JobRecord {
   extension: Record<string, unknown>;
   /** The output's name ('{app_name} #{id}'), or null. */
   name: string | null;
+  /** Its place in the queue: 0 for users' jobs, larger for background jobs that run after them. */
+  queue_priority: number;
 }
 
 /** What a new job is made of; an output also names its application, app_data snapshot and extension. */
@@ -33,6 +35,8 @@ export interface NewJob {
   extension?: object;
   /** The output's name; `{id}` is replaced by the new job's id. */
   name?: string | null;
+  /** The queue priority (job-queue.ts): users' jobs 0, background jobs LOWEST_PRIORITY. */
+  priority?: number;
 }
 
 export interface JobEventRecord {
@@ -43,7 +47,7 @@ export interface JobEventRecord {
 }
 
 const JOB_COLUMNS = `id, kind, owner_id, status, params, result, error, created_at, started_at, finished_at,
-  execution_time, application_id, app_data, extension, name`;
+  execution_time, application_id, app_data, extension, name, queue_priority`;
 
 export class JobsRepository {
   constructor(private readonly db: Database) {}
@@ -51,8 +55,8 @@ export class JobsRepository {
   /** Inserts the job and its first timeline entry (queued). */
   async create(tx: Queryable, input: NewJob): Promise<JobRecord> {
     const { rows } = await tx.query<JobRecord>(
-      `insert into jobs (kind, owner_id, params, status, application_id, app_data, extension, name)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${JOB_COLUMNS}`,
+      `insert into jobs (kind, owner_id, params, status, application_id, app_data, extension, name, queue_priority)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${JOB_COLUMNS}`,
       [
         input.kind,
         input.ownerId,
@@ -62,6 +66,7 @@ export class JobsRepository {
         input.appData ? JSON.stringify(input.appData) : null,
         JSON.stringify(input.extension ?? {}),
         input.name ?? null,
+        input.priority ?? 0,
       ],
     );
     let job = rows[0]!;
@@ -90,6 +95,15 @@ export class JobsRepository {
       `select ${JOB_COLUMNS} from jobs where owner_id = $1 and ($2::bigint is null or id < $2)
        order by id desc limit $3`,
       [ownerId, page.before, page.limit],
+    );
+    return rows;
+  }
+
+  /** Every output (job) of an application, oldest first. */
+  async listByApplication(applicationId: number): Promise<JobRecord[]> {
+    const { rows } = await this.db.query<JobRecord>(
+      `select ${JOB_COLUMNS} from jobs where application_id = $1 order by id`,
+      [applicationId],
     );
     return rows;
   }

@@ -159,7 +159,13 @@ export class OutputsService {
    * derives from the stored app_data (with the resolved dataset's rows and columns), the body valid
    * against the job-body schema.
    */
-  async execute(caller: UserRecord, problem: Problem, request: ExecuteRequest): Promise<ExecuteOutcome> {
+  async execute(
+    caller: UserRecord,
+    problem: Problem,
+    request: ExecuteRequest,
+    /** The queue priority (server/jobs/job-queue.ts); users' runs keep the default. */
+    options: { priority?: number } = {},
+  ): Promise<ExecuteOutcome> {
     const { body } = request;
     const refuse = (message: string, errors?: ExecuteError[]): ExecuteOutcome => ({
       ok: false,
@@ -278,6 +284,7 @@ export class OutputsService {
       appData,
       extension,
       name: `${app.app_name} #{id}`,
+      ...(options.priority !== undefined && { priority: options.priority }),
     });
     if (specQuery) {
       const sent = Object.entries(specQuery).map(([key, value]) => `${key} ${String(value)}`);
@@ -288,6 +295,45 @@ export class OutputsService {
       });
     }
     return { ok: true, outputId: job.id };
+  }
+
+  /**
+   * Runs a saved application as its Run button does, with the request the engine derives from its
+   * app_data (the server's own background runs: the landing page's examples).
+   */
+  async runSaved(
+    caller: UserRecord,
+    problem: Problem,
+    appId: number,
+    options: { priority?: number } = {},
+  ): Promise<ExecuteOutcome> {
+    const app = await this.deps.applications.find(appId);
+    if (!app || app.user_id !== caller.id)
+      return { ok: false, status: 404, message: 'Application not found' };
+    const appData = app.app_data as AppData;
+    let context: EngineContext = { applicationId: app.id, userId: caller.id };
+    const reference = datasetReferenceOf(appData);
+    if (reference) {
+      try {
+        const dataset = await this.deps.datasets.resolve(caller, reference.value);
+        context = { ...context, rowCount: dataset.rowCount, columns: dataset.columns };
+      } catch (error) {
+        if (!(error instanceof DatasetRefusal)) throw error;
+        return { ok: false, status: 400, message: `${EXECUTE_FAILED} ${error.message}` };
+      }
+    }
+    const derived = mapJobRequest(problem, appData, context);
+    const template = problem.job.request.path.split('/');
+    const filled = derived.path.split('/');
+    const params: Record<string, string> = {};
+    template.forEach((segment, index) => {
+      const name = /^\{([A-Za-z0-9_]+)\}$/.exec(segment)?.[1];
+      if (name) params[name] = decodeURIComponent(filled[index] ?? '');
+    });
+    const query = Object.fromEntries(
+      Object.entries(derived.query).map(([key, value]) => [key, String(value)]),
+    );
+    return this.execute(caller, problem, { params, query, body: derived.body }, options);
   }
 
   /** The request's path (from the problem's template and the sent parameters) and its query keys. */
@@ -392,13 +438,22 @@ export class OutputsService {
   async delete(caller: UserRecord, outputId: number) {
     const job = await this.owned(caller, outputId);
     if (!job) return notFound;
+    await this.remove(job);
+    return { ok: true as const, value: job };
+  }
+
+  /** Before its application is deleted: every output stopped, its row and its files (local and bucket) gone. */
+  async removeAllOfApplication(applicationId: number): Promise<void> {
+    for (const job of await this.deps.jobsRepository.listByApplication(applicationId)) await this.remove(job);
+  }
+
+  private async remove(job: JobRecord): Promise<void> {
     if (!isFinal(job.status)) {
       await this.deps.jobs.runner.stop(job);
       await this.waitForFinal(job.id, 20_000);
     }
     await this.deps.jobsRepository.delete(job.id);
     await this.deps.files.removeFolder(`outputs/${job.id}`);
-    return { ok: true as const, value: job };
   }
 
   outputDir(outputId: number): string {
