@@ -1,4 +1,5 @@
 import platformJson from '../../../schemas/platform.json';
+import { NOT_LOGGED_IN } from '../session/not-logged-in';
 import type { paths } from '../../generated/api';
 import { apiFetch, ApiError } from './client';
 
@@ -75,7 +76,7 @@ function refuseMissing(body: { app_name: string; app_problem_id: string }): void
 
 /** Spec section 8: a call that needs the signed-in user's id refuses without one. */
 export function signedInUserId(user: { id: number } | null | undefined): number {
-  if (!user) throw new Error('User is not logged in!');
+  if (!user) throw new Error(NOT_LOGGED_IN);
   return user.id;
 }
 

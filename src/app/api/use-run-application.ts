@@ -4,10 +4,9 @@ import { browserRegistry } from '../../renderers/browser-registry';
 import type { ToastAction } from '../components/toasts';
 import { isOngoing, OUTPUTS_POLL_MS } from './output-status';
 import { executeJob, getOutputDetail, RUN_FAILED, RUNNING } from './outputs';
+import { NOT_LOGGED_IN } from '../session/not-logged-in';
 /** Spec section 8: a run whose body the engine cannot complete from the saved data. */
 export const FILL_REQUIRED = 'Please fill the required fields in the Dataset and Configurations tabs.';
-/** Spec section 8: a run without a signed-in user. */
-export const NOT_LOGGED_IN = 'User is not logged in!';
 
 export interface RunnableApplication {
   id: number;

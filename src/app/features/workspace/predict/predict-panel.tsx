@@ -1,6 +1,7 @@
 import { useEffect, useState, type ClipboardEvent, type DragEvent } from 'react';
 import { Link } from 'react-router';
 import { acceptAttribute, type Problem } from '../../../../engine';
+import { NOT_LOGGED_IN } from '../../../session/not-logged-in';
 import type { WorkspaceUser } from '../workspace-types';
 import { fetchExampleImage, predictImage, type Prediction, type PredictImage } from './predict-api';
 import { MRI_EXAMPLES } from './mri-examples';
@@ -12,8 +13,6 @@ import {
 } from './image-validation';
 import { WebcamCapture } from './webcam-capture';
 
-/** Spec section 8. */
-export const NOT_LOGGED_IN = 'User is not logged in!';
 export const APPLICATION_MISSING = 'Application ID is missing.';
 /** Spec section 5: pasted text is an image URL only when it starts with http. */
 export const NOT_A_URL = 'The pasted text is not an image URL (it must start with http).';

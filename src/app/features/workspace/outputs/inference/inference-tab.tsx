@@ -3,6 +3,7 @@ import { visibleColumns } from '../../../../../engine';
 import { ChartSpecView } from '../../../../components/chart-spec-view';
 import { browserRegistry } from '../../../../../renderers/browser-registry';
 import { useAuth } from '../../../../session/auth-context';
+import { NOT_LOGGED_IN } from '../../../../session/not-logged-in';
 import {
   runInference,
   uploadDataset,
@@ -87,7 +88,7 @@ export function InferenceTab({ detail }: { detail: OutputDetail }) {
     setResult(null);
     if (!file) return setError(messages.csv);
     if (features.length === 0) return setError(messages.feature);
-    if (!user) return setError('User is not logged in!');
+    if (!user) return setError(NOT_LOGGED_IN);
     setBusy(true);
     try {
       const url = await uploadDataset(user, file);
