@@ -3,6 +3,9 @@
 # lockfiles are unchanged (stamps in .stamps/).
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
+# Independent steps run side by side: npm ci beside the Python venv, the web build beside the venv and the
+# brain tumor sample. Not --output-sync: it would hold back the server's own output under `make run`.
+MAKEFLAGS += --jobs=3
 STAMPS := .stamps
 VENV := worker/.venv
 PYTHON ?= python3
@@ -17,11 +20,13 @@ $(STAMPS)/node: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# --no-compile: pip would byte-compile every installed module (sympy, torch, scipy... tens of thousands of
+# files); Python compiles the ones a process really imports on first use instead.
 $(STAMPS)/venv: worker/requirements.lock worker/pyproject.toml
 	@mkdir -p $(STAMPS)
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q $(PIP_FLAGS) -r worker/requirements.lock
-	$(VENV)/bin/python -m pip install -q $(PIP_FLAGS) --no-deps -e worker
+	$(VENV)/bin/python -m pip install -q --no-compile $(PIP_FLAGS) -r worker/requirements.lock
+	$(VENV)/bin/python -m pip install -q --no-compile $(PIP_FLAGS) --no-deps -e worker
 	@touch $@
 
 dist/index.html: $(STAMPS)/node $(WEB_SOURCES)
@@ -30,14 +35,22 @@ dist/index.html: $(STAMPS)/node $(WEB_SOURCES)
 # The synthetic brain tumor sample (about 45 MB, not committed): drawn from the manifest's seed and checked
 # against its sha256. Order-only on the venv, so a new worker package does not redraw it.
 BRAIN_TUMOR_GENERATOR := worker/scripts/generate_brain_tumor_sample.py worker/qmlstudio_worker/problems/brain_tumor/synthetic_mri.py worker/qmlstudio_worker/problems/brain_tumor/mat_write.py
-samples/brain_tumor_dataset.mat: $(BRAIN_TUMOR_GENERATOR) | $(STAMPS)/venv
+BRAIN_TUMOR_SAMPLE := samples/brain_tumor_dataset.mat
+$(BRAIN_TUMOR_SAMPLE): $(BRAIN_TUMOR_GENERATOR) | $(STAMPS)/venv
 	$(VENV)/bin/python worker/scripts/generate_brain_tumor_sample.py --mat-only
 
-install: $(STAMPS)/node $(STAMPS)/venv samples/brain_tumor_dataset.mat
+install: $(STAMPS)/node $(STAMPS)/venv $(BRAIN_TUMOR_SAMPLE)
 
 build: dist/index.html
 
-run: install build
+# The server needs neither the brain tumor sample nor Chromium to serve: when the sample is missing or stale
+# it is written in the background (niced, one writer at a time; the server offers it once it is in place).
+run: $(STAMPS)/node $(STAMPS)/venv build
+	@[ -f $(BRAIN_TUMOR_SAMPLE) ] && [ -z "$$(find $(BRAIN_TUMOR_GENERATOR) -newer $(BRAIN_TUMOR_SAMPLE))" ] || { \
+	  echo "Writing the brain tumor sample in the background (log: $(STAMPS)/brain-tumor-sample.log)"; \
+	  setsid flock --nonblock $(STAMPS)/brain-tumor-sample.lock nice -n 10 \
+	    $(VENV)/bin/python worker/scripts/generate_brain_tumor_sample.py --mat-only \
+	    >$(STAMPS)/brain-tumor-sample.log 2>&1 & }
 	npx tsx server/main.ts
 
 dev: install

@@ -1,8 +1,9 @@
 // The shipped sample datasets (samples/ at the repository root, described by samples/manifest.json):
 // the CSV tables, the brain tumor .mat dataset (manifest `mat_samples`; rows = slices) and the example
 // MRI images (`mri_examples`). Each file's sha256 is checked when the catalog loads, so a server never
-// offers a file that is not the one the manifest describes. The .mat file is written by `make install`
-// (too large to commit): while it is absent, or not the manifest's, it is not offered (a table must be).
+// offers a file that is not the one the manifest describes. The .mat file is written by `make install`, or
+// in the background by `make run` (too large to commit): while it is absent, or not the manifest's, it is not
+// offered (a table must be), and it is offered from the first look after it has been written.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -30,14 +31,18 @@ interface ShippedFile {
 export class SampleCatalog {
   private readonly byFile: Map<string, SampleInfo>;
   private readonly shipped: Map<string, ShippedFile>;
+  /** Manifest .mat datasets not (yet) present and intact: looked at again when asked for. */
+  private readonly pending: Map<string, ShippedFile>;
 
   private constructor(
     private readonly dir: string,
     samples: SampleInfo[],
     others: ShippedFile[] = [],
+    pending: ShippedFile[] = [],
   ) {
     this.byFile = new Map(samples.map((s) => [s.file, s]));
     this.shipped = new Map(others.map((f) => [f.file, f]));
+    this.pending = new Map(pending.map((f) => [f.file, f]));
   }
 
   /** Reads the manifest in `dir` (default: the repository's samples/) and checks every file's sha256. */
@@ -61,11 +66,11 @@ export class SampleCatalog {
       mri_examples?: unknown;
     };
     const others: ShippedFile[] = [];
+    const pending: ShippedFile[] = [];
     for (const entry of listOf(raw.mat_samples)) {
       const { file, label, slices, synthetic, source, licence, sha256 } = entry;
       if (typeof file !== 'string' || !/^[a-z0-9_]+\.mat$/.test(file) || typeof sha256 !== 'string') continue;
       if (!Number.isInteger(slices) || typeof label !== 'string') continue;
-      if (!intact(path.join(this.dir, file), sha256)) continue;
       const dataset: SampleInfo = {
         file,
         label,
@@ -76,14 +81,25 @@ export class SampleCatalog {
         licence: String(licence ?? ''),
         sha256,
       };
-      others.push({ file, sha256, dataset });
+      (intact(path.join(this.dir, file), sha256) ? others : pending).push({ file, sha256, dataset });
     }
     for (const entry of listOf(raw.mri_examples)) {
       const { file, sha256 } = entry;
       if (typeof file !== 'string' || !/^mri-examples\/[a-z0-9-]+\.png$/.test(file)) continue;
       if (typeof sha256 === 'string' && intact(path.join(this.dir, file), sha256)) others.push({ file, sha256 });
     }
-    return new SampleCatalog(this.dir, this.list(), others);
+    return new SampleCatalog(this.dir, this.list(), others, pending);
+  }
+
+  /** The shipped file, taking a pending .mat dataset in once it has been written whole (renamed into place). */
+  private shippedFile(file: string): ShippedFile | undefined {
+    const found = this.shipped.get(file);
+    if (found) return found;
+    const waiting = this.pending.get(file);
+    if (!waiting || !intact(path.join(this.dir, file), waiting.sha256)) return undefined;
+    this.pending.delete(file);
+    this.shipped.set(file, waiting);
+    return waiting;
   }
 
   private static fromManifest(dir: string, entries: SampleManifestEntry[], bytes: Buffer[]): SampleCatalog {
@@ -110,12 +126,12 @@ export class SampleCatalog {
    * "brain_tumor_dataset.mat" whose rows are its slices), if shipped.
    */
   find(file: string): SampleInfo | undefined {
-    return this.byFile.get(file) ?? this.shipped.get(file)?.dataset;
+    return this.byFile.get(file) ?? this.shippedFile(file)?.dataset;
   }
 
   /** Whether the download route may serve this file: a sample dataset or an example MRI image. */
   serves(file: string): boolean {
-    return this.byFile.has(file) || this.shipped.has(file);
+    return this.byFile.has(file) || this.shippedFile(file) !== undefined;
   }
 
   /** The file's absolute path; only for a file the catalog holds (find or serves first). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,30 @@ describe('SampleCatalog', () => {
       const catalog = await SampleCatalog.load(DEFAULT_SAMPLES_DIR);
       expect(catalog.find('product_demand.csv')?.rows).toBe(1001);
       expect(catalog.pathOf('product_demand.csv')).toBe(path.join(DEFAULT_SAMPLES_DIR, 'product_demand.csv'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('offers the brain tumor .mat once it has been written whole, not before (make run writes it in the background)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'qml-samples-'));
+    const mat = 'brain_tumor_dataset.mat';
+    try {
+      cpSync(DEFAULT_SAMPLES_DIR, dir, { recursive: true, filter: (source) => !source.endsWith('.mat') });
+      const catalog = await SampleCatalog.load(dir);
+      expect(catalog.find(mat)).toBeUndefined();
+      expect(catalog.serves(mat)).toBe(false);
+      // A file that is not the manifest's (here a truncated one) is never offered.
+      const whole = readFileSync(path.join(DEFAULT_SAMPLES_DIR, mat));
+      writeFileSync(path.join(dir, mat), whole.subarray(0, 1024));
+      expect(catalog.find(mat)).toBeUndefined();
+      expect(() => catalog.pathOf(mat)).toThrow(SampleCatalogError);
+      rmSync(path.join(dir, mat));
+      writeFileSync(path.join(dir, `${mat}.partial`), whole);
+      renameSync(path.join(dir, `${mat}.partial`), path.join(dir, mat));
+      expect(catalog.find(mat)).toMatchObject({ file: mat, rows: 3064, synthetic: true });
+      expect(catalog.serves(mat)).toBe(true);
+      expect(catalog.pathOf(mat)).toBe(path.join(dir, mat));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import io
 import json
+import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -172,7 +173,8 @@ def write_mat_as_manifest_says(samples_dir: Path) -> None:
     checks its sha256 against the manifest's before putting it in place."""
     manifest = json.loads((samples_dir / "manifest.json").read_text(encoding="utf-8"))
     entry = next(e for e in manifest["mat_samples"] if e["file"] == FILE)
-    partial = samples_dir / f"{FILE}.partial"
+    # Per process: `make run` may still be writing it in the background when `make test` starts another.
+    partial = samples_dir / f"{FILE}.{os.getpid()}.partial"
     write_struct_array(partial, generate(int(entry["generator"]["seed"])))
     digest = _sha256(partial)
     if digest != entry["sha256"]:
