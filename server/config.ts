@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
+import { DEFAULT_SCHEMAS_DIR } from '../src/engine/node/load-schemas';
+
 /**
  * Every environment variable the product reads, declared once: its name, what it means (the line
  * .env.example and the README repeat, checked by config.test.ts), its default and how it is parsed.
@@ -153,6 +155,12 @@ const VARIABLES = {
     'Where the embedded database (PGlite), uploaded files and the generated JWT secret live',
     './data',
     (raw, ctx) => path.resolve(ctx.cwd, raw ?? 'data'),
+  ),
+  schemasDir: variable(
+    'SCHEMAS_DIR',
+    'The problem definitions (JSON Schema files: problems/, defs.json, outputs.json, ...) the server, the browser (GET /api/schemas) and the Python workers read; the sample datasets are the samples/ directory beside it (its manifest.json lists them)',
+    'schemas/ of this repository',
+    (raw, ctx) => (raw ? path.resolve(ctx.cwd, raw) : DEFAULT_SCHEMAS_DIR),
   ),
   uploadMaxBytes: named(
     'UPLOAD_MAX_BYTES',
@@ -318,17 +326,6 @@ const VARIABLES = {
       if (value === 'true' || value === 'lazy' || value === 'false') return value;
       ctx.fail(`${env} must be true, lazy or false (got "${value}")`);
       return 'true';
-    },
-  ),
-  demoResults: named(
-    'DEMO_RESULTS',
-    "on: at the first start (and when an example changes) run the example applications in the background at the lowest priority, for the landing page's comparison; off: never",
-    'on',
-    (raw, ctx, env): 'on' | 'off' => {
-      const value = raw ?? 'on';
-      if (value === 'on' || value === 'off') return value;
-      ctx.fail(`${env} must be on or off (got "${value}")`);
-      return 'on';
     },
   ),
   adminEmail: variable(

@@ -16,6 +16,7 @@ import { contactRoutes } from './contact/contact-routes';
 import { datasetFetchRoutes } from './datasets/fetch-routes';
 import { uploadRoutes } from './datasets/upload-routes';
 import { demoDataRoutes } from './demo-data/demo-data-routes';
+import { DemoDataStore } from './demo-data/demo-data-store';
 import { healthRoutes } from './health/health-routes';
 import { inferenceRoutes } from './inference/inference-routes';
 import { jobsRoutes } from './jobs/jobs-routes';
@@ -61,7 +62,10 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
       api.register(accountsRoutes, { accounts: s.accounts, publicUrl: s.config.publicUrl }),
   },
   { feature: 'jobs', register: (api, s) => api.register(jobsRoutes, { jobs: s.jobs }) },
-  { feature: 'problems', register: (api, s) => api.register(problemsRoutes, { registry: s.registry }) },
+  {
+    feature: 'problems',
+    register: (api, s) => api.register(problemsRoutes, { registry: s.registry, schemaFiles: s.schemaFiles }),
+  },
   {
     feature: 'media',
     register: (api, s) => api.register(mediaRoutes, { images: s.images, limiter: s.rateLimiter }),
@@ -122,7 +126,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { feature: 'contact', register: (api, s) => api.register(contactRoutes, { contact: s.contact }) },
   {
     feature: 'demo-data',
-    register: (api, s) => api.register(demoDataRoutes, { store: s.demoData }),
+    register: (api, s) => api.register(demoDataRoutes, { store: s.demoData ?? new DemoDataStore() }),
   },
   {
     feature: 'market-data',

@@ -2,8 +2,11 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ID } from '../platform/id-schemas';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import { notModified } from './conditional-get';
-import type { DemoRequest, DemoResultsData } from './demo-results-data';
+import { demoFile, notModified, type DemoDataStore } from './demo-data-store';
+
+/** Said by every demo-data route until `npm run demo:export` has written the files. */
+export const NOT_GENERATED =
+  'Demo data has not been generated yet: it is exported from completed runs of the example applications (npm run demo:export).';
 
 const problemId = { type: 'string', pattern: '^[a-z0-9-]{1,100}$' } as const;
 const outputId = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
@@ -23,21 +26,19 @@ const response = (what: string) => ({
 });
 
 /**
- * Send one demo data reply with a strong ETag (content hash) and Last-Modified, or 304 when the
- * request's validators show the client's copy is current. `no-cache`: the browser keeps the reply
- * (Cache API) but asks every time, so a run that finishes is seen at once.
+ * Send one published file with a strong ETag (content hash) and Last-Modified, or 304 when the
+ * request's validators show the client's copy is current. `no-cache`: the browser keeps the file
+ * (Cache API) but asks every time, so a new export is seen at once.
  */
 async function sendDemoFile(
-  store: DemoResultsData,
-  what: DemoRequest,
+  store: DemoDataStore,
+  relative: string,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const file = await store.read(what);
+  const file = await store.read(relative);
   if (!file) {
-    const reason =
-      what.kind === 'compare' || what.kind === 'records' ? store.missingReason() : 'No such demo data';
-    return reply.code(404).send(errorBody(reason));
+    return reply.code(404).send(errorBody(store.generated() ? 'No such demo data' : NOT_GENERATED));
   }
   reply
     .header('etag', file.etag)
@@ -49,13 +50,14 @@ async function sendDemoFile(
 }
 
 /**
- * The landing page's demo data (spec section 7, "Cached GET of static demo data files"): the
- * outputs of the server's own runs of the example applications (demo-runs.ts), per problem id.
- * Public, read-only.
+ * The landing page's static demo data (spec section 7, "Cached GET of static demo data files"):
+ * outputs of real runs of the example applications, per problem id, exported by
+ * server/demo-data/export-demo-data.ts. Public, read-only.
  */
-export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
-  Options: { store: DemoResultsData };
-}> = async (app, { store }) => {
+export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store: DemoDataStore } }> = async (
+  app,
+  { store },
+) => {
   const tags = ['demo-data'];
   app.get(
     '/demo-data/:problemId/records',
@@ -70,8 +72,7 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         ),
       },
     },
-    (request, reply) =>
-      sendDemoFile(store, { kind: 'records', problemId: request.params.problemId }, request, reply),
+    (request, reply) => sendDemoFile(store, demoFile.records(request.params.problemId), request, reply),
   );
   app.get(
     '/demo-data/:problemId/compare',
@@ -79,14 +80,13 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       schema: {
         tags,
         summary:
-          "The example's run: status, training data facts, losses, confusion matrix and its interpretation",
+          "The comparison of the example's classical and quantum runs (training data, losses, confusion)",
         security: PUBLIC,
         params: problemParams,
-        response: response('data: { application, outputs: [...] } one entry per example run'),
+        response: response('data: { outputs: [...] } one entry per compared output'),
       },
     },
-    (request, reply) =>
-      sendDemoFile(store, { kind: 'compare', problemId: request.params.problemId }, request, reply),
+    (request, reply) => sendDemoFile(store, demoFile.compare(request.params.problemId), request, reply),
   );
   app.get(
     '/demo-data/:problemId/outputs/:outputId/detail',
@@ -99,7 +99,8 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         response: response('data: the output detail'),
       },
     },
-    (request, reply) => sendDemoFile(store, { kind: 'detail', ...request.params }, request, reply),
+    (request, reply) =>
+      sendDemoFile(store, demoFile.detail(request.params.problemId, request.params.outputId), request, reply),
   );
   app.get(
     '/demo-data/:problemId/outputs/:outputId/record',
@@ -112,6 +113,7 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         response: response('data: the output record'),
       },
     },
-    (request, reply) => sendDemoFile(store, { kind: 'record', ...request.params }, request, reply),
+    (request, reply) =>
+      sendDemoFile(store, demoFile.record(request.params.problemId, request.params.outputId), request, reply),
   );
 };

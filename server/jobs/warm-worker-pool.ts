@@ -5,9 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
 import { ColdWorkerLauncher, type WorkerLaunch, type WorkerLauncher } from './worker-launcher';
-import { WORKER_DIR, type WorkerExit, type WorkerHandle } from './worker-process';
+import { runArguments, WORKER_DIR, type WorkerExit, type WorkerHandle } from './worker-process';
 
 /** Added to a job's stderr tail when the warm parent that forked it ended while the job ran. */
 export const WORKER_LOST_MESSAGE = 'The worker running this job was lost (its warm worker process ended)';
@@ -297,7 +296,7 @@ export class WarmWorkerPool implements WorkerLauncher {
     const stderrPath = path.join(this.dir, `stderr-${++this.sequence}.log`);
     const request = {
       command: options.command,
-      args: options.command === 'run' ? ['--schemas-dir', DEFAULT_SCHEMAS_DIR] : [],
+      args: options.command === 'run' ? runArguments(this.options.env) : [],
       input: options.input,
       stderr_path: stderrPath,
     };

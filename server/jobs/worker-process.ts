@@ -7,6 +7,19 @@ import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
 
 export const WORKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../worker');
 
+/** The variable that tells a worker where the server's schemas directory is (the worker reads it too). */
+export const WORKER_SCHEMAS_DIR_ENV = 'QMLSTUDIO_SCHEMAS_DIR';
+
+/** The worker environment naming the schemas directory the server loaded (SCHEMAS_DIR). */
+export function workerSchemasEnvironment(schemasDir: string): Record<string, string> {
+  return { [WORKER_SCHEMAS_DIR_ENV]: schemasDir };
+}
+
+/** The `run` arguments: the schemas directory the worker's environment names, else the repository's. */
+export function runArguments(env: Record<string, string> | undefined): string[] {
+  return ['--schemas-dir', env?.[WORKER_SCHEMAS_DIR_ENV] ?? DEFAULT_SCHEMAS_DIR];
+}
+
 export interface WorkerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -44,7 +57,7 @@ export function startWorker(options: {
   // too (a shell's children, multiprocessing workers), and a terminal's Ctrl-C reaches only the
   // server, which then stops the jobs itself and records them.
   const args = ['-m', 'qmlstudio_worker', options.command];
-  if (options.command === 'run') args.push('--schemas-dir', DEFAULT_SCHEMAS_DIR);
+  if (options.command === 'run') args.push(...runArguments(options.env));
   const child = spawn(options.python, args, {
     cwd: WORKER_DIR,
     env: { ...process.env, ...options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },

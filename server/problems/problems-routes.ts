@@ -9,6 +9,7 @@ import {
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
 import { BODY_ERRORS, envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
+import type { SchemaFiles } from './schema-files';
 
 const summarySchema = {
   type: 'object',
@@ -56,10 +57,44 @@ const checkBody = {
  * The problem registry on the server: the same engine and schema files the browser uses, so the
  * server refuses what the form refuses, with the same messages.
  */
-export const problemsRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { registry: Registry } }> = async (
-  app,
-  { registry },
-) => {
+export const problemsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { registry: Registry; schemaFiles: SchemaFiles };
+}> = async (app, { registry, schemaFiles }) => {
+  app.get(
+    '/schemas',
+    {
+      schema: {
+        tags: ['problems'],
+        summary: "The schema files the server loaded (SCHEMAS_DIR), keyed by path: the browser's registry",
+        security: PUBLIC,
+        response: {
+          200: {
+            ...envelope({ type: 'object', additionalProperties: true }),
+            description: 'data: { "problems/<id>.json": <file>, "defs.json": <file>, ... }',
+          },
+          304: {
+            description: 'Not modified: the copy the client holds (If-None-Match) is current',
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      // no-cache: the browser keeps its copy but asks each time, so a changed SCHEMAS_DIR is seen after a restart.
+      reply
+        .header('etag', schemaFiles.etag)
+        .header('cache-control', 'no-cache')
+        .header('vary', 'accept-encoding');
+      const held = request.headers['if-none-match'];
+      if (held && held.split(',').some((tag) => tag.trim() === schemaFiles.etag))
+        return reply.code(304).send();
+      reply.type('application/json; charset=utf-8');
+      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+        return reply.code(200).header('content-encoding', 'gzip').send(schemaFiles.gzipped);
+      }
+      return reply.code(200).send(schemaFiles.body);
+    },
+  );
+
   app.get(
     '/problems',
     {
