@@ -16,7 +16,7 @@ import type { AuthService } from './auth/auth-service';
 import type { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
 import type { DatasetServices } from './datasets/datasets';
-import type { DemoDataStore } from './demo-data/demo-data-store';
+import type { DemoResultsData } from './demo-data/demo-results-data';
 import type { LoginThrottle } from './auth/login-throttle';
 import { fastifyTrustProxy, type Config } from './config';
 import type { AnalysisService } from './analysis/analysis-service';
@@ -93,8 +93,8 @@ export interface AppServices {
     Partial<Pick<Config, 'llmBaseUrl' | 'llmModel' | 'llmApiKey'>>;
   /** Analyze, compare and graph analysis; built from the outputs and LLM_* settings when absent. */
   analysis?: AnalysisService;
-  /** The landing page's published demo data (server/demo-data/published unless a test names another). */
-  demoData?: DemoDataStore;
+  /** The landing page's demo data: the example runs of the landing demo account (demo-runs.ts). */
+  demoData: DemoResultsData;
   /** The landing demo's daily prices (the shipped files unless MARKET_DATA_PROVIDER or a test says otherwise). */
   market?: MarketData;
   /** The landing demo's predictions (WebSocket /stock-price-prediction/ws/predict); absent: no socket. */

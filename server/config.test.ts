@@ -72,6 +72,7 @@ describe('configuration', () => {
       WORKER_TIMEOUT_SECONDS: '30',
       WORKER_PYTHON: '/usr/bin/python3',
       WORKER_WARM: 'false',
+      DEMO_RESULTS: 'off',
       ADMIN_EMAIL: 'root@example.com',
       ADMIN_PASSWORD: 'long enough',
       GOOGLE_CLIENT_ID: 'g',
@@ -120,6 +121,7 @@ describe('configuration', () => {
         REDIS_URL: 'not a url',
         WORKER_CONCURRENCY: '0',
         WORKER_WARM: 'yes',
+        DEMO_RESULTS: 'later',
         JWT_SECRET: 'short',
         GOOGLE_CLIENT_ID: 'id',
       });
@@ -133,6 +135,7 @@ describe('configuration', () => {
     expect(problems).toContain('REDIS_URL is not a valid URL');
     expect(problems).toContain('WORKER_CONCURRENCY must be an integer from 1 to 64');
     expect(problems).toContain('WORKER_WARM must be true, lazy or false (got "yes")');
+    expect(problems).toContain('DEMO_RESULTS must be on or off (got "later")');
     expect(problems).toContain('JWT_SECRET must be at least 32 characters');
     expect(problems).toContain('GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET must be set together');
   });

@@ -328,6 +328,17 @@ const VARIABLES = {
       return 'true';
     },
   ),
+  demoResults: named(
+    'DEMO_RESULTS',
+    "on: at the first start (and when an example changes) run the example applications in the background at the lowest priority, for the landing page's comparison; off: never",
+    'on',
+    (raw, ctx, env): 'on' | 'off' => {
+      const value = raw ?? 'on';
+      if (value === 'on' || value === 'off') return value;
+      ctx.fail(`${env} must be on or off (got "${value}")`);
+      return 'on';
+    },
+  ),
   adminEmail: variable(
     'ADMIN_EMAIL',
     'The first admin account, created when no admin exists (its e-mail address)',

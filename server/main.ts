@@ -36,6 +36,11 @@ async function main() {
   // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
   // may be running on other machines, so they are left alone.
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
+  // The landing page's examples run in the background, behind every user's job.
+  if (config.demoResults === 'on') {
+    const demo = await services.demoRuns.start();
+    if (demo.queued.length) logger.info({ queued: demo.queued }, 'landing example runs queued');
+  }
   const app = await buildApp(services, { logger });
   onTerminationSignal(async (signal) => {
     logger.info({ signal }, 'shutting down: stopping the jobs running here');

@@ -16,7 +16,6 @@ import { contactRoutes } from './contact/contact-routes';
 import { datasetFetchRoutes } from './datasets/fetch-routes';
 import { uploadRoutes } from './datasets/upload-routes';
 import { demoDataRoutes } from './demo-data/demo-data-routes';
-import { DemoDataStore } from './demo-data/demo-data-store';
 import { healthRoutes } from './health/health-routes';
 import { inferenceRoutes } from './inference/inference-routes';
 import { jobsRoutes } from './jobs/jobs-routes';
@@ -126,7 +125,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { feature: 'contact', register: (api, s) => api.register(contactRoutes, { contact: s.contact }) },
   {
     feature: 'demo-data',
-    register: (api, s) => api.register(demoDataRoutes, { store: s.demoData ?? new DemoDataStore() }),
+    register: (api, s) => api.register(demoDataRoutes, { store: s.demoData }),
   },
   {
     feature: 'market-data',

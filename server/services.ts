@@ -38,7 +38,8 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { SampleCatalog } from './samples/sample-catalog';
 import { SchemaFiles } from './problems/schema-files';
 import { createMarketData, ShippedMarketData, type MarketData } from './market-data/market-data';
-import { DemoModels } from './stock-demo/demo-models';
+import { DEMO_OWNER_EMAIL, DemoModels } from './stock-demo/demo-models';
+import { AnalysisEngine } from './analysis/analysis-engine';
 import { DemoResultsData } from './demo-data/demo-results-data';
 import { DemoRuns } from './demo-data/demo-runs';
 import { PredictionService } from './stock-demo/prediction-service';
@@ -263,14 +264,18 @@ export function createServices(
     users,
     applications: new ApplicationsRepository(db),
     outputs,
+    ownerEmail: DEMO_OWNER_EMAIL,
     log,
   });
+  let analysisEngine: AnalysisEngine | null = null;
   const demoData = new DemoResultsData({
     db,
     registry,
     outputs,
     owner: () => demoRuns.owner(),
     enabled: config.demoResults === 'on',
+    interpret: (subject, register) =>
+      (analysisEngine ??= new AnalysisEngine()).analyze(subject, register).markdown,
   });
   const tracking = new TrackingService(new TrackingRepository(db), rateLimiter, {
     retentionDays: config.trackingRetentionDays,

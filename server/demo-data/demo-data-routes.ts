@@ -2,11 +2,8 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ID } from '../platform/id-schemas';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import { demoFile, notModified, type DemoDataStore } from './demo-data-store';
-
-/** Said by every demo-data route until `npm run demo:export` has written the files. */
-export const NOT_GENERATED =
-  'Demo data has not been generated yet: it is exported from completed runs of the example applications (npm run demo:export).';
+import { notModified } from './conditional-get';
+import type { DemoRequest, DemoResultsData } from './demo-results-data';
 
 const problemId = { type: 'string', pattern: '^[a-z0-9-]{1,100}$' } as const;
 const outputId = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
@@ -26,19 +23,21 @@ const response = (what: string) => ({
 });
 
 /**
- * Send one published file with a strong ETag (content hash) and Last-Modified, or 304 when the
- * request's validators show the client's copy is current. `no-cache`: the browser keeps the file
- * (Cache API) but asks every time, so a new export is seen at once.
+ * Send one demo data reply with a strong ETag (content hash) and Last-Modified, or 304 when the
+ * request's validators show the client's copy is current. `no-cache`: the browser keeps the reply
+ * (Cache API) but asks every time, so a run that finishes is seen at once.
  */
 async function sendDemoFile(
-  store: DemoDataStore,
-  relative: string,
+  store: DemoResultsData,
+  what: DemoRequest,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const file = await store.read(relative);
+  const file = await store.read(what);
   if (!file) {
-    return reply.code(404).send(errorBody(store.generated() ? 'No such demo data' : NOT_GENERATED));
+    const reason =
+      what.kind === 'compare' || what.kind === 'records' ? store.missingReason() : 'No such demo data';
+    return reply.code(404).send(errorBody(reason));
   }
   reply
     .header('etag', file.etag)
@@ -50,14 +49,13 @@ async function sendDemoFile(
 }
 
 /**
- * The landing page's static demo data (spec section 7, "Cached GET of static demo data files"):
- * outputs of real runs of the example applications, per problem id, exported by
- * server/demo-data/export-demo-data.ts. Public, read-only.
+ * The landing page's demo data (spec section 7, "Cached GET of static demo data files"): the
+ * outputs of the server's own runs of the example applications (demo-runs.ts), per problem id.
+ * Public, read-only.
  */
-export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store: DemoDataStore } }> = async (
-  app,
-  { store },
-) => {
+export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{
+  Options: { store: DemoResultsData };
+}> = async (app, { store }) => {
   const tags = ['demo-data'];
   app.get(
     '/demo-data/:problemId/records',
@@ -72,7 +70,8 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store
         ),
       },
     },
-    (request, reply) => sendDemoFile(store, demoFile.records(request.params.problemId), request, reply),
+    (request, reply) =>
+      sendDemoFile(store, { kind: 'records', problemId: request.params.problemId }, request, reply),
   );
   app.get(
     '/demo-data/:problemId/compare',
@@ -80,13 +79,14 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store
       schema: {
         tags,
         summary:
-          "The comparison of the example's classical and quantum runs (training data, losses, confusion)",
+          "The example's run: status, training data facts, losses, confusion matrix and its interpretation",
         security: PUBLIC,
         params: problemParams,
-        response: response('data: { outputs: [...] } one entry per compared output'),
+        response: response('data: { application, outputs: [...] } one entry per example run'),
       },
     },
-    (request, reply) => sendDemoFile(store, demoFile.compare(request.params.problemId), request, reply),
+    (request, reply) =>
+      sendDemoFile(store, { kind: 'compare', problemId: request.params.problemId }, request, reply),
   );
   app.get(
     '/demo-data/:problemId/outputs/:outputId/detail',
@@ -99,8 +99,7 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store
         response: response('data: the output detail'),
       },
     },
-    (request, reply) =>
-      sendDemoFile(store, demoFile.detail(request.params.problemId, request.params.outputId), request, reply),
+    (request, reply) => sendDemoFile(store, { kind: 'detail', ...request.params }, request, reply),
   );
   app.get(
     '/demo-data/:problemId/outputs/:outputId/record',
@@ -113,7 +112,6 @@ export const demoDataRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { store
         response: response('data: the output record'),
       },
     },
-    (request, reply) =>
-      sendDemoFile(store, demoFile.record(request.params.problemId, request.params.outputId), request, reply),
+    (request, reply) => sendDemoFile(store, { kind: 'record', ...request.params }, request, reply),
   );
 };

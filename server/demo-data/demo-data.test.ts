@@ -1,198 +1,247 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app';
+import { LOWEST_PRIORITY } from '../jobs/job-queue';
+import { DEMO_OWNER_EMAIL } from '../stock-demo/demo-models';
 import { startStack, type TestStack } from '../test-support/harness';
-import { exportDemoData, NOTHING_TO_EXPORT } from './demo-data-export';
-import { NOT_GENERATED } from './demo-data-routes';
-import { DemoDataStore, INDEX_FILE } from './demo-data-store';
+import pino from 'pino';
+import { ApplicationsRepository } from '../applications/applications-repository';
+import { DemoRuns } from './demo-runs';
 
-// The landing page's demo data routes through the real app: 404 with a clear detail while nothing
-// has been exported, and, over a directory of
-// files this test writes itself, strong ETags, Last-Modified and 304 to conditional requests.
+// The landing page's example runs and their demo data through the real app: the first start queues
+// the five examples at the lowest priority under the landing demo account, a restart queues nothing,
+// a changed example runs again; the routes serve the runs as they stand with content-hash ETags and
+// answer conditional requests with 304. The stack runs no workers: the jobs stay queued unless the
+// test records a result itself (a recorded real run, server/analysis/fixtures).
 
-const PATHS = [
-  '/api/demo-data/stock-price-prediction/records',
-  '/api/demo-data/stock-price-prediction/compare',
-  '/api/demo-data/stock-price-prediction/outputs/336/detail',
-  '/api/demo-data/stock-price-prediction/outputs/336/record',
+const EXAMPLES = [
+  'brain-tumor',
+  'demand-forecasting',
+  'fraud-detection',
+  'portfolio-optimization',
+  'stock-price-prediction',
 ];
-const RECORDS = '/api/demo-data/fraud-detection/records';
-const MTIME = new Date('2026-03-01T10:00:00.000Z');
 
-describe('demo data routes', () => {
+interface Row {
+  id: string;
+  kind: string;
+  owner_id: string;
+  status: string;
+  queue_priority: number;
+  app_data: { model_configurations: Record<string, unknown> };
+}
+
+describe('landing example runs and their demo data', () => {
   let stack: TestStack;
-  let app: FastifyInstance;
-  let dir: string;
-  const write = (relative: string, data: unknown) => {
-    const file = path.join(dir, relative);
-    mkdirSync(path.dirname(file), { recursive: true });
-    const text = JSON.stringify({ success: true, data });
-    writeFileSync(file, text);
-    utimesSync(file, MTIME, MTIME);
-    return text;
-  };
+  const enqueued: { jobId: number; priority: number | undefined }[] = [];
+  let ownerId: number;
+
+  /** A second process on the same database (a restart): its own DemoRuns. */
+  const restart = () =>
+    new DemoRuns({
+      db: stack.services.db,
+      users: stack.services.repositories.users,
+      applications: new ApplicationsRepository(stack.services.db),
+      outputs: stack.services.outputs,
+      ownerEmail: DEMO_OWNER_EMAIL,
+      log: pino({ level: 'silent' }),
+    });
+
+  const demoJobs = async () =>
+    (
+      await stack.services.db.query<Row>(
+        `select j.id, j.kind, j.owner_id, j.status, j.queue_priority, j.app_data
+           from demo_results d join jobs j on j.id = d.job_id order by j.kind`,
+      )
+    ).rows;
 
   beforeAll(async () => {
-    stack = await startStack({ database: 'pglite', queue: 'in-process' });
-    dir = mkdtempSync(path.join(tmpdir(), 'qml-demo-data-'));
-    app = await buildApp({ ...stack.services, demoData: new DemoDataStore(dir) }, { serveWebApp: false });
+    stack = await startStack({ database: 'pglite', queue: 'in-process' }, {}, { runWorkers: false });
+    const queue = stack.services.queue;
+    const enqueue = queue.enqueue.bind(queue);
+    queue.enqueue = (jobId, priority) => {
+      enqueued.push({ jobId, priority });
+      return enqueue(jobId, priority);
+    };
+    ownerId = (await stack.services.repositories.users.findByEmail(DEMO_OWNER_EMAIL))!.id;
   });
-  afterAll(async () => {
-    await app?.close();
-    await stack?.close();
-    rmSync(dir, { recursive: true, force: true });
+  afterAll(() => stack?.close());
+
+  it('answers 404 naming why while no example has run', async () => {
+    const reply = await stack.app.inject({ url: '/api/demo-data/fraud-detection/compare' });
+    expect(reply.statusCode).toBe(404);
+    expect(reply.json().detail).toBe(stack.services.demoData.missingReason());
   });
 
-  it('answers 404 saying the demo data has not been generated yet (the shipped directory has none)', async () => {
-    for (const url of PATHS) {
-      const reply = await stack.app.inject({ url });
-      expect(reply.statusCode, url).toBe(404);
-      expect(reply.json()).toEqual({ success: false, detail: NOT_GENERATED });
-      expect(reply.json().detail).toMatch(/^Demo data has not been generated yet/);
+  it('queues the five examples at the lowest priority under the landing demo account on the first start', async () => {
+    const report = await stack.services.demoRuns.start();
+    expect(report.refused).toEqual([]);
+    expect(report.queued.map((q) => q.problemId).sort()).toEqual(EXAMPLES);
+    const jobs = await demoJobs();
+    expect(jobs.map((job) => job.kind)).toEqual(EXAMPLES);
+    for (const job of jobs) {
+      expect(Number(job.owner_id)).toBe(ownerId);
+      expect(job.status).toBe('queued');
+      expect(job.queue_priority).toBe(LOWEST_PRIORITY);
+      // Short settings: no example trains longer than the landing needs (brain tumor's form minimum is 20).
+      expect(Number(job.app_data.model_configurations.epochs ?? 0)).toBeLessThanOrEqual(
+        job.kind === 'brain-tumor' ? 20 : 6,
+      );
+      expect(Number(job.app_data.model_configurations.optimizer_step ?? 0)).toBeLessThanOrEqual(20);
+    }
+    expect(enqueued.map((e) => e.jobId).sort()).toEqual(jobs.map((job) => Number(job.id)).sort());
+    expect(enqueued.every((e) => e.priority === LOWEST_PRIORITY)).toBe(true);
+    // The account owns nothing a user sees: it cannot sign in, and its applications are its own.
+    const owner = await stack.services.repositories.users.findByEmail(DEMO_OWNER_EMAIL);
+    expect(owner!.disabled).toBe(true);
+    const user = await stack.userToken('visitor@example.com');
+    const { rows } = await stack.services.db.query<{ id: string }>('select id from users where email = $1', [
+      'visitor@example.com',
+    ]);
+    const list = await stack.app.inject({
+      url: `/api/applications/${rows[0]!.id}/all`,
+      headers: { authorization: `Bearer ${user}` },
+    });
+    expect(list.statusCode).toBe(200);
+    expect(JSON.stringify(list.json())).not.toContain('Example');
+  });
+
+  it('queues nothing again on a restart', async () => {
+    const before = enqueued.length;
+    const report = await restart().start();
+    expect(report.queued).toEqual([]);
+    expect(report.current.sort()).toEqual(EXAMPLES);
+    expect(enqueued.length).toBe(before);
+  });
+
+  it('queues an example again when its definition changes, and only that one', async () => {
+    const problem = stack.services.registry.getProblem('demand-forecasting');
+    const previous = (await demoJobs()).find((job) => job.kind === problem.id)!;
+    const original = problem.example.appName;
+    problem.example.appName = 'Demand Forecasting Example (changed)';
+    try {
+      const report = await restart().start();
+      expect(report.queued.map((q) => q.problemId)).toEqual(['demand-forecasting']);
+      const now = (await demoJobs()).find((job) => job.kind === problem.id)!;
+      expect(now.id).not.toBe(previous.id);
+      expect(now.queue_priority).toBe(LOWEST_PRIORITY);
+      // The old run's application went with it.
+      const old = await stack.services.db.query('select 1 from jobs where id = $1', [previous.id]);
+      expect(old.rows).toEqual([]);
+    } finally {
+      problem.example.appName = original;
+      // Back to the shipped example: its run is queued again.
+      expect((await restart().start()).queued.map((q) => q.problemId)).toEqual(['demand-forecasting']);
     }
   });
 
-  it('serves each kind of file as written, with a strong content-hash ETag and Last-Modified', async () => {
-    const texts = [
-      write('stock-price-prediction/records.json', { records: [{ id: 336 }] }),
-      write('stock-price-prediction/compare.json', { outputs: [] }),
-      write('stock-price-prediction/outputs/336/detail.json', { id: 336, status: 'Completed' }),
-      write('stock-price-prediction/outputs/336/record.json', { id: 336, metrics: { accuracy: 0.5 } }),
-    ];
-    write(INDEX_FILE, { problems: ['stock-price-prediction'] });
-    for (const [index, url] of PATHS.entries()) {
-      const reply = await app.inject({ url });
-      expect(reply.statusCode, url).toBe(200);
-      expect(reply.body).toBe(texts[index]);
-      expect(reply.headers['content-type']).toMatch(/^application\/json/);
-      const hash = createHash('sha256').update(texts[index]!).digest('base64url');
-      expect(reply.headers.etag).toBe(`"${hash}"`);
-      expect(reply.headers['last-modified']).toBe(MTIME.toUTCString());
-      expect(reply.headers['cache-control']).toBe('no-cache');
-    }
+  it('queues a run that ended Failed again at the next start', async () => {
+    const fraud = (await demoJobs()).find((job) => job.kind === 'fraud-detection')!;
+    await stack.services.db.query(`update jobs set status = 'Failed', error = 'boom' where id = $1`, [
+      fraud.id,
+    ]);
+    const report = await restart().start();
+    expect(report.queued.map((q) => q.problemId)).toEqual(['fraud-detection']);
   });
 
-  it('answers 304 with no body to a matching If-None-Match, and 200 to another tag', async () => {
-    write('fraud-detection/records.json', { records: [{ id: 349 }, { id: 350 }] });
-    write(INDEX_FILE, { problems: ['fraud-detection'] });
-    const first = await app.inject({ url: RECORDS });
+  it('serves a queued run with its status and no interpretation yet', async () => {
+    const reply = await stack.app.inject({ url: '/api/demo-data/portfolio-optimization/compare' });
+    expect(reply.statusCode).toBe(200);
+    const [output] = reply.json().data.outputs;
+    expect(output).toMatchObject({ status: 'queued', interpretation: null, metrics: null });
+    expect(reply.json().data.application.problem_id).toBe('portfolio-optimization');
+  });
+
+  it('serves a Completed run with its real numbers and the analysis engine interpretation, and a Failed one with its reason', async () => {
+    const fixture = JSON.parse(
+      readFileSync(path.resolve('server/analysis/fixtures/stock-quantum.json'), 'utf8'),
+    ) as { result: Record<string, unknown>; execution_time: number };
+    const stock = (await demoJobs()).find((job) => job.kind === 'stock-price-prediction')!;
+    await stack.services.db.query(
+      `update jobs set status = 'Completed', result = $2, started_at = now(), finished_at = now(),
+              execution_time = $3 where id = $1`,
+      [stock.id, JSON.stringify(fixture.result), fixture.execution_time],
+    );
+    const reply = await stack.app.inject({ url: '/api/demo-data/stock-price-prediction/compare' });
+    expect(reply.statusCode).toBe(200);
+    const [output] = reply.json().data.outputs;
+    expect(output.id).toBe(Number(stock.id));
+    expect(output.status).toBe('Completed');
+    expect(output.metrics).toEqual(fixture.result.metrics);
+    expect(output.losses).toEqual(fixture.result.losses);
+    expect(output.interpretation.technical).toMatch(/\d/);
+    expect(output.interpretation.non_technical.length).toBeGreaterThan(20);
+    expect(output.interpretation.technical).not.toBe(output.interpretation.non_technical);
+
+    const detail = await stack.app.inject({
+      url: `/api/demo-data/stock-price-prediction/outputs/${stock.id}/detail`,
+    });
+    expect(detail.json().data.result).toEqual(fixture.result);
+    const record = await stack.app.inject({
+      url: `/api/demo-data/stock-price-prediction/outputs/${stock.id}/record`,
+    });
+    expect(record.json().data.metrics).toEqual(fixture.result.metrics);
+    const records = await stack.app.inject({ url: '/api/demo-data/stock-price-prediction/records' });
+    expect(records.json().data.records.map((r: { id: number }) => r.id)).toEqual([Number(stock.id)]);
+    // Another output id, even a real one, is not demo data.
+    const other = await stack.app.inject({
+      url: `/api/demo-data/stock-price-prediction/outputs/${stock.id}0/record`,
+    });
+    expect(other.statusCode).toBe(404);
+
+    const brain = (await demoJobs()).find((job) => job.kind === 'brain-tumor')!;
+    await stack.services.db.query(
+      `update jobs set status = 'Failed', error = 'Worker ran out of memory', finished_at = now() where id = $1`,
+      [brain.id],
+    );
+    const failed = await stack.app.inject({ url: '/api/demo-data/brain-tumor/compare' });
+    expect(failed.json().data.outputs[0]).toMatchObject({
+      status: 'Failed',
+      error: 'Worker ran out of memory',
+    });
+  });
+
+  it('sends a content-hash ETag and Last-Modified, 304 to a matching If-None-Match, and a new tag when the run changes', async () => {
+    const url = '/api/demo-data/portfolio-optimization/compare';
+    const first = await stack.app.inject({ url });
     const etag = first.headers.etag as string;
+    expect(etag).toBe(`"${createHash('sha256').update(first.rawPayload).digest('base64url')}"`);
+    expect(first.headers['cache-control']).toBe('no-cache');
+    expect(first.headers['last-modified']).toBeTruthy();
     for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
-      const again = await app.inject({ url: RECORDS, headers: { 'if-none-match': header } });
+      const again = await stack.app.inject({ url, headers: { 'if-none-match': header } });
       expect(again.statusCode, header).toBe(304);
       expect(again.body).toBe('');
       expect(again.headers.etag).toBe(etag);
     }
-    const other = await app.inject({ url: RECORDS, headers: { 'if-none-match': '"stale"' } });
-    expect(other.statusCode).toBe(200);
-    expect(other.json()).toEqual({ success: true, data: { records: [{ id: 349 }, { id: 350 }] } });
+    const stale = await stack.app.inject({ url, headers: { 'if-none-match': '"stale"' } });
+    expect(stale.statusCode).toBe(200);
+    const since = first.headers['last-modified'] as string;
+    expect((await stack.app.inject({ url, headers: { 'if-modified-since': since } })).statusCode).toBe(304);
+    const earlier = new Date(Date.parse(since) - 60_000).toUTCString();
+    expect((await stack.app.inject({ url, headers: { 'if-modified-since': earlier } })).statusCode).toBe(200);
+
+    const portfolio = (await demoJobs()).find((job) => job.kind === 'portfolio-optimization')!;
+    await stack.services.db.query(`update jobs set status = 'running', started_at = now() where id = $1`, [
+      portfolio.id,
+    ]);
+    const changed = await stack.app.inject({ url, headers: { 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.json().data.outputs[0].status).toBe('running');
   });
 
-  it('answers If-Modified-Since by the file time; If-None-Match decides when both are sent', async () => {
-    write('fraud-detection/records.json', { records: [] });
-    const at = (ms: number) => new Date(MTIME.getTime() + ms).toUTCString();
-    const ask = (headers: Record<string, string>) => app.inject({ url: RECORDS, headers });
-    expect((await ask({ 'if-modified-since': at(0) })).statusCode).toBe(304);
-    expect((await ask({ 'if-modified-since': at(60_000) })).statusCode).toBe(304);
-    expect((await ask({ 'if-modified-since': at(-60_000) })).statusCode).toBe(200);
-    expect((await ask({ 'if-modified-since': 'not a date' })).statusCode).toBe(200);
-    expect((await ask({ 'if-none-match': '"stale"', 'if-modified-since': at(60_000) })).statusCode).toBe(200);
-  });
-
-  it('gives a rewritten file a new ETag: the old tag gets the new content', async () => {
-    write('fraud-detection/records.json', { records: [{ id: 1 }] });
-    const before = (await app.inject({ url: RECORDS })).headers.etag as string;
-    write('fraud-detection/records.json', { records: [{ id: 2 }] });
-    const after = await app.inject({ url: RECORDS, headers: { 'if-none-match': before } });
-    expect(after.statusCode).toBe(200);
-    expect(after.headers.etag).not.toBe(before);
-    expect(after.json().data).toEqual({ records: [{ id: 2 }] });
-  });
-
-  it('refuses malformed ids with 400 naming the field, and unknown files with 404', async () => {
-    write(INDEX_FILE, { problems: [] });
+  it('refuses malformed ids with 400 naming the field, and unknown problems with 404', async () => {
     for (const url of ['/api/demo-data/UPPER/records', '/api/demo-data/..%2F..%2Fetc/records']) {
-      const reply = await app.inject({ url });
+      const reply = await stack.app.inject({ url });
       expect(reply.statusCode, url).toBe(400);
       expect(reply.json().errors[0].field).toBe('/problemId');
     }
-    const badOutput = await app.inject({ url: '/api/demo-data/fraud-detection/outputs/abc/detail' });
+    const badOutput = await stack.app.inject({ url: '/api/demo-data/fraud-detection/outputs/abc/detail' });
     expect(badOutput.statusCode).toBe(400);
     expect(badOutput.json().errors[0].field).toBe('/outputId');
-    const unknown = await app.inject({ url: '/api/demo-data/brain-tumor/outputs/186/record' });
+    const unknown = await stack.app.inject({ url: '/api/demo-data/vehicle-routing/compare' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ success: false, detail: 'No such demo data' });
-  });
-});
-
-describe('npm run demo:export (exportDemoData)', () => {
-  let stack: TestStack;
-  let out: string;
-  beforeAll(async () => {
-    stack = await startStack({ database: 'pglite', queue: 'in-process' });
-    out = mkdtempSync(path.join(tmpdir(), 'qml-demo-export-'));
-  });
-  afterAll(async () => {
-    await stack?.close();
-    rmSync(out, { recursive: true, force: true });
-  });
-
-  it('says there is nothing to export and writes nothing while no example has a completed output', async () => {
-    const report = await exportDemoData(stack.services.db, stack.services.registry, out);
-    expect(report).toEqual({ exported: [], nothing: NOTHING_TO_EXPORT });
-    expect(readdirSync(out)).toEqual([]);
-  });
-
-  it('exports a completed run of an example application, and the routes serve it', async () => {
-    // A run as the job runner records it.
-    const db = stack.services.db;
-    const { rows: users } = await db.query<{ id: string }>('select id from users limit 1');
-    const { rows: apps } = await db.query<{ id: string }>(
-      `insert into applications (user_id, app_name, app_problem_id) values ($1, 'Fraud Detection Example', 'fraud-detection') returning id`,
-      [users[0]!.id],
-    );
-    const result = {
-      problem: 'fraud-detection',
-      model: 'Logistic Regression',
-      model_type: 'Classical',
-      metrics: { accuracy: 0.9 },
-      confusion_matrix: [
-        [90, 4],
-        [6, 0],
-      ],
-    };
-    const { rows: jobs } = await db.query<{ id: string }>(
-      `insert into jobs (kind, owner_id, status, params, result, application_id, finished_at)
-       values ('fraud-detection', $1, 'Completed', '{"model_type":"Classical"}', $2, $3, now()) returning id`,
-      [users[0]!.id, JSON.stringify(result), apps[0]!.id],
-    );
-    const id = Number(jobs[0]!.id);
-    const report = await exportDemoData(db, stack.services.registry, out);
-    expect(report.exported).toEqual([
-      { problemId: 'fraud-detection', applicationId: Number(apps[0]!.id), outputIds: [id] },
-    ]);
-    const app = await buildApp(
-      { ...stack.services, demoData: new DemoDataStore(out) },
-      { serveWebApp: false },
-    );
-    try {
-      const compare = await app.inject({ url: '/api/demo-data/fraud-detection/compare' });
-      expect(compare.statusCode).toBe(200);
-      expect(compare.json().data.outputs).toEqual([
-        expect.objectContaining({ id, model_type: 'Classical', confusion_matrix: result.confusion_matrix }),
-      ]);
-      const records = await app.inject({ url: '/api/demo-data/fraud-detection/records' });
-      expect(records.json().data.records.map((r: { id: number }) => r.id)).toEqual([id]);
-      const detail = await app.inject({ url: `/api/demo-data/fraud-detection/outputs/${id}/detail` });
-      expect(detail.json().data.result).toEqual(result);
-      const missing = await app.inject({ url: '/api/demo-data/stock-price-prediction/compare' });
-      expect(missing.json()).toEqual({ success: false, detail: 'No such demo data' });
-    } finally {
-      await app.close();
-    }
   });
 });

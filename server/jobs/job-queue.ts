@@ -3,10 +3,19 @@ import { Redis } from 'ioredis';
 
 export type RunJob = (jobId: number) => Promise<void>;
 
+/** A user's job: BullMQ runs jobs without a priority before every prioritised one. */
+export const USER_PRIORITY = 0;
+/**
+ * The background jobs no user waits for (the landing page's example runs): the largest number is
+ * the lowest priority in BullMQ (1 to 2,097,151), and the in-process queue orders the same way.
+ */
+export const LOWEST_PRIORITY = 2_097_151;
+
 /** Hands job ids to a runner with a concurrency limit: in this process, or through BullMQ on Redis. */
 export interface JobQueue {
   readonly mode: 'in-process' | 'bullmq';
-  enqueue(jobId: number): Promise<void>;
+  /** Queues a job; a larger `priority` runs later (USER_PRIORITY first, LOWEST_PRIORITY last). */
+  enqueue(jobId: number, priority?: number): Promise<void>;
   /** Starts taking jobs (a server with no local workers never calls it). */
   startWorkers(run: RunJob): void;
   health(): Promise<void>;
@@ -15,15 +24,20 @@ export interface JobQueue {
 
 export class InProcessJobQueue implements JobQueue {
   readonly mode = 'in-process' as const;
-  private readonly waiting: number[] = [];
+  /** Waiting jobs by priority, first come first served within one priority. */
+  private readonly waiting: { jobId: number; priority: number }[] = [];
   private active = 0;
+  /** Running jobs of a priority below the users' (background jobs). */
+  private activeBackground = 0;
   private run: RunJob | null = null;
   private closed = false;
 
   constructor(private readonly concurrency: number) {}
 
-  async enqueue(jobId: number) {
-    this.waiting.push(jobId);
+  async enqueue(jobId: number, priority = USER_PRIORITY) {
+    // After the last waiting job of the same or a higher priority: a user's job passes background ones.
+    const at = this.waiting.findIndex((entry) => entry.priority > priority);
+    this.waiting.splice(at === -1 ? this.waiting.length : at, 0, { jobId, priority });
     this.pump();
   }
 
@@ -38,14 +52,28 @@ export class InProcessJobQueue implements JobQueue {
     this.closed = true;
   }
 
+  /**
+   * Background jobs leave one slot free for users when there are two or more, so a user's job
+   * submitted while they run starts at once instead of waiting for one to end.
+   */
+  private get backgroundSlots() {
+    return Math.max(1, this.concurrency - 1);
+  }
+
   private pump() {
-    while (this.run && !this.closed && this.active < this.concurrency && this.waiting.length > 0) {
-      const jobId = this.waiting.shift()!;
+    while (this.run && !this.closed && this.active < this.concurrency) {
+      const next = this.waiting[0];
+      if (!next) return;
+      const background = next.priority > USER_PRIORITY;
+      if (background && this.activeBackground >= this.backgroundSlots) return;
+      this.waiting.shift();
       this.active++;
-      void this.run(jobId)
+      if (background) this.activeBackground++;
+      void this.run(next.jobId)
         .catch(() => undefined)
         .finally(() => {
           this.active--;
+          if (background) this.activeBackground--;
           this.pump();
         });
     }
@@ -68,19 +96,29 @@ export class BullMqJobQueue implements JobQueue {
     this.queue = new Queue(queueName, { connection: this.connection });
   }
 
-  async enqueue(jobId: number) {
+  async enqueue(jobId: number, priority = USER_PRIORITY) {
     // No custom BullMQ id: ids from our database would collide with leftovers of another database
     // sharing the Redis server, and BullMQ silently drops a job whose id it has already seen.
-    await this.queue.add('run', { jobId }, { removeOnComplete: 1000, removeOnFail: 1000, attempts: 1 });
+    await this.queue.add(
+      'run',
+      { jobId, priority },
+      {
+        removeOnComplete: 1000,
+        removeOnFail: 1000,
+        attempts: 1,
+        // BullMQ runs jobs without a priority before prioritised ones; 0 means none.
+        ...(priority > USER_PRIORITY && { priority }),
+      },
+    );
   }
 
   startWorkers(run: RunJob) {
     this.worker = new Worker(
       this.queueName,
       async (job) => {
-        const { jobId } = job.data as { jobId: number };
+        const { jobId, priority } = job.data as { jobId: number; priority?: number };
         // Fetched while this process shuts down: handed back to the queue for another worker.
-        if (this.closing) return this.enqueue(jobId);
+        if (this.closing) return this.enqueue(jobId, priority);
         return run(jobId);
       },
       {

@@ -31,7 +31,7 @@ export class JobsService {
       this.repository.create(tx, { kind, ownerId: owner.id, params, ...extra }),
     );
     try {
-      await this.queue.enqueue(job.id);
+      await this.queue.enqueue(job.id, job.queue_priority);
     } catch (error) {
       const reason = `The job could not be queued: ${error instanceof Error ? error.message : String(error)}`;
       await this.runner.transition(job.id, [JobStatus.queued], JobStatus.failed, { error: reason, reason });
@@ -82,6 +82,6 @@ export class JobsService {
       await this.runner.transition(job.id, [JobStatus.running], JobStatus.failed, { error: reason, reason });
     }
     for (const job of await this.repository.listByStatus([JobStatus.queued]))
-      await this.queue.enqueue(job.id);
+      await this.queue.enqueue(job.id, job.queue_priority);
   }
 }

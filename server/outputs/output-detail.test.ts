@@ -29,6 +29,7 @@ function job(overrides: Partial<JobRecord> = {}): JobRecord {
     finished_at: null,
     execution_time: null,
     application_id: 3,
+    queue_priority: 0,
     app_data: { model_configurations: { epochs: 3 } },
     extension: {
       dataset: {

@@ -72,6 +72,8 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
       REDIS_PREFIX: `qml-e2e-${port}`,
       // Links in mails and OAuth redirects must come back to the address the browser uses.
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // The landing page's example runs train in the background: only the tests of them turn them on.
+      DEMO_RESULTS: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
