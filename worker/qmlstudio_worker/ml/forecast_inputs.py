@@ -2,9 +2,12 @@
 
 A one-step-ahead forecaster reads, for each of the ``window`` rows before the target:
 
-- the selected training features (normalized on the training part), as before;
-- the prediction feature's own value: a forecaster always sees the series it forecasts, whatever extra
-  features are selected (it is added when the selection leaves it out);
+- the selected training features and the prediction feature's own value (a forecaster always sees the
+  series it forecasts, whatever extra features are selected; it is added when the selection leaves it
+  out), each as its change from the row before (``differenced``), normalized on the training part's
+  changes. Levels would leave the training range wherever the test part trends beyond it (a price
+  falling below its training minimum), and a network fed such inputs extrapolates; changes stay within
+  the range they were fitted on. Models saved before this read levels (``differenced`` false);
 - calendar features of the row it forecasts (the row after each window row, whose date is known in
   advance) when the data has a date column: day of week for daily rows, week of year for weekly rows,
   month of year for monthly rows, each as a point on a circle (sine, cosine) so the year's end meets its
@@ -82,6 +85,8 @@ class ForecastInputs:
     calendar: str | None = None  # day_of_week, week_of_year or month_of_year
     holiday_column: str | None = None
     season_length: int | None = None
+    #: The numeric columns enter as one-step changes (True for every new plan; False in older saved models).
+    differenced: bool = False
     columns: list[str] = field(
         default_factory=list
     )  # the numeric columns: features, then the target if absent
@@ -101,11 +106,24 @@ class ForecastInputs:
         """Values per window row."""
         return len(self.columns) + self.extra_width
 
+    def numeric_rows(self, values: pd.DataFrame) -> FloatArray:
+        """(rows, len(columns)): the numeric columns as the window reads them, each row's change from the
+        row before (0 on the first row) when ``differenced``, else the values themselves."""
+        levels: FloatArray = np.asarray(values[self.columns].to_numpy(dtype="float64"), dtype=np.float64)
+        if not self.differenced:
+            return levels
+        changes: FloatArray = np.zeros_like(levels)
+        changes[1:] = np.diff(levels, axis=0)
+        return changes
+
     def describe(self) -> str:
         """One sentence for the run's log."""
-        parts = [f"the selected features ({', '.join(self.training_features)})"]
+        numeric = f"the selected features ({', '.join(self.training_features)})"
         if self.prediction_feature not in self.training_features:
-            parts.append(f"{self.prediction_feature}'s own recent values")
+            numeric += f" and {self.prediction_feature}'s own recent values"
+        if self.differenced:
+            numeric += ", each as its change from the row before"
+        parts = [numeric]
         if self.calendar:
             parts.append(
                 f"the {self.calendar.replace('_', ' ')} of the forecast row (from {self.date_column})"
@@ -161,6 +179,7 @@ class ForecastInputs:
             "calendar": self.calendar,
             "holiday_column": self.holiday_column,
             "season_length": self.season_length,
+            "differenced": self.differenced,
             "columns": list(self.columns),
         }
 
@@ -173,6 +192,7 @@ class ForecastInputs:
             calendar=data.get("calendar"),
             holiday_column=data.get("holiday_column"),
             season_length=data.get("season_length"),
+            differenced=bool(data.get("differenced", False)),
             columns=list(data.get("columns") or []),
         )
 
@@ -212,4 +232,5 @@ def plan_inputs(
         calendar=calendar,
         holiday_column=holiday_column_of(frame),
         season_length=season,
+        differenced=True,
     )

@@ -202,7 +202,7 @@ class FittedForecaster:
             target = values[self.prediction_feature].to_numpy(dtype="float64")
             scaled = np.concatenate(
                 [
-                    self.feature_normalizer.transform(values[self.inputs.columns]),
+                    self.feature_normalizer.transform(self.inputs.numeric_rows(values)),
                     self.inputs.extra_inputs(frame, target, self.target_normalizer.transform),
                 ],
                 axis=1,
@@ -397,9 +397,15 @@ def prepare_windows(
     inputs: ForecastInputs | None = None
     if forecaster_inputs and target_mode == "change":
         inputs = plan_inputs(frame, features, prediction_feature, test_start, window=window)
-    input_columns = inputs.columns if inputs is not None else features
-    feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[input_columns])
-    x_scaled = feature_normalizer.transform(full[input_columns])
+    if inputs is not None:
+        rows = inputs.numeric_rows(full)
+        # Fitted on the training part's rows only (its changes start at its second row).
+        fit_rows = rows[1:test_start] if inputs.differenced else rows[:test_start]
+        feature_normalizer = MinMaxNormalizer(normalization).fit(fit_rows)
+        x_scaled = feature_normalizer.transform(rows)
+    else:
+        feature_normalizer = MinMaxNormalizer(normalization).fit(train_frame[features])
+        x_scaled = feature_normalizer.transform(full[features])
     y_raw = full[prediction_feature].to_numpy(dtype="float64")
     if target_mode == "change":
         # changes[t] = y[t] - y[t-lag], the change from the reference forecast (the last value, or the value
@@ -443,6 +449,23 @@ def prepare_windows(
 VALIDATION_SHARE = 0.2
 
 
+def beats_reference(reference_errors: Any, errors: Any) -> tuple[bool, float]:
+    """Whether a trained network's squared errors on the held-out windows beat the reference's (the untrained
+    network's) by more than one standard error of their paired differences, and that ratio (a t value).
+
+    The epoch with the lowest held-out loss is the best of many tries on a handful of windows: some epoch
+    beats the reference there by chance even when the network learned only noise. One standard error is
+    the usual margin for preferring the more complex of two models (the "one-standard-error rule")."""
+    differences = np.asarray(reference_errors, dtype=np.float64) - np.asarray(errors, dtype=np.float64)
+    if len(differences) < 2:
+        return bool(differences.sum() > 0), 0.0
+    spread = float(differences.std(ddof=1)) / np.sqrt(len(differences))
+    mean = float(differences.mean())
+    if spread == 0:
+        return mean > 0, float("inf") if mean > 0 else 0.0
+    return bool(mean > spread), mean / spread
+
+
 def held_out_windows(train_windows: int, share: float = VALIDATION_SHARE) -> int:
     """How many of the last training windows :func:`train_epochs` holds out to choose the epoch: 0 when
     no share is asked or fewer than two windows would be left to fit."""
@@ -471,9 +494,10 @@ def train_epochs(
 
     With ``validation_share``, the last share of the training windows (in time order) is held out: the
     network trains on the rest and keeps the weights of the epoch with the lowest loss on the held-out
-    windows, the untrained network (epoch 0) included. The forecasters' untrained network is their
-    reference forecast (a zero output layer: no change), so a network that only learns noise from a short
-    series falls back to it instead of drifting away. The test part never chooses anything."""
+    windows when it beats the untrained network (epoch 0) there by more than one standard error
+    (:func:`beats_reference`), otherwise the untrained network's. The forecasters' untrained network is
+    their reference forecast (a zero output layer: no change), so a network that only learns noise from a
+    short series falls back to it instead of drifting away. The test part never chooses anything."""
     import copy
 
     import torch
@@ -487,12 +511,13 @@ def train_epochs(
     else:
         xt_fit, yt_fit = xt_train, yt_train
 
-    def validation_loss() -> float:
+    def held_out_errors() -> Any:
         network.eval()
         with torch.no_grad():
-            return float(loss_fn(network(xt_val), yt_val))
+            return ((network(xt_val) - yt_val) ** 2).double().numpy()
 
-    best = (validation_loss(), 0, copy.deepcopy(network.state_dict())) if held else None
+    reference = (held_out_errors(), copy.deepcopy(network.state_dict())) if held else None
+    best = (float(reference[0].mean()), 0, reference[1], reference[0]) if reference is not None else None
     train_loss: list[float] = []
     test_loss: list[float] = []
     for epoch in range(1, epochs + 1):
@@ -509,26 +534,40 @@ def train_epochs(
             train_loss.append(float(loss_fn(network(xt_train), yt_train)))
             test_loss.append(float(loss_fn(network(xt_test), yt_test)))
         if best is not None:
-            value = validation_loss()
-            if value < best[0]:
-                best = (value, epoch, copy.deepcopy(network.state_dict()))
+            errors = held_out_errors()
+            if float(errors.mean()) < best[0]:
+                best = (float(errors.mean()), epoch, copy.deepcopy(network.state_dict()), errors)
         if emit is not None:
             emit.metric("train_loss", train_loss[-1], step=epoch)
             emit.metric("test_loss", test_loss[-1], step=epoch)
             emit.progress(5 + 85 * epoch / epochs, f"{epoch_label} {epoch}/{epochs}")
-    if best is not None:
+    if best is not None and reference is not None:
+        lowest = best[1]
+        beats, t_value = beats_reference(reference[0], best[3]) if lowest else (False, 0.0)
+        if lowest and not beats:
+            best = (float(reference[0].mean()), 0, reference[1], reference[0])
         network.load_state_dict(best[2])
         network.eval()
         if emit is not None:
-            kept = (
-                f"epoch {best[1]}"
-                if best[1]
-                else "the untrained network (epoch 0: the persistence forecast it is a residual on)"
-            )
-            emit.log(
-                f"kept the weights of {kept}: the lowest loss on the last {held} training windows, "
-                f"held out from the fit to choose it"
-            )
+            untrained = "the untrained network (epoch 0: the reference forecast it is a residual on)"
+            if best[1]:
+                why = (
+                    f"kept the weights of epoch {best[1]}: the lowest loss on the last {held} training "
+                    f"windows, held out from the fit to choose it, below the reference's by "
+                    f"{t_value:.2g} standard errors"
+                )
+            elif lowest:
+                why = (
+                    f"kept the weights of {untrained}: epoch {lowest} had the lowest loss on the last "
+                    f"{held} training windows, held out from the fit, but beat the reference there by only "
+                    f"{t_value:.2g} standard errors (less than one)"
+                )
+            else:
+                why = (
+                    f"kept the weights of {untrained}: no epoch had a lower loss on the last {held} "
+                    f"training windows, held out from the fit to choose it"
+                )
+            emit.log(why)
     return train_loss, test_loss, best[1] if best is not None else epochs
 
 

@@ -13,7 +13,12 @@ import torch
 from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
 from qmlstudio_worker.ml.forecast_inputs import plan_inputs
 from qmlstudio_worker.ml.forecast_metrics import baseline_verdict
-from qmlstudio_worker.ml.recurrent import prepare_windows, train_epochs, train_recurrent_forecaster
+from qmlstudio_worker.ml.recurrent import (
+    beats_reference,
+    prepare_windows,
+    train_epochs,
+    train_recurrent_forecaster,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -72,8 +77,11 @@ def test_windows_hold_the_target_the_forecast_rows_calendar_and_holiday() -> Non
     assert data.input_width == 2 + 2 + 1 + 1
     last_row = data.x_test[0, -1]  # the window row before the first test target (row test_start - 1)
     t = data.test_start
-    scaled_target = data.feature_normalizer.transform(data.full[["noise", "Sales"]])[t - 1, 1]
-    assert last_row[1] == pytest.approx(scaled_target)
+    # The target enters as its change from the row before, scaled on the training part's changes.
+    sales = data.full["Sales"].to_numpy()
+    changes = np.diff(sales[:t])
+    expected = (sales[t - 1] - sales[t - 2] - changes.min()) / (changes.max() - changes.min())
+    assert last_row[1] == pytest.approx(expected)
     week = pd.Timestamp(frame["Date"][t]).isocalendar().week  # the calendar of the row it forecasts
     assert last_row[2] == pytest.approx(np.sin(2 * np.pi * week / 52.1775))
     assert last_row[4] == (1.0 if frame["IsHoliday"][t] == "TRUE" else 0.0)
@@ -170,6 +178,81 @@ def test_the_kept_epoch_is_the_one_best_on_held_out_training_windows() -> None:
         validation_share=0.0,
     )
     assert float(model(x[:1]).detach()) > 0.3
+
+
+def test_a_trained_epoch_must_beat_the_reference_by_more_than_one_standard_error() -> None:
+    reference = np.array([1.0, 1.0, 1.0, 1.0, 1.0])
+    # Better on every held-out window: kept.
+    assert beats_reference(reference, np.array([0.5, 0.6, 0.4, 0.5, 0.7]))[0] is True
+    # A lower mean that one lucky window makes (the others worse): within the noise, not kept.
+    lucky = np.array([0.0, 0.0, 1.1, 1.2, 1.3])
+    assert lucky.mean() < reference.mean()
+    beats, t_value = beats_reference(reference, lucky)
+    assert beats is False
+    assert 0 < t_value < 1
+    assert beats_reference(reference, reference)[0] is False
+
+
+def test_an_epoch_best_on_held_out_windows_by_chance_falls_back_to_the_reference() -> None:
+    # The held-out windows' targets are 0 and 2 around the untrained output 1 (= the reference); the
+    # fitted windows pull the output to 1.2: the trained epochs lower the held-out loss on the windows
+    # whose target is 2 and raise it on the others, less than one standard error in all.
+    class Flat(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.head = torch.nn.Linear(1, 1)
+            torch.nn.init.zeros_(self.head.weight)
+            torch.nn.init.ones_(self.head.bias)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(x).squeeze(-1)
+
+    model = Flat()
+    x = torch.zeros(25, 1)
+    y = torch.cat([torch.full((20,), 1.2), torch.tensor([2.0, 0.0, 2.0, 0.0, 2.0])])
+    _, _, kept = train_epochs(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.2),
+        torch.nn.MSELoss(),
+        (x, y),
+        (x[:2], y[:2]),
+        epochs=5,
+        batch_size=25,
+        generator=torch.Generator().manual_seed(0),
+        emit=None,
+        epoch_label="epoch",
+    )
+    assert kept == 0
+    assert float(model(x[:1]).detach()) == 1.0
+
+
+def test_a_test_part_that_jumps_outside_the_training_range_is_forecast_from_its_changes() -> None:
+    # The window reads changes, not levels: the test part 5000 higher than the training part (far outside
+    # the training range) gets, once the jump has left the window, exactly the forecasts of the series
+    # without the jump, 5000 higher. A network reading levels would extrapolate instead.
+    frame = _weekly(90)
+    common = {
+        "model": "GRU",
+        "training_features": ["Sales"],
+        "prediction_feature": "Sales",
+        "train_share": 0.6,
+        "epochs": 3,
+        "learning_rate": 0.05,
+        "hidden_layers": 4,
+        "seed": 0,
+    }
+    result, fitted = train_recurrent_forecaster(frame, **common)
+    test_start = result["data"]["train_rows"]
+    jumped = frame.copy()
+    jumped.loc[test_start:, "Sales"] += 5000.0
+    moved, _ = train_recurrent_forecaster(jumped, **common)
+    assert moved["loss"]["train"] == result["loss"]["train"]  # the test part never trains anything
+    after = result["data"]["window"] + 1  # the first test target whose window starts after the jump
+    assert np.allclose(
+        np.array(moved["data"]["predicted"][after:]) - 5000.0, result["data"]["predicted"][after:]
+    )
+    rows = test_start + after - fitted.first_target  # predict() starts at the model's first target row
+    assert np.allclose(fitted.predict(jumped)[rows:] - 5000.0, fitted.predict(frame)[rows:])
 
 
 def test_the_verdict_names_the_best_baseline_in_one_sentence() -> None:

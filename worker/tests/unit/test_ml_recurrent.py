@@ -131,8 +131,10 @@ def test_same_seed_same_metrics(aapl: pd.DataFrame) -> None:
 def test_normalization_is_fitted_on_the_training_rows_only(aapl: pd.DataFrame) -> None:
     result, fitted = _train(aapl, seed=1)
     train_rows = aapl.iloc[:210]
-    assert fitted.feature_normalizer.data_min.tolist() == train_rows[FEATURES].min().tolist()
-    assert fitted.feature_normalizer.data_max.tolist() == train_rows[FEATURES].max().tolist()
+    # The window reads each feature's change from the row before, scaled on the training rows' changes.
+    feature_changes = np.diff(train_rows[FEATURES].to_numpy(), axis=0)
+    assert fitted.feature_normalizer.data_min.tolist() == feature_changes.min(axis=0).tolist()
+    assert fitted.feature_normalizer.data_max.tolist() == feature_changes.max(axis=0).tolist()
     # The network predicts the change from the last close: the target normalizer spans the training
     # rows' day-to-day changes.
     assert fitted.target_mode == "change"
