@@ -9,6 +9,7 @@ import { isOngoing, NO_OUTPUTS } from '../../../../api/output-status';
 import type { OutputsTabProps } from '../../workspace-types';
 import { CompareOutputs } from '../overlays/compare-outputs';
 import { AnalyzeOverlay, CompareOverlay } from '../overlays/analyze-compare-overlays';
+import { ReportKindChoice } from '../overlays/report-kind-choice';
 import { RunTable } from '../runs/run-table';
 import { OutputView } from '../detail/output-view';
 import { searchOutputs } from '../list-rules';
@@ -98,45 +99,22 @@ export function OutputsTab({
         >
           Compare{pinned.length > 0 ? ` (${pinned.length})` : ''}
         </button>
-        <fieldset className="bio-analysis-kind">
-          <legend>Analysis type</legend>
-          <label>
-            <input
-              type="radio"
-              name="analysis-kind"
-              checked={technical}
-              onChange={() => setTechnical(true)}
-            />
-            Technical
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="analysis-kind"
-              checked={!technical}
-              onChange={() => setTechnical(false)}
-            />
-            Non-Technical
-          </label>
-        </fieldset>
-        <button
-          type="button"
-          className="button secondary"
-          disabled={!writable(1)}
-          onClick={() => setOverlay('analyze')}
-          title="Pin one completed output for its written analysis"
-        >
-          Analyze Output
-        </button>
-        <button
-          type="button"
-          className="button secondary"
-          disabled={!writable(2)}
-          onClick={() => setOverlay('compare')}
-          title="Pin two completed outputs for their written comparison"
-        >
-          Compare Outputs
-        </button>
+        <ReportKindChoice
+          name="analysis-kind"
+          technical={technical}
+          onTechnicalChange={setTechnical}
+          analyze={{
+            disabled: !writable(1),
+            onClick: () => setOverlay('analyze'),
+            title: 'Pin one completed output for its written analysis',
+          }}
+          compare={{
+            disabled: !writable(2),
+            onClick: () => setOverlay('compare'),
+            title: 'Pin two completed outputs for their written comparison',
+          }}
+          tone="secondary"
+        />
         <button
           type="button"
           className="button secondary"

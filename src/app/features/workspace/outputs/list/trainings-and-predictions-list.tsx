@@ -10,6 +10,7 @@ import { TrainingPredictionDetail } from '../detail/training-prediction-detail';
 import { resultTypeOf, type ResultType } from '../result-data';
 import { COMPARE_NOTICE_MS, PREDICTION_NOT_SELECTABLE, toggleSelection, TWO_SELECTED } from '../report-rules';
 import { AnalyzeOverlay, CompareOverlay } from '../overlays/analyze-compare-overlays';
+import { ReportKindChoice } from '../overlays/report-kind-choice';
 import '../../../../styles/application-lists.css';
 import '../report.css';
 
@@ -98,43 +99,20 @@ export function TrainingsAndPredictionsList({
         </button>
       </div>
       <div className="bio-analysis-bar">
-        <fieldset className="bio-analysis-kind">
-          <legend>Analysis type</legend>
-          <label>
-            <input
-              type="radio"
-              name="bio-analysis-kind"
-              checked={technical}
-              onChange={() => setTechnical(true)}
-            />
-            Technical
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="bio-analysis-kind"
-              checked={!technical}
-              onChange={() => setTechnical(false)}
-            />
-            Non-Technical
-          </label>
-        </fieldset>
-        <button
-          type="button"
-          className="button primary"
-          disabled={selected.length !== 1}
-          onClick={() => openReport({ kind: 'analyze', id: selected[0] })}
-        >
-          Analyze Output
-        </button>
-        <button
-          type="button"
-          className="button primary"
-          disabled={selected.length !== 2}
-          onClick={() => openReport({ kind: 'compare', ids: [selected[0], selected[1]] })}
-        >
-          Compare Outputs
-        </button>
+        <ReportKindChoice
+          name="bio-analysis-kind"
+          technical={technical}
+          onTechnicalChange={setTechnical}
+          analyze={{
+            disabled: selected.length !== 1,
+            onClick: () => openReport({ kind: 'analyze', id: selected[0] }),
+          }}
+          compare={{
+            disabled: selected.length !== 2,
+            onClick: () => openReport({ kind: 'compare', ids: [selected[0], selected[1]] }),
+          }}
+          tone="primary"
+        />
       </div>
       <div role="status" className="bio-selection-status">
         {selected.length === 2 && noticeFor === selectionKey ? TWO_SELECTED : ''}
