@@ -18247,7 +18247,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The comparison of the example's classical and quantum runs (training data, losses, confusion) */
+    /** The example's run: status, training data facts, losses, confusion matrix and its interpretation */
     get: {
       parameters: {
         query?: never;
@@ -18259,7 +18259,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description data: { outputs: [...] } one entry per compared output */
+        /** @description data: { application, outputs: [...] } one entry per example run */
         200: {
           headers: {
             [name: string]: unknown;
