@@ -1,6 +1,7 @@
 // The engine's Node side: reads every .json file under a schemas directory into the plain objects
 // the engine takes (keys relative to the directory, e.g. "problems/brain-tumor.json"). Used by the
-// server, codegen, the schema checker and tests; the browser uses import.meta.glob instead. Only
+// server (from SCHEMAS_DIR; the browser gets the same files from GET /api/schemas), codegen, the schema
+// checker and tests. Only
 // src/engine/node/ may import `node:*` (an import-zone lint rule), so the rest of the engine stays
 // browser-safe.
 
