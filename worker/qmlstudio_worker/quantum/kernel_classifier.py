@@ -26,7 +26,12 @@ projected onto the positive semidefinite matrices (negative eigenvalues clipped 
 config. The saved model predicts with the exact kernel (the device's noise is not saved with it).
 
 The fraud score is the logistic of the SVM margin (monotone, so ROC and PR curves are those of the
-margin; not a calibrated probability); fraud when the margin is >= 0.
+margin; not a calibrated probability). On the simulator the decision threshold on that score is chosen as
+the other fraud models choose theirs (:mod:`qmlstudio_worker.ml.decision_threshold`): a stratified quarter
+of the training rows is held out from the kernel and the SVM, and its scores (the SVM's decision function
+against the support vectors, computed as the test rows' are) choose the threshold with the best F1, or the
+best precision that reaches the Recall Target. Under a noise model or on a device (capped, measured rows)
+nothing is held out and a row is fraud when its margin is >= 0 (score 0.5).
 """
 
 from __future__ import annotations
@@ -39,8 +44,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from qmlstudio_worker.ml.classification import emit_evaluation, positive_label
-from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, PreparedData
+from qmlstudio_worker.ml.classification import (
+    emit_evaluation,
+    positive_label,
+    threshold_point,
+    threshold_report,
+)
+from qmlstudio_worker.ml.decision_threshold import VALIDATION_SHARE as THRESHOLD_SHARE
+from qmlstudio_worker.ml.decision_threshold import choose_threshold
+from qmlstudio_worker.ml.preprocess import MinMaxNormalizer, PreparedData, stratified_split
 from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.backends import CircuitRunner, prepare_runner
 from qmlstudio_worker.quantum.statevector import circuit_summary, qiskit_feature_map, zz_feature_map_states
@@ -105,12 +117,17 @@ def fidelity_kernel(
 
 
 def kernel_evaluations(train_rows: int, test_rows: int, measured: bool) -> tuple[int, int, int]:
-    """(training rows used, test rows scored, kernel entries) of a run: the exact run uses at most
-    ``MAX_KERNEL_ROWS`` training rows and scores every test row; a measured run (noise model or device)
-    the caps above, and its test entries are at most test rows x training rows (only support vectors run)."""
-    used = min(train_rows, MAX_NOISY_KERNEL_ROWS if measured else MAX_KERNEL_ROWS)
-    scored = min(test_rows, MAX_NOISY_TEST_ROWS) if measured else test_rows
-    return used, scored, used * (used - 1) // 2 + scored * used
+    """(training rows used, test rows scored, kernel entries) of a run: the exact run holds a quarter of
+    its training rows out to choose the threshold (scored like test rows), uses at most ``MAX_KERNEL_ROWS``
+    of the rest and scores every test row; a measured run (noise model or device) the caps above, and its
+    test entries are at most test rows x training rows (only support vectors run)."""
+    if measured:
+        used = min(train_rows, MAX_NOISY_KERNEL_ROWS)
+        scored = min(test_rows, MAX_NOISY_TEST_ROWS)
+        return used, scored, used * (used - 1) // 2 + scored * used
+    held_out = int(np.ceil(train_rows * THRESHOLD_SHARE)) if train_rows >= 4 else 0
+    used = min(train_rows - held_out, MAX_KERNEL_ROWS)
+    return used, test_rows, used * (used - 1) // 2 + (test_rows + held_out) * used
 
 
 def kernel_circuit(qubits: int, reps: int) -> tuple[Any, list[Any]]:
@@ -301,10 +318,13 @@ def train_kernel_classifier(
     noise_model: str | None = None,
     device: DeviceTarget | None = None,
     max_test_rows: int = MAX_NOISY_TEST_ROWS,
+    recall_target: float | None = None,
 ) -> tuple[dict[str, Any], FittedQSVC]:
     """Train the QSVC on the (already preprocessed) training rows of a binary classification and score it
     on the test rows next to the majority-class baseline; returns what
-    :func:`.variational_classifier.train_variational_classifier` returns."""
+    :func:`.variational_classifier.train_variational_classifier` returns. On the simulator a stratified
+    quarter of the training rows chooses the decision threshold (the best F1, or the best precision
+    reaching ``recall_target``; module docstring)."""
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise ValueError(f"circuit repetitions must be a positive integer, got {reps!r}")
     if shots is not None and (isinstance(shots, bool) or not isinstance(shots, int) or shots < 1):
@@ -322,7 +342,15 @@ def train_kernel_classifier(
         raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
     if emit is not None:
         emit.progress(15, "reducing features (PCA)")
-    rows = (noisy_kernel_rows if measured else _training_rows)(y_train, positive, max_train_rows, seed)
+    validation = np.arange(0)
+    if measured:
+        rows = noisy_kernel_rows(y_train, positive, max_train_rows, seed)
+    else:
+        try:
+            fit_part, validation = stratified_split(y_train, THRESHOLD_SHARE, seed)
+        except ValueError:  # too few positive rows to hold some out: the SVM's own threshold
+            fit_part = np.arange(len(y_train))
+        rows = fit_part[_training_rows(y_train[fit_part], positive, max_train_rows, seed)]
     test_rows = stratified_sample(y_test, max_test_rows, seed) if measured else np.arange(len(y_test))
     y_all_test, x_test, y_test = y_test, x_test[test_rows], y_test[test_rows]
     fitted, pca = _fitted_qsvc(x_train, n_qubits, (positive, negative), reps, prepared, target, seed)
@@ -383,9 +411,19 @@ def train_kernel_classifier(
         )
         emit.progress(88, "metrics and charts", "post-processing")
     scores = 1.0 / (1.0 + np.exp(-margins))
-    y_pred = np.where(margins >= 0, positive, negative)
+    choice = None
+    if len(validation):
+        validation_scores = 1.0 / (1.0 + np.exp(-kernels.margins(fitted, x_train[validation])))
+        choice = choose_threshold(y_train[validation], validation_scores, positive, recall_target)
+        fitted.threshold = choice.threshold
+        if emit is not None:
+            emit.log(f"{MODEL}: {choice.sentence()} (the logistic of the SVM's decision function)")
+    elif emit is not None:
+        emit.log(f"{MODEL}: decision threshold 0.5, margin >= 0 (measured kernel, or too few positive rows)")
+    y_pred = np.where(scores >= fitted.threshold, positive, negative)
     scored = evaluated_part(len(y_test), len(y_all_test))
     evaluation = evaluate_binary(MODEL, y_train, y_test, scores, y_pred, positive, scored)
+    evaluation.charts[3] = threshold_point(evaluation.charts[3], MODEL, choice, evaluation.metrics)
     if emit is not None:
         emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
     facts = {"shots": run_shots, "seed": seed, "simulation": simulation, "kernel_run": kernel_run}
@@ -394,9 +432,12 @@ def train_kernel_classifier(
         "model_type": "Quantum",
         "config": _config(fitted, x_train.shape[1], facts, runner, noise_model, device, lowest_eigenvalue)
         | _test_rows_rule(runner, y_test, y_all_test, positive, max_test_rows),
-        "data": _data_facts(
-            y_train, y_test, positive, labels, max_train_rows, runner, svc, train_kernel, pca, prepared
-        ),
+        "data": {
+            **_data_facts(
+                y_train, y_test, positive, labels, max_train_rows, runner, svc, train_kernel, pca, prepared
+            ),
+            "threshold": threshold_report(choice, evaluation.metrics),
+        },
         "metrics": evaluation.metrics,
         "baseline": {"name": "majority class", **evaluation.baseline},
         "confusion_matrix": evaluation.confusion,
@@ -436,7 +477,12 @@ def _data_facts(
         "train_rows_used": n_rows,
         "train_positives_used": int(labels.sum()),
         "test_rows_scored": len(y_test),
-        "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
+        "training_rows_rule": (
+            ""
+            if runner is not None
+            else "a stratified quarter held out to choose the threshold; of the rest, "
+        )
+        + f"all training rows up to {max_train_rows}; above, every positive row "
         + ("up to half " if runner is not None else "")
         + "and a seeded sample of the others",
         "support_vectors": len(svc.support_),
@@ -538,5 +584,6 @@ def load(model_dir: Path | str) -> VQCPredictor:
         ),
         dual_coef=np.asarray(p["dual_coef"], dtype=np.float64),
         intercept=float(p["intercept"]),
+        threshold=float(p.get("threshold", 0.5)),  # models saved before the choice flag at margin >= 0
     )
     return VQCPredictor(fitted)

@@ -1,6 +1,7 @@
 """The quantum support vector classifier: its kernel is the fidelity of Qiskit's ZZ feature map states, it
-beats chance on a separable set next to the majority baseline, is deterministic, samples with shots, saves
-and loads for inference, and runs through the fraud-detection handler."""
+beats chance on a separable set next to the majority baseline, is deterministic, chooses its decision
+threshold on held-out training rows, samples with shots, saves and loads for inference, and runs through
+the fraud-detection handler."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from conftest import REPO_ROOT, fraud_blobs
 from test_handlers_financial import result_of, run
 
 from qmlstudio_worker.ml.artifacts import load_fitted, read_model_card
-from qmlstudio_worker.ml.preprocess import prepare_classification
+from qmlstudio_worker.ml.decision_threshold import choose_threshold
+from qmlstudio_worker.ml.preprocess import prepare_classification, stratified_split
 from qmlstudio_worker.quantum import kernel_classifier as qsvc
 
 Lines = list[dict[str, Any]]
@@ -78,7 +80,40 @@ def test_beats_chance_next_to_the_majority_baseline_and_is_deterministic(prepare
 def test_training_rows_are_capped_keeping_every_fraud_row(prepared) -> None:  # type: ignore[no-untyped-def]
     result, _ = _train(prepared, max_train_rows=60)
     assert result["data"]["train_rows_used"] == 60
-    assert result["data"]["train_positives_used"] == result["data"]["train_positives"]
+    # Every fraud row of the fit part (the training rows less the quarter that chose the threshold).
+    held = result["data"]["threshold"]["validation_positives"]
+    assert result["data"]["train_positives_used"] == result["data"]["train_positives"] - held
+
+
+def test_the_threshold_is_chosen_on_held_out_training_rows_from_the_decision_function(prepared) -> None:  # type: ignore[no-untyped-def]
+    result, fitted = _train(prepared)
+    report = result["data"]["threshold"]
+    _, validation = stratified_split(prepared.y_train, 0.25, 3)
+    assert report["rule"] == "f1"
+    assert report["validation_rows"] == len(validation)
+    assert result["data"]["train_rows_used"] == len(prepared.y_train) - len(validation)  # not fitted on
+    # The held-out rows' scores are the SVM's decision function (its logistic) against the support vectors.
+    scores = fitted.positive_probability(prepared.x_train[validation])
+    expected = choose_threshold(prepared.y_train[validation], scores, 1)
+    assert report["threshold"] == expected.threshold
+    assert fitted.threshold == expected.threshold  # the test rows and the saved model flag at it
+    test_scores = fitted.positive_probability(prepared.x_test)
+    flagged = test_scores >= expected.threshold
+    assert result["confusion_matrix"][1][1] == int(np.sum(flagged & (prepared.y_test == 1)))
+    assert (report["test_precision"], report["test_recall"]) == (
+        result["metrics"]["precision"],
+        result["metrics"]["recall"],
+    )
+    pr_chart = next(c for c in result["charts"] if c.get("title", "").startswith("Precision-recall"))
+    point = pr_chart["series"][-1]
+    assert point["name"].startswith("Quantum Support Vector Classifier at threshold")
+    assert point["data"] == [[round(report["test_recall"], 6), round(report["test_precision"], 6)]]
+    # A recall target: the best precision among the thresholds whose validation recall reaches it.
+    targeted, _ = _train(prepared, recall_target=0.95)
+    chosen = targeted["data"]["threshold"]
+    assert chosen["rule"] == "recall >= 0.95"
+    assert chosen["validation_recall"] >= 0.95
+    assert chosen["threshold"] <= report["threshold"] or report["validation_recall"] >= 0.95
 
 
 def test_shots_sample_the_kernel(prepared) -> None:  # type: ignore[no-untyped-def]
@@ -117,8 +152,11 @@ def test_runs_through_the_fraud_handler(tmp_path: Path, parse_protocol_lines: Ca
     (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
     body = {**request["body"], "model": "Quantum Support Vector Classifier", "circuit_repetition": 1}
     out = tmp_path / "out"
-    code, lines = run("fraud-detection", body, dataset, out, parse_protocol_lines)
+    code, lines = run("fraud-detection", body, dataset, out, parse_protocol_lines, recall_target=0.9)
     data = result_of(code, lines)
+    # The form's Recall Target reaches the QSVC's threshold, chosen on held-out training rows.
+    assert data["training_data"]["threshold"]["rule"] == "recall >= 0.9"
+    assert data["training_data"]["threshold"]["validation_recall"] >= 0.9
     assert (data["model"], data["model_type"]) == ("Quantum Support Vector Classifier", "Quantum")
     assert data["baseline"]["name"] == "majority class"
     assert data["metrics"]["roc_auc"] > 0.6

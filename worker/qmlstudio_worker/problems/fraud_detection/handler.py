@@ -93,6 +93,7 @@ def _train_quantum(
             noise_model=inputs.quantum_noise_model,
             device=device_target(params, inputs),
             seed=inputs.seed,
+            recall_target=recall_target,
             emit=emit,
         )
     return train_variational_classifier(
