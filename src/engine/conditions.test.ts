@@ -144,7 +144,7 @@ describe('branch defaults', () => {
 
   it('defaults of the specification', () => {
     const s = createDefaultAppData(stock, { rowCount: 500 });
-    expect(model(s)).toEqual({ epochs: 10, learning_rate: 0.01, hidden_layers: 16 });
+    expect(model(s)).toEqual({ epochs: 10, learning_rate: 0.01, hidden_layers: 16, repeats: 1 });
     const p = setFieldValue(
       portfolio,
       createDefaultAppData(portfolio),

@@ -51,6 +51,7 @@ describe('mapJobExtension', () => {
       split: null,
       step_size: null,
       recall_target: null,
+      repeats: 1,
     });
     const edited = structuredClone(appData) as Json;
     edited.preprocess.column = 'is_fraud\r';

@@ -143,6 +143,8 @@ export const JOB_EXTENSION_KEYS = [
   'step_size',
   /** Fraud detection: the recall the decision threshold must reach (null: the threshold of the best F1). */
   'recall_target',
+  /** How many times the run repeats with consecutive seeds (1..10), reported as one output. */
+  'repeats',
 ] as const;
 
 export type JobExtensionKey = (typeof JOB_EXTENSION_KEYS)[number];

@@ -116,6 +116,11 @@ export const jobEnvelopeSchema = {
             "Fraud detection: the recall the decision threshold must reach on the validation rows (the form's Recall Target); null: the threshold of the best F1.",
           anyOf: [{ type: 'number', minimum: 0.5, maximum: 0.99 }, { type: 'null' }],
         },
+        repeats: {
+          description:
+            "How many times the run repeats, with the seeds seed, seed+1, ... (the form's Repeats, 1 to 10); reported as one output with each metric's mean, standard deviation and 95% confidence interval. Null or absent: once.",
+          anyOf: [{ type: 'integer', minimum: 1, maximum: 10 }, { type: 'null' }],
+        },
         seed: {
           description:
             'Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.',
@@ -224,6 +229,10 @@ export interface JobEnvelope {
      * Fraud detection: the recall the decision threshold must reach on the validation rows (the form's Recall Target); null: the threshold of the best F1.
      */
     recall_target?: number | null;
+    /**
+     * How many times the run repeats, with the seeds seed, seed+1, ... (the form's Repeats, 1 to 10); reported as one output with each metric's mean, standard deviation and 95% confidence interval. Null or absent: once.
+     */
+    repeats?: number | null;
     /**
      * Random seed of the run (the server sets 42 by default); the same body and seed give the same metrics.
      */

@@ -69,6 +69,10 @@ export interface BrainTumorAppData {
      */
     epochs: number;
     /**
+     * Repeats: Runs this configuration with consecutive seeds (42, 43, ...) as one output: every metric as mean, standard deviation and 95% confidence interval. The run takes about this many times as long.
+     */
+    repeats?: number;
+    /**
      * Qubits
      */
     numQubits?: 4 | 10 | 15 | 20;

@@ -61,6 +61,10 @@ export interface FraudDetectionAppData {
      */
     device: 'CPU' | 'GPU';
     /**
+     * Repeats: Runs this configuration with consecutive seeds (42, 43, ...) as one output: every metric as mean, standard deviation and 95% confidence interval. The run takes about this many times as long.
+     */
+    repeats?: number;
+    /**
      * Decision Threshold: Chosen on a validation part of the training rows, never on the test rows.
      */
     threshold_rule?: 'f1' | 'recall';

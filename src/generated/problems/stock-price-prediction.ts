@@ -83,6 +83,10 @@ export interface StockPricePredictionAppData {
      */
     hidden_layers: 4 | 8 | 16 | 32 | 64 | 128;
     /**
+     * Repeats: Runs this configuration with consecutive seeds (42, 43, ...) as one output: every metric as mean, standard deviation and 95% confidence interval. The run takes about this many times as long.
+     */
+    repeats?: number;
+    /**
      * Qubits
      */
     qubits?: number;

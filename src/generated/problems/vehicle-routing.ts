@@ -61,6 +61,10 @@ export interface VehicleRoutingAppData {
      */
     device: 'CPU' | 'GPU';
     /**
+     * Repeats: Runs this configuration with consecutive seeds (42, 43, ...) as one output: every metric as mean, standard deviation and 95% confidence interval. The run takes about this many times as long.
+     */
+    repeats?: number;
+    /**
      * Optimizer Algorithm
      */
     optimizer_algorithm?: 'COBYLA' | 'SPSA' | 'ADAM';
