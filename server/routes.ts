@@ -24,6 +24,7 @@ import { marketDataRoutes } from './market-data/market-data-routes';
 import { mediaRoutes } from './media/media-routes';
 import { oauthRoutes } from './oauth/oauth-routes';
 import { outputsRoutes } from './outputs/outputs-routes';
+import { runExportRoutes, RunExportService } from './outputs/run-export-routes';
 import { whatIfRoutes } from './outputs/what-if-routes';
 import { WhatIfService } from './outputs/what-if-service';
 import { predictRoutes } from './predict/predict-routes';
@@ -109,6 +110,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
     register: async (api, s) => {
       await api.register(outputsRoutes, { outputs: s.outputs, jobs: s.jobs, registry: s.registry });
       await api.register(whatIfRoutes, { whatIf: new WhatIfService(s) });
+      await api.register(runExportRoutes, { exports: new RunExportService(s.db) });
     },
   },
   {

@@ -14993,6 +14993,382 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/application-outputs/{outputId}/export/script': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A completed training output as a Python script that trains it again with the worker package and prints its metrics (same body after defaults, seed, dataset checked by sha256, library versions checked); owner only */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          outputId: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The Python script, as an attachment named after the application */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/x-python': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request conflicts with the current state (e.g. an e-mail address already taken, the last admin) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/application-outputs/{outputId}/export/notebook': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A completed training output as a Jupyter notebook that trains it again with the worker package and prints its metrics (same body after defaults, seed, dataset checked by sha256, library versions checked); owner only */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          outputId: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The Jupyter notebook (nbformat 4.5 JSON), as an attachment named after the application */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/x-ipynb+json': string;
+          };
+        };
+        /** @description The request is malformed; `errors` names each refused field by JSON pointer */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No valid bearer token (see the WWW-Authenticate header) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource, or not visible to the signed-in user */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request conflicts with the current state (e.g. an e-mail address already taken, the last admin) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/output-analyzer/output-analyze': {
     parameters: {
       query?: never;

@@ -2,10 +2,10 @@
 
 ``build_run_record`` returns a plain, JSON-ready dict: the config (the job body, copied), the dataset's
 sha256 (and its rows and columns when the loader's facts are given), the seed, the library versions
-(``qmlstudio_worker.versions`` plus pandas and scikit-learn) and the machine (platform, Python, CPU
-count). Only ``recorded_at`` changes between two runs of the same body and seed on the same machine.
-``seed_everything`` seeds ``random``, NumPy's global generator and, when wanted, PyTorch (imported only
-then, so scikit-learn jobs do not pay for importing it).
+(``qmlstudio_worker.versions`` plus pandas, scikit-learn and qiskit-machine-learning) and the machine
+(platform, Python, CPU count). Only ``recorded_at`` changes between two runs of the same body and seed on
+the same machine. ``seed_everything`` seeds ``random``, NumPy's global generator and, when wanted, PyTorch
+(imported only then, so scikit-learn jobs do not pay for importing it).
 """
 
 from __future__ import annotations
@@ -30,8 +30,13 @@ DEFAULT_SEED = 0
 #: NumPy's legacy global generator takes seeds in [0, 2**32).
 MAX_SEED = 2**32 - 1
 
-# Libraries the classical models use, on top of those ``versions.installed_versions`` tracks.
-_EXTRA_DISTRIBUTIONS: dict[str, str] = {"pandas": "pandas", "scikit-learn": "scikit_learn"}
+# Libraries the models use, on top of those ``versions.installed_versions`` tracks (an exported run checks
+# them all before it trains again).
+_EXTRA_DISTRIBUTIONS: dict[str, str] = {
+    "pandas": "pandas",
+    "scikit-learn": "scikit_learn",
+    "qiskit-machine-learning": "qiskit_machine_learning",
+}
 
 
 def resolve_seed(params: Mapping[str, Any], default: int = DEFAULT_SEED) -> int:

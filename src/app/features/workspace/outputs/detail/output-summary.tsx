@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { StatusBadge } from '../../../../components/status-badge';
 import type { OutputDetail } from '../../../../api/outputs';
 import { DeleteOutputButton } from '../delete-output-button';
+import { exportable, ExportRunButtons } from '../export-run-buttons';
 import { StopButton } from '../stop-button';
 import { FailureReason, LiveProgress, OutputFacts, type LiveOutput } from './output-parts';
 
@@ -23,7 +24,8 @@ export interface OutputSummaryProps {
 /**
  * The head of one output in the workspace (the Outputs tab and the brain tumor outputs): a read failure,
  * 'Loading…' until the detail is read, then the summary card (Status, the caller's facts, created,
- * completed, model type, execution time; Stop while Ongoing and the caller's buttons), the failure reason,
+ * completed, model type, execution time; Stop while Ongoing, the caller's buttons and, for a completed
+ * training, the downloads of the run as code), the failure reason,
  * the live progress while Ongoing, and the caller's body.
  */
 export function OutputSummary({
@@ -55,10 +57,11 @@ export function OutputSummary({
               {facts}
               <OutputFacts detail={detail} ongoing={ongoing} />
             </dl>
-            {(ongoing || actions || onDeleted) && (
+            {(ongoing || actions || onDeleted || exportable(detail)) && (
               <div className={noPrintActions ? 'detail-actions no-print' : 'detail-actions'}>
                 {ongoing && <StopButton onStop={() => void stop()} stopping={stopping} />}
                 {actions}
+                <ExportRunButtons detail={detail} />
                 {onDeleted && <DeleteOutputButton outputId={detail.id} onDeleted={onDeleted} />}
               </div>
             )}
