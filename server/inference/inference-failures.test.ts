@@ -84,11 +84,13 @@ describe('inference when the worker fails', () => {
       appData,
     });
     appId = app.id;
-    // A Completed output that names a model (the scripted worker never reads it).
+    // A Completed output whose result (within the result contract) names a model; the scripted worker
+    // never reads it.
+    const result = { problem: STOCK, model: 'LSTM', model_type: 'Classical', trained_model_path: 'model.pt' };
     const { rows } = await stack.services.db.query<{ id: number }>(
       `insert into jobs (kind, owner_id, status, params, result, application_id)
-       values ($1, $2, 'Completed', '{}', '{"trained_model_path": "model.pt"}', $3) returning id`,
-      [STOCK, owner.id, appId],
+       values ($1, $2, 'Completed', '{}', $3, $4) returning id`,
+      [STOCK, owner.id, JSON.stringify(result), appId],
     );
     outputId = Number(rows[0]!.id);
   });

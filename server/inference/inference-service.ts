@@ -7,6 +7,8 @@ import { APPLICATION_NOT_FOUND } from '../applications/applications-service';
 import type { UserRecord } from '../auth/users-repository';
 import type { Database } from '../db/database';
 import { JobStatus } from '../jobs/job-states';
+import { jobResultOf, latestTrainedOutput } from '../jobs/job-result';
+import type { JobRecord } from '../jobs/jobs-repository';
 import { callWorker, endWorkerCalls, workerFailureReason, type WorkerCall } from '../jobs/worker-call';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
@@ -204,13 +206,17 @@ export class InferenceService {
     applicationId: number,
     outputId: number | undefined,
   ): Promise<({ ok: true } & ModelOutput) | InferenceRefusal> {
-    const modelPath = `result->>'trained_model_path'`;
     if (outputId !== undefined) {
-      const { rows } = await this.deps.db.query<ModelOutput>(
-        `select id, application_id, status, ${modelPath} as trained_model_path from jobs where id = $1`,
-        [outputId],
-      );
-      const output = rows[0];
+      const { rows } = await this.deps.db.query<
+        Omit<ModelOutput, 'trained_model_path'> & Pick<JobRecord, 'result'>
+      >(`select id, application_id, status, result from jobs where id = $1`, [outputId]);
+      const row = rows[0];
+      const output = row && {
+        id: row.id,
+        application_id: row.application_id,
+        status: row.status,
+        trained_model_path: jobResultOf(row)?.trained_model_path ?? null,
+      };
       if (!output || Number(output.application_id) !== applicationId) {
         return {
           ok: false,
@@ -228,13 +234,7 @@ export class InferenceService {
       }
       return { ok: true, ...output, id: Number(output.id) };
     }
-    const { rows } = await this.deps.db.query<ModelOutput>(
-      `select id, application_id, status, ${modelPath} as trained_model_path from jobs
-       where application_id = $1 and status = $2 and coalesce(${modelPath}, '') <> ''
-       order by id desc limit 1`,
-      [applicationId, JobStatus.completed],
-    );
-    const latest = rows[0];
+    const latest = await latestTrainedOutput(this.deps.db, applicationId);
     if (!latest) {
       return {
         ok: false,
@@ -243,7 +243,13 @@ export class InferenceService {
         errors: [{ field: '/output_id', message: NO_TRAINED_MODEL }],
       };
     }
-    return { ok: true, ...latest, id: Number(latest.id) };
+    return {
+      ok: true,
+      id: latest.id,
+      application_id: applicationId,
+      status: JobStatus.completed,
+      trained_model_path: latest.result.trained_model_path,
+    };
   }
 
   private async runWorker(request: {

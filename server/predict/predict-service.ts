@@ -15,7 +15,7 @@ import { JobStatus } from '../jobs/job-states';
 import type { JobRunner } from '../jobs/job-runner';
 import type { JobsRepository } from '../jobs/jobs-repository';
 import { callWorker, endWorkerCalls, workerFailureReason } from '../jobs/worker-call';
-import { workerPredictionOf, type WorkerPrediction } from '../jobs/job-result';
+import { latestTrainedOutput, workerPredictionOf, type WorkerPrediction } from '../jobs/job-result';
 import type { WorkerLauncher } from '../jobs/worker-launcher';
 import type { WorkerHandle } from '../jobs/worker-process';
 import type { Config } from '../config';
@@ -219,15 +219,17 @@ export class PredictService {
     applicationId: number,
     kind: 'classical' | 'quantum',
   ): Promise<TrainingOutput | null> {
-    const { rows } = await this.deps.db.query<TrainingOutput>(
-      `select id, result->>'trained_model_path' as trained_model_path, result->>'model' as model from jobs
-       where application_id = $1 and kind = $2 and status = $3 and result->>'model_type' = $4
-         and coalesce(result->>'trained_model_path', '') <> ''
-       order by id desc limit 1`,
-      [applicationId, problemId, JobStatus.completed, RESULT_MODEL_TYPE[kind]],
+    const found = await latestTrainedOutput(this.deps.db, applicationId, {
+      kind: problemId,
+      modelType: RESULT_MODEL_TYPE[kind],
+    });
+    return (
+      found && {
+        id: found.id,
+        trained_model_path: found.result.trained_model_path,
+        model: found.result.model,
+      }
     );
-    const row = rows[0];
-    return row ? { ...row, id: Number(row.id) } : null;
   }
 
   /** The uploaded file, or image_url fetched into `scratch`; a refusal naming image_url when it cannot be. */

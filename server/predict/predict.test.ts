@@ -222,6 +222,35 @@ describe('brain tumor prediction', () => {
     });
   }, 120_000);
 
+  it('reads the trainings through the result contract: a newer result that breaks it names no model', async () => {
+    const jobs = stack.services.repositories.jobs;
+    const broken = await stack.services.db.transaction((tx) =>
+      jobs.create(tx, {
+        kind: 'brain-tumor',
+        ownerId: owner.user.id,
+        params: { model_name: 'FCN', training_model_type: 'classical' },
+        applicationId: appId,
+        name: 'brain tumor predict test #{id}',
+      }),
+    );
+    await stack.services.runner.transition(broken.id, [JobStatus.queued], JobStatus.running);
+    // Model type and path as a model's would read, but metrics that are not a metric map: outside the contract.
+    await stack.services.runner.transition(broken.id, [JobStatus.running], JobStatus.completed, {
+      result: {
+        problem: 'brain-tumor',
+        model: 'FCN',
+        model_type: 'Classical',
+        trained_model_path: 'model.json',
+        metrics: 'none',
+      },
+    });
+    const { status, body } = await upload(owner, readFileSync(path.join(images, 'slice.png')), {
+      filename: 'slice.png',
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.model).toEqual({ output_id: trainingId, model_name: 'FCN' });
+  }, 120_000);
+
   it('refuses a file that is not an image by its content, whatever its name', async () => {
     const { status, body } = await upload(owner, 'patient notes\n'.repeat(50), { filename: 'scan.png' });
     expect(status).toBe(400);
