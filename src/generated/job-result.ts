@@ -101,6 +101,11 @@ export const jobResultSchema = {
     dataset: { $ref: '#/definitions/datasetUsed' },
     run_record: { $ref: '#/definitions/runRecord' },
     seed: { type: 'integer' },
+    repeats: {
+      description:
+        "A run repeated with consecutive seeds (the form's Repeats): metrics, baseline and losses above are then the means over the repeats, and this block holds each metric's statistics and each repeat's values; absent or null for a single run.",
+      anyOf: [{ $ref: '#/definitions/repeats' }, { type: 'null' }],
+    },
     duration_seconds: { type: 'number', minimum: 0 },
     quantum_run: {
       description: "Where a quantum model's circuits ran; absent or null for a classical run.",
@@ -124,6 +129,87 @@ export const jobResultSchema = {
       required: ['name', 'metrics'],
       additionalProperties: false,
       properties: { name: { type: 'string', minLength: 1 }, metrics: { $ref: '#/definitions/metricMap' } },
+    },
+    metricStats: {
+      description:
+        "One metric over the repeats: mean, sample standard deviation and the 95% Student-t confidence interval of the mean (null with fewer than two values), and each repeat's value in seed order.",
+      type: 'object',
+      required: ['n', 'mean', 'sd', 'ci_low', 'ci_high', 'values'],
+      additionalProperties: false,
+      properties: {
+        n: { type: 'integer', minimum: 0 },
+        mean: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        sd: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        ci_low: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        ci_high: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        values: { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+      },
+    },
+    metricStatsMap: { type: 'object', additionalProperties: { $ref: '#/definitions/metricStats' } },
+    curveBand: {
+      type: 'object',
+      required: ['mean', 'sd'],
+      additionalProperties: false,
+      properties: {
+        mean: { type: 'array', items: { type: 'number' } },
+        sd: { type: 'array', items: { type: 'number' } },
+      },
+    },
+    repeats: {
+      type: 'object',
+      required: ['count', 'seeds', 'confidence', 'metrics', 'baseline', 'baselines', 'runs', 'losses'],
+      additionalProperties: false,
+      properties: {
+        count: { type: 'integer', minimum: 2, maximum: 10 },
+        seeds: { type: 'array', items: { type: 'integer' } },
+        confidence: { type: 'number' },
+        metrics: { $ref: '#/definitions/metricStatsMap' },
+        baseline: {
+          description: "The chosen baseline's metrics over the repeats, each repeat's on its own split.",
+          anyOf: [
+            {
+              type: 'object',
+              required: ['name', 'metrics'],
+              additionalProperties: false,
+              properties: {
+                name: { type: 'string', minLength: 1 },
+                metrics: { $ref: '#/definitions/metricStatsMap' },
+              },
+            },
+            { type: 'null' },
+          ],
+        },
+        baselines: { type: 'object', additionalProperties: { $ref: '#/definitions/metricStatsMap' } },
+        runs: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['seed', 'metrics', 'baseline_metrics'],
+            additionalProperties: false,
+            properties: {
+              seed: { type: 'integer' },
+              metrics: { $ref: '#/definitions/metricMap' },
+              baseline_metrics: { $ref: '#/definitions/metricMap' },
+            },
+          },
+        },
+        losses: {
+          description:
+            'Per-epoch mean and standard deviation of the training and test losses (the band the loss chart draws); null when the model has no epochs.',
+          anyOf: [
+            {
+              type: 'object',
+              required: ['train', 'test'],
+              additionalProperties: false,
+              properties: {
+                train: { $ref: '#/definitions/curveBand' },
+                test: { $ref: '#/definitions/curveBand' },
+              },
+            },
+            { type: 'null' },
+          ],
+        },
+      },
     },
     datasetUsed: {
       description:
@@ -425,6 +511,10 @@ export interface JobResult {
   dataset?: DatasetUsed;
   run_record?: RunRecord;
   seed?: number;
+  /**
+   * A run repeated with consecutive seeds (the form's Repeats): metrics, baseline and losses above are then the means over the repeats, and this block holds each metric's statistics and each repeat's values; absent or null for a single run.
+   */
+  repeats?: Repeats | null;
   duration_seconds?: number;
   /**
    * Where a quantum model's circuits ran; absent or null for a classical run.
@@ -487,6 +577,52 @@ export interface RunRecord {
   };
   recorded_at: string;
   [k: string]: unknown;
+}
+export interface Repeats {
+  count: number;
+  seeds: number[];
+  confidence: number;
+  metrics: MetricStatsMap;
+  /**
+   * The chosen baseline's metrics over the repeats, each repeat's on its own split.
+   */
+  baseline: {
+    name: string;
+    metrics: MetricStatsMap;
+  } | null;
+  baselines: {
+    [k: string]: MetricStatsMap;
+  };
+  runs: {
+    seed: number;
+    metrics: MetricMap;
+    baseline_metrics: MetricMap;
+  }[];
+  /**
+   * Per-epoch mean and standard deviation of the training and test losses (the band the loss chart draws); null when the model has no epochs.
+   */
+  losses: {
+    train: CurveBand;
+    test: CurveBand;
+  } | null;
+}
+export interface MetricStatsMap {
+  [k: string]: MetricStats;
+}
+/**
+ * One metric over the repeats: mean, sample standard deviation and the 95% Student-t confidence interval of the mean (null with fewer than two values), and each repeat's value in seed order.
+ */
+export interface MetricStats {
+  n: number;
+  mean: number | null;
+  sd: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  values: (number | null)[];
+}
+export interface CurveBand {
+  mean: number[];
+  sd: number[];
 }
 /**
  * Where the circuits ran: the simulation in words, the noise model or device (null: ideal), the noisy run's summary and, when the model trained on the exact noisy channel, that training's summary.

@@ -13,6 +13,7 @@ from qmlstudio_worker.file_store import file_store, with_local_dataset
 from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.jobs.envelope import parse_job_text, validate_job
 from qmlstudio_worker.jobs.kinds import JobKind
+from qmlstudio_worker.jobs.repeats import run_repeated
 from qmlstudio_worker.problem_schemas import ProblemSchemas, SchemaFileError
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter
 
@@ -62,7 +63,7 @@ def run_job(
         # disk) and the outputs go back to it before the result line, so a Completed model is readable.
         ctx.extension = with_local_dataset(job.extension)
         handler = job.kind.load_handler()
-        data = handler(job.params, ctx)
+        data = run_repeated(handler, job.params, ctx)
         if not isinstance(data, dict):
             raise TypeError(f"handler for {job.kind.kind!r} returned {type(data).__name__}, not a dict")
         if job.output_dir is not None:
