@@ -334,7 +334,7 @@ if __name__ == "__main__":
 function summary(run: ExportedRun): string[] {
   return [
     `Output ${run.outputId} (${oneLine(run.outputName)}) of ${oneLine(run.applicationName)}: ${run.kind}, ${oneLine(run.model)}.`,
-    `Recorded ${run.recordedAt}; seed ${run.seed}; dataset ${oneLine(run.datasetLabel)},`,
+    `Recorded ${oneLine(run.recordedAt)}; seed ${run.seed}; dataset ${oneLine(run.datasetLabel)},`,
     `sha256 ${run.datasetSha256}.`,
   ];
 }
