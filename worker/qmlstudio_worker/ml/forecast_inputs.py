@@ -132,7 +132,7 @@ class ForecastInputs:
             parts.append(f"its holiday flag ({self.holiday_column})")
         if self.season_length:
             parts.append(f"the seasonal-naive change ({self.season_length} rows back)")
-        return "forecaster inputs per window row: " + ", ".join(parts)
+        return "forecaster inputs per window row: " + "; ".join(parts)
 
     def extra_inputs(self, frame: pd.DataFrame, target: FloatArray, scale_change: Any) -> FloatArray:
         """(rows, extra_width): the calendar, holiday and seasonal inputs of each row of ``frame``, each

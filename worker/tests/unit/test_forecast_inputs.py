@@ -45,6 +45,12 @@ def test_the_plan_reads_the_data_dates_holiday_flag_and_season() -> None:
     assert plan.columns == ["Temperature", "CPI", "Weekly_Sales"]  # the target is always read
     assert (plan.calendar, plan.holiday_column, plan.season_length) == ("week_of_year", "IsHoliday", 52)
     assert plan.width == 3 + 2 + 1 + 1
+    # The run's log says what the window reads, the numeric inputs as changes.
+    assert plan.describe() == (
+        "forecaster inputs per window row: the selected features (Temperature, CPI) and Weekly_Sales's own "
+        "recent values, each as its change from the row before; the week of year of the forecast row (from "
+        "Date); its holiday flag (IsHoliday); the seasonal-naive change (52 rows back)"
+    )
     # A season needs a window of training rows beyond it.
     assert plan_inputs(demand, ["CPI"], "Weekly_Sales", 60, window=10).season_length is None
     # Trading days are not regular (weekends): day of week, no season; a selected target is not repeated.
