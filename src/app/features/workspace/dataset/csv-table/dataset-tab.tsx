@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { fieldOptions, getTabSections, lookupField, type AppData, type Problem } from '../../../../../engine';
-import { SchemaForm } from '../../../../../renderers';
+import { DatasetStepForm } from '../dataset-step-form';
 import type { DatasetTabProps } from '../../workspace-types';
 import { DataInfo, DatasetPreview } from './dataset-preview';
 import { UploadSection } from './upload-section';
@@ -60,6 +60,8 @@ export function DatasetTab(props: Omit<DatasetTabProps, 'dataset'> & { dataset: 
     );
   };
 
+  const form = { problem, appData, context, state, onChange, idPrefix: 'workspace-dataset' };
+
   return (
     <div className="workspace-card dataset-tab">
       <ol className="dataset-steps" aria-label="Dataset steps">
@@ -76,35 +78,18 @@ export function DatasetTab(props: Omit<DatasetTabProps, 'dataset'> & { dataset: 
       {step === 0 ? (
         <>
           {dataset.csv ? <UploadStep problem={problem} appData={appData} dataset={dataset} /> : null}
-          {(!dataset.csv || otherStep0) && (
-            <SchemaForm
-              problem={problem}
-              tab="dataset"
-              appData={appData}
-              context={context}
-              state={state}
-              onChange={onChange}
-              wizardStep={0}
-              idPrefix="workspace-dataset"
-              {...(dataset.csv ? { widgets: TAB_WIDGETS } : {})}
-            />
-          )}
-          <div className="dataset-step-actions">
-            <button type="button" className="qs-button qs-button--primary" onClick={() => setStep(1)}>
-              Next Step
-            </button>
-          </div>
+          <DatasetStepForm
+            {...form}
+            showForm={!dataset.csv || otherStep0}
+            wizardStep={0}
+            {...(dataset.csv ? { widgets: TAB_WIDGETS } : {})}
+            onNext={() => setStep(1)}
+          />
         </>
       ) : (
-        <SchemaForm
-          problem={problem}
-          tab="dataset"
-          appData={appData}
-          context={context}
-          state={state}
-          onChange={onChange}
+        <DatasetStepForm
+          {...form}
           wizardStep={1}
-          idPrefix="workspace-dataset"
           disabled={saving}
           actions={
             <button type="button" className="qs-button" onClick={() => setStep(0)}>

@@ -6,7 +6,7 @@ import {
   type EngineContext,
   type Problem,
 } from '../../../../../engine';
-import { SchemaForm } from '../../../../../renderers';
+import { DatasetStepForm } from '../dataset-step-form';
 import { UploadSection } from '../csv-table/upload-section';
 import type { WorkspaceUser } from '../../workspace-types';
 import { MatPreviewView } from './mat-preview-view';
@@ -121,9 +121,8 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
         )}
       </UploadSection>
 
-      <SchemaForm
+      <DatasetStepForm
         problem={problem}
-        tab="dataset"
         appData={appData}
         context={ownContext}
         state={formState}
@@ -131,12 +130,8 @@ export function TrainPanel({ problem, appData, context, user, onChange, onSaved 
         wizardStep={0}
         idPrefix="workspace-bio-dataset"
         widgets={widgets}
+        onNext={nextStep}
       />
-      <div className="dataset-step-actions">
-        <button type="button" className="qs-button qs-button--primary" onClick={nextStep}>
-          Next Step
-        </button>
-      </div>
       {stepRefusal && stepRefusal.url === mat.url && (
         <p className="form-error" role="alert">
           {stepRefusal.message}
