@@ -51,7 +51,8 @@ export interface OutputDetail {
   /**
    * The result type and the per-epoch history (train_loss/test_loss, plus whatever series the result's
    * training_history names); a prediction's output_data as its route stored it (prediction,
-   * probabilities, image, model) with training_history null.
+   * probabilities, image, model) with training_history null. A training's `repeats` is the result's
+   * repeated-seed statistics (absent for a single run).
    */
   output_data: {
     result_type: ResultType;
@@ -240,6 +241,9 @@ function outputDataOf(
     ...stored,
     result_type: resultType,
     training_history: Object.keys(history).length > 0 ? history : null,
+    // A run repeated with consecutive seeds: each metric's mean, sd and 95% interval, each repeat's
+    // metrics and baseline, the loss band (metrics, baseline and history above are then the means).
+    ...(result?.repeats ? { repeats: result.repeats } : {}),
   };
 }
 
