@@ -1,11 +1,18 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { idParam } from '../platform/id-schemas';
-import { BODY_ERRORS, envelope, errorReplies, sendRefusal } from '../platform/reply-schemas';
+import {
+  anyObject,
+  BODY_ERRORS,
+  envelope,
+  errorReplies,
+  nullableNumber,
+  numberMap,
+  sendRefusal,
+  stringList,
+} from '../platform/reply-schemas';
 import type { AnalysisService } from './analysis-service';
 
 const text = { type: 'string', maxLength: 200 } as const;
-const anyObject = { type: 'object', additionalProperties: true } as const;
-const strings = { type: 'array', items: { type: 'string' } } as const;
 
 const message = {
   type: 'object',
@@ -38,10 +45,10 @@ const reportSchema = {
   required: ['title', 'conclusion', 'insights', 'recommendations', 'caveats', 'definitions'],
   properties: {
     title: { type: 'string' },
-    conclusion: strings,
-    insights: strings,
-    recommendations: strings,
-    caveats: strings,
+    conclusion: stringList,
+    insights: stringList,
+    recommendations: stringList,
+    caveats: stringList,
     definitions: {
       type: 'array',
       items: {
@@ -53,8 +60,6 @@ const reportSchema = {
     },
   },
 } as const;
-
-const nullableNumber = { type: ['number', 'null'] } as const;
 
 /**
  * The spec's analysis calls (workspace.md sections 5 and 7): analyze one output, compare two, interpret a
@@ -141,8 +146,8 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                 required: ['conclusion', 'insights', 'recommendations', 'definition'],
                 properties: {
                   conclusion: { type: 'string' },
-                  insights: strings,
-                  recommendations: strings,
+                  insights: stringList,
+                  recommendations: stringList,
                   definition: { type: 'string' },
                 },
               },
@@ -209,7 +214,6 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     },
   );
 
-  const numberMap = { type: 'object', additionalProperties: { type: 'number' } } as const;
   app.get(
     '/application-outputs/:applicationId/runs',
     {
@@ -292,7 +296,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                   },
                 },
               },
-              settings: strings,
+              settings: stringList,
             },
           }),
           ...errorReplies(400, 401, 404),

@@ -8,10 +8,14 @@ import { RUN_PHASES } from './output-detail';
 import {
   acknowledgement,
   acknowledgementWith,
+  anyObject,
   BODY_ERRORS,
   envelope,
   errorBody,
   errorReplies,
+  isoOrNull,
+  nullableObject,
+  numberMap,
   sendRefusal,
   wordedErrorBody,
 } from '../platform/reply-schemas';
@@ -28,10 +32,6 @@ import {
 } from './outputs-service';
 
 // The wire shapes: OutputDetail and the record.
-const anyObject = { type: 'object', additionalProperties: true } as const;
-const nullableObject = { type: ['object', 'null'], additionalProperties: true } as const;
-const numberMap = { type: 'object', additionalProperties: { type: 'number' } } as const;
-const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 
 const outputLogSchema = {
   type: 'object',

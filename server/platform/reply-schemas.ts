@@ -12,6 +12,14 @@ export const envelope = <Data extends object>(data: Data) =>
     properties: { success: { type: 'boolean' }, data },
   }) as const;
 
+/** Value shapes reply schemas share. */
+export const anyObject = { type: 'object', additionalProperties: true } as const;
+export const nullableObject = { type: ['object', 'null'], additionalProperties: true } as const;
+export const numberMap = { type: 'object', additionalProperties: { type: 'number' } } as const;
+export const nullableNumber = { type: ['number', 'null'] } as const;
+export const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
+export const stringList = { type: 'array', items: { type: 'string' } } as const;
+
 /** `{ success: true, message }`: an accepted action with nothing to return. */
 export const acknowledgement = {
   type: 'object',
