@@ -4,21 +4,17 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The web app's Content-Security-Policy. The built index.html loads one module script and one
  * stylesheet from /assets (no inline script), and the app talks only to its own origin.
- * - script-src 'unsafe-eval': Ajv compiles every schema into a function with `new Function`, and the
- *   browser runs Ajv: at the registry's load (browserRegistry -> createRegistry: the meta-schema
- *   checks in registry.ts, the problem checks in check.ts, the account forms in account-forms.ts,
- *   ajv-formats/ajv-errors in createFormAjv), at each validation (validate.ts: app data and job body
- *   per problem) and in the forms (@rjsf/validator-ajv8's isValid for if/then and oneOf). Dropping it
- *   needs all of these precompiled at codegen time (Ajv standalone code under src/generated, the
- *   engine's function keywords x-minimum, x-field, x-min-age-years, x-not-future rewritten as code
- *   keywords, rjsf on a precompiled validator); until then eval is allowed, inline script is not.
+ * - script-src 'self' only, no 'unsafe-eval': the browser validates with standalone validators that
+ *   codegen writes from the schemas (src/generated/validators, codegen/generate-validators.ts) and
+ *   rjsf gets a validator that compiles nothing (src/renderers/form-validator.ts). The server still
+ *   compiles Ajv at run time, in Node, where no CSP applies.
  * - style-src 'unsafe-inline': ApexCharts injects a <style> element and sets style attributes on
  *   its SVG, React Flow positions nodes with style attributes. Inline style cannot run code.
  * - img-src data: blob:: chart exports and icons as data URLs.
  */
 export const APP_CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
-  scriptSrc: ["'self'", "'unsafe-eval'"],
+  scriptSrc: ["'self'"],
   scriptSrcAttr: ["'none'"],
   styleSrc: ["'self'", "'unsafe-inline'"],
   imgSrc: ["'self'", 'data:', 'blob:'],

@@ -3,13 +3,16 @@
 // this module compiles them with the account-form ajv and turns ajv's errors into one message per
 // field, so the browser's forms and the server's routes give the same answer for the same values.
 
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020';
 
-import { createFormAjv, type AjvInstance } from './ajv';
+import { isAtLeastYearsOld, isNotFutureDate } from './account-rules';
+import { addCheckKeyword, createFormAjv, type AjvInstance } from './ajv';
 import { isPlainObject } from './json';
 import { resolveMessages } from './messages';
 import { formatPointer, parsePointer } from './pointer';
+import { precompiledValidators } from './precompiled';
 import type { IssueSink } from './refs';
+import { TIME_ZONE_FORMAT, timeZoneFormat } from './validator-runtime';
 
 export const ACCOUNT_FORM_IDS = [
   'register',
@@ -39,59 +42,9 @@ export interface AccountFormError {
 export const MIN_AGE_KEYWORD = 'x-min-age-years';
 export const NOT_FUTURE_KEYWORD = 'x-not-future';
 export const NOT_COMMON_PASSWORD_KEYWORD = 'x-not-common-password';
-export const TIME_ZONE_FORMAT = 'iana-time-zone';
+export { TIME_ZONE_FORMAT };
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Today as a UTC calendar date ("YYYY-MM-DD"): browser and server compare dates the same way. */
-function todayUtc(now: Date): { y: number; m: number; d: number } {
-  return { y: now.getUTCFullYear(), m: now.getUTCMonth() + 1, d: now.getUTCDate() };
-}
-
-function parseDate(value: string): { y: number; m: number; d: number } | undefined {
-  const match = DATE_RE.exec(value);
-  if (!match) return undefined;
-  return { y: Number(match[1]), m: Number(match[2]), d: Number(match[3]) };
-}
-
-function compareDates(
-  a: { y: number; m: number; d: number },
-  b: { y: number; m: number; d: number },
-): number {
-  return a.y - b.y || a.m - b.m || a.d - b.d;
-}
-
-/** True when `dob` is at least `years` whole years before `now` (a 29 February birthday counts from 1 March). */
-export function isAtLeastYearsOld(dob: string, years: number, now: Date = new Date()): boolean {
-  const born = parseDate(dob);
-  if (!born) return true; // the format rule reports malformed dates
-  const today = todayUtc(now);
-  return compareDates({ y: born.y + years, m: born.m, d: born.d }, today) <= 0;
-}
-
-export function isNotFutureDate(value: string, now: Date = new Date()): boolean {
-  const date = parseDate(value);
-  if (!date) return true;
-  return compareDates(date, todayUtc(now)) <= 0;
-}
-
-const ZONE_NAME_RE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
-
-/**
- * A real IANA time-zone name as the runtime's time-zone database knows it (canonical names and
- * their aliases, e.g. Asia/Calcutta), spelled with its own capitals; UTC offsets are not names.
- */
-export function isIanaTimeZone(value: string): boolean {
-  if (!ZONE_NAME_RE.test(value)) return false;
-  let resolved: string;
-  try {
-    resolved = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
-  } catch {
-    return false;
-  }
-  // Intl accepts any capitalisation; an alias resolves to another name, so only compare like with like.
-  return resolved.toLowerCase() !== value.toLowerCase() || resolved === value;
-}
+export { isAtLeastYearsOld, isIanaTimeZone, isNotFutureDate } from './account-rules';
 
 /**
  * What the account forms check beyond their schemas' data: whether a password is among the commonly
@@ -101,31 +54,31 @@ export interface AccountFormChecks {
   isCommonPassword?: (password: string) => boolean;
 }
 
-/** The ajv the account forms are compiled with: $data (confirm equals new), ajv-errors, our rules. */
+/**
+ * The ajv the account forms are compiled with: $data (confirm equals new), ajv-errors, our rules.
+ * With STANDALONE_OPTIONS (codegen) the keywords call validator-runtime.ts's versions instead of
+ * `now` and `checks`: today's date and no common-password list, as in the browser.
+ */
 export function createAccountFormAjv(
   now: () => Date = () => new Date(),
   checks: AccountFormChecks = {},
+  options: Options = {},
 ): AjvInstance {
-  const ajv = createFormAjv();
-  ajv.addKeyword({
-    keyword: NOT_COMMON_PASSWORD_KEYWORD,
-    type: 'string',
-    schemaType: 'boolean',
-    validate: (enabled: boolean, data: string) => !enabled || !checks.isCommonPassword?.(data),
-  });
-  ajv.addFormat(TIME_ZONE_FORMAT, { type: 'string', validate: isIanaTimeZone });
-  ajv.addKeyword({
-    keyword: NOT_FUTURE_KEYWORD,
-    type: 'string',
-    schemaType: 'boolean',
-    validate: (enabled: boolean, data: string) => !enabled || isNotFutureDate(data, now()),
-  });
-  ajv.addKeyword({
-    keyword: MIN_AGE_KEYWORD,
-    type: 'string',
-    schemaType: 'number',
-    validate: (years: number, data: string) => isAtLeastYearsOld(data, years, now()),
-  });
+  const ajv = createFormAjv(options);
+  addCheckKeyword(
+    ajv,
+    NOT_COMMON_PASSWORD_KEYWORD,
+    'boolean',
+    'notCommonPassword',
+    (data: string) => !checks.isCommonPassword?.(data),
+  );
+  ajv.addFormat(TIME_ZONE_FORMAT, timeZoneFormat);
+  addCheckKeyword(ajv, NOT_FUTURE_KEYWORD, 'boolean', 'notFuture', (data: string) =>
+    isNotFutureDate(data, now()),
+  );
+  addCheckKeyword(ajv, MIN_AGE_KEYWORD, 'number', 'minAgeYears', (years: number, data: string) =>
+    isAtLeastYearsOld(data, years, now()),
+  );
   return ajv;
 }
 
@@ -184,6 +137,11 @@ export function validateAccountForm(
   values: unknown,
   checks: AccountFormChecks = {},
 ): AccountFormError[] {
+  const precompiled = checks.isCommonPassword ? undefined : precompiledValidators()?.accountForms;
+  if (precompiled) {
+    const validate = precompiled[formId];
+    return validate(values) ? [] : toAccountFormErrors(validate.errors);
+  }
   let byChecks = compiledCache.get(forms);
   if (!byChecks) {
     byChecks = new Map();
@@ -214,6 +172,7 @@ export function loadAccountForms(
   file: unknown,
   messages: Readonly<Record<string, string>>,
   onIssue: IssueSink = () => {},
+  compileChecks = !precompiledValidators(),
 ): AccountForms {
   const empty = Object.fromEntries(ACCOUNT_FORM_IDS.map((id) => [id, EMPTY_ACCOUNT_FORM])) as Record<
     AccountFormId,
@@ -231,6 +190,8 @@ export function loadAccountForms(
     const schema = resolved.$defs ? { ...form.schema, $defs: resolved.$defs } : form.schema;
     forms[id] = { title: form.title, schema };
   }
+  // Precompiled validators (the browser) were checked when codegen compiled them.
+  if (!compileChecks) return forms;
   for (const id of ACCOUNT_FORM_IDS) {
     try {
       compileAccountForms({ ...empty, [id]: forms[id] });

@@ -98,6 +98,11 @@ export {
   type JobRequest,
 } from './mapping';
 export { checkSchemaSources, crossCheckProblem, formatIssues } from './check';
+export {
+  installPrecompiledValidators,
+  precompiledValidators,
+  type PrecompiledValidators,
+} from './precompiled';
 export { checkExamplesAgainstSamples } from './sample-check';
 export { parseSampleManifest, type SampleManifest, type SampleManifestEntry } from './sample-manifest';
 export { checkFile, acceptAttribute, type FileCheck } from './files';

@@ -14,6 +14,7 @@ import {
   type AccountForms,
 } from './account-forms';
 import { createPlainAjv } from './ajv';
+import { precompiledValidators } from './precompiled';
 import { deepClone, isPlainObject } from './json';
 import { formatPointer } from './pointer';
 import { resolveBodySchema } from './body-schema';
@@ -144,9 +145,14 @@ function requireFile(sources: SchemaSources, file: string, issues: SchemaIssue[]
 }
 
 /** Loads and resolves everything; never throws on bad files, reports them in `issues`. */
-export function loadSchemas(sources: SchemaSources): LoadedSchemas {
+export function loadSchemas(
+  sources: SchemaSources,
+  // With precompiled validators (the browser) the files are the ones codegen compiled them from,
+  // which loadRegistry had checked then: no meta-schema or form is compiled or checked again.
+  compileChecks = !precompiledValidators(),
+): LoadedSchemas {
   const issues: SchemaIssue[] = [];
-  const ajv = createPlainAjv();
+  const ajv = compileChecks ? createPlainAjv() : undefined;
   const metaFiles = [
     SCHEMA_FILES.problemMeta,
     SCHEMA_FILES.defsMeta,
@@ -157,7 +163,7 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
   ];
   for (const file of metaFiles) {
     const schema = requireFile(sources, file, issues);
-    if (isPlainObject(schema)) {
+    if (ajv && isPlainObject(schema)) {
       try {
         ajv.addSchema(schema as object);
       } catch (err) {
@@ -171,7 +177,7 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
   };
   const validator = (file: string): ValidateFunction | undefined => {
     const id = metaId(file);
-    if (!id) return undefined;
+    if (!id || !ajv) return undefined;
     try {
       return ajv.getSchema(id) ?? undefined;
     } catch (err) {
@@ -223,8 +229,11 @@ export function loadSchemas(sources: SchemaSources): LoadedSchemas {
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   const outputs = outputsFile?.outputs ?? {};
   const accountsFile = readAndMetaCheck(SCHEMA_FILES.accounts, SCHEMA_FILES.accountsMeta);
-  const accountForms = loadAccountForms(accountsFile, platform.messages, (pointer, reason) =>
-    issues.push({ file: SCHEMA_FILES.accounts, pointer, reason }),
+  const accountForms = loadAccountForms(
+    accountsFile,
+    platform.messages,
+    (pointer, reason) => issues.push({ file: SCHEMA_FILES.accounts, pointer, reason }),
+    compileChecks,
   );
 
   // Shared definitions may reference each other; report unknown references once, here.

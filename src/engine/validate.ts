@@ -1,9 +1,10 @@
 // Validation of app_data (with the spec's messages) and of job bodies.
 
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv/dist/2020';
 
 import { createAppDataAjv, createPlainAjv, type AjvInstance } from './ajv';
 import { buildValidationSchema } from './app-data-schema';
+import { precompiledValidators, type Validate } from './precompiled';
 import { declaredFieldNames, firstDeclaration, lookupField, pruneValue } from './conditions';
 import { isPlainObject } from './json';
 import { formatPointer, parsePointer } from './pointer';
@@ -18,8 +19,8 @@ import type {
 } from './types';
 
 interface CompiledProblem {
-  appData: ValidateFunction;
-  jobBody: ValidateFunction;
+  appData: Validate;
+  jobBody: Validate;
 }
 
 let appDataAjv: AjvInstance | undefined;
@@ -27,7 +28,7 @@ let plainAjv: AjvInstance | undefined;
 const compiled = new WeakMap<Problem, CompiledProblem>();
 
 function getCompiled(problem: Problem): CompiledProblem {
-  let entry = compiled.get(problem);
+  let entry = compiled.get(problem) ?? precompiledValidators()?.problems?.[problem.id];
   if (!entry) {
     appDataAjv ??= createAppDataAjv();
     plainAjv ??= createPlainAjv();

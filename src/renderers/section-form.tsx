@@ -1,6 +1,6 @@
 import Form, { type IChangeEvent } from '@rjsf/core';
 import type { RegistryFieldsType, RegistryWidgetsType, RJSFSchema, UiSchema } from '@rjsf/utils';
-import validator from '@rjsf/validator-ajv8';
+import { sectionFormValidator } from './form-validator';
 import { memo, useCallback, useMemo } from 'react';
 
 import type { EngineContext, FieldError, Problem, SectionView } from '../engine';
@@ -107,7 +107,7 @@ export const SectionForm = memo(function SectionForm({
       uiSchema={uiSchema}
       formData={formData}
       formContext={formContext}
-      validator={validator}
+      validator={sectionFormValidator}
       noValidate
       noHtml5Validate
       showErrorList={false}

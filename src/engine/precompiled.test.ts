@@ -1,0 +1,120 @@
+// The browser validates with the validators codegen precompiled (src/generated/validators); the server
+// compiles the same schemas at run time. Both must give the same answers, messages included: the
+// comparisons below, and the engine's validation and account-form suites run again with the
+// precompiled validators installed (the 'again with precompiled validators' block).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { PRECOMPILED_VALIDATORS } from '../generated/validators';
+import {
+  ACCOUNT_FORM_IDS,
+  createDefaultAppData,
+  createExampleAppData,
+  installPrecompiledValidators,
+  precompiledValidators,
+  validateAccountForm,
+  validateAppData,
+  validateJobBody,
+  type AccountFormId,
+  type AppData,
+  type EngineContext,
+  type Problem,
+} from './index';
+import { loadRegistry } from './node/load-schemas';
+import { isPlainObject } from './json';
+
+const registry = loadRegistry();
+
+/** The answer at run time (Node compiles) and with the precompiled validators installed. */
+function both<T>(run: () => T): { compiled: T; precompiled: T } {
+  installPrecompiledValidators(undefined);
+  const compiled = run();
+  installPrecompiledValidators(PRECOMPILED_VALIDATORS);
+  try {
+    return { compiled, precompiled: run() };
+  } finally {
+    installPrecompiledValidators(undefined);
+  }
+}
+
+const BAD_VALUES: unknown[] = [-1, 0, 1e9, 2.5, '', 'not-a-choice', null, true, [], {}];
+
+/** app_data with one field of one form set to `value`, for every field the form declares. */
+function* variants(problem: Problem, base: AppData): Generator<[string, AppData]> {
+  for (const key of problem.formKeys) {
+    const form = base[key];
+    const properties = (problem.forms[key]!.schema as { properties?: Record<string, unknown> }).properties;
+    for (const field of Object.keys(properties ?? {}))
+      for (const value of BAD_VALUES)
+        yield [
+          `/${key}/${field} = ${JSON.stringify(value)}`,
+          { ...base, [key]: { ...(isPlainObject(form) ? form : {}), [field]: value } },
+        ];
+  }
+}
+
+describe('precompiled validators give the answers of run-time compiled ones', () => {
+  it('cover every problem and account form', () => {
+    expect(Object.keys(PRECOMPILED_VALIDATORS.problems).sort()).toEqual(
+      registry.problems.map((p) => p.id).sort(),
+    );
+    expect(Object.keys(PRECOMPILED_VALIDATORS.accountForms).sort()).toEqual([...ACCOUNT_FORM_IDS].sort());
+  });
+
+  for (const problem of registry.problems) {
+    it(`app_data and job body of ${problem.id}, field by field with bad values`, () => {
+      const example = createExampleAppData(problem);
+      const contexts: EngineContext[] = [{}, { rowCount: 120, columns: ['a', 'b'] }, example.context];
+      let invalid = 0;
+      for (const context of contexts) {
+        const bases: AppData[] = [createDefaultAppData(problem, context), example.appData, {}];
+        for (const base of bases)
+          for (const [what, appData] of [['as is', base] as [string, AppData], ...variants(problem, base)]) {
+            const { compiled, precompiled } = both(() => validateAppData(problem, appData, context));
+            expect([what, precompiled]).toEqual([what, compiled]);
+            if (!compiled.valid) invalid++;
+            const body = { id: 1, ...((appData.model_configurations as object | undefined) ?? {}) };
+            const jobBody = both(() => validateJobBody(problem, body));
+            expect([what, jobBody.precompiled]).toEqual([what, jobBody.compiled]);
+          }
+      }
+      // The comparison saw refusals with messages, not only valid data.
+      expect(invalid).toBeGreaterThan(10);
+    });
+  }
+
+  const today = new Date().toISOString().slice(0, 10);
+  const ACCOUNT_VALUES: Record<string, unknown>[] = [
+    {},
+    { name: 'ab', email: 'nope', password: '123' },
+    { name: 'Ada Lovelace', email: 'ada@example.com', password: 'a long enough passphrase' },
+    { password: 'short', new_password: 'x', confirm_password: 'y' },
+    { new_password: 'a long enough passphrase', confirm_password: 'a long enough passphrase' },
+    { date_of_birth: '2999-01-01', time_zone: 'Not/AZone' },
+    { date_of_birth: today, time_zone: 'Europe/Berlin' },
+    { date_of_birth: '1990-02-03', time_zone: 'UTC+2' },
+    { email: 'ada@example.com', message: '', subject: 'x'.repeat(500) },
+    { app_name: '', problem_id: 7, category: null },
+  ];
+
+  for (const id of ACCOUNT_FORM_IDS) {
+    it(`account form ${id}`, () => {
+      for (const values of ACCOUNT_VALUES) {
+        const { compiled, precompiled } = both(() =>
+          validateAccountForm(registry.accountForms, id as AccountFormId, values),
+        );
+        expect([values, precompiled]).toEqual([values, compiled]);
+      }
+    });
+  }
+});
+
+describe('again with precompiled validators', async () => {
+  beforeAll(() => installPrecompiledValidators(PRECOMPILED_VALIDATORS));
+  afterAll(() => installPrecompiledValidators(undefined));
+  // Their tests run inside this block, after beforeAll has installed the validators.
+  it('are installed for the suites below', () =>
+    expect(precompiledValidators()).toEqual(PRECOMPILED_VALIDATORS));
+  await import('./validate.test');
+  await import('./account-forms.test');
+});

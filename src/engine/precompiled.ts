@@ -1,0 +1,34 @@
+// Validators compiled ahead of time (src/generated/validators/, written by `npm run codegen`). The
+// browser installs them at start: its CSP has no 'unsafe-eval', so ajv may not compile there. Node
+// (server, tests, codegen) installs nothing and compiles from the schemas at run time.
+
+import type { ErrorObject } from 'ajv/dist/2020';
+
+import type { AccountFormId } from './account-forms';
+
+/** What the engine uses of a validator, compiled now or ahead of time. */
+export interface Validate {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+export interface PrecompiledValidators {
+  /** By problem id: its app_data (buildValidationSchema) and job-body validators. */
+  problems: Record<string, { appData: Validate; jobBody: Validate }>;
+  /** The account forms as the browser checks them (no common-password list). */
+  accountForms: Record<AccountFormId, Validate>;
+}
+
+let installed: Partial<PrecompiledValidators> | undefined;
+
+/**
+ * From now on the engine uses these instead of compiling (added to what is installed, so a bundle
+ * can install each part where it is needed); `undefined` goes back to compiling.
+ */
+export function installPrecompiledValidators(validators: Partial<PrecompiledValidators> | undefined): void {
+  installed = validators && { ...installed, ...validators };
+}
+
+export function precompiledValidators(): Partial<PrecompiledValidators> | undefined {
+  return installed;
+}
