@@ -3,7 +3,9 @@
 
 import { isPlainObject } from '../../src/engine';
 import { FactBuilder, formatNumber, prefixed, type FactSet } from './facts';
+import { jobResultOf } from '../jobs/job-result';
 import type { AnalysisSubject } from './output-facts';
+import { differenceAgainstNoise, type SeedValues } from './seed-noise';
 import type { RuleSet } from './rule-set';
 
 export interface ConfigurationRow {
@@ -69,6 +71,28 @@ function runNames(a: AnalysisSubject, b: AnalysisSubject): [string, string] {
   return [`${na} (output ${a.detail.id})`, `${nb} (output ${b.detail.id})`];
 }
 
+/** The per-seed values of one metric of a repeated run, or null for a single run. */
+function seedValues(subject: AnalysisSubject, metric: string): SeedValues | null {
+  const repeats = jobResultOf(subject.job)?.repeats;
+  const stat = repeats?.metrics[metric];
+  return repeats && stat ? { seeds: repeats.seeds, values: stat.values } : null;
+}
+
+/** Whether the two runs' difference on a metric is larger than the noise across their seeds. */
+function noiseFacts(own: FactBuilder, key: string, a: AnalysisSubject, b: AnalysisSubject, metric: string) {
+  const va = seedValues(a, metric);
+  const vb = seedValues(b, metric);
+  if (!va || !vb) return;
+  const test = differenceAgainstNoise(va, vb);
+  if (!test) return;
+  own.text(
+    `${key}.noise_test`,
+    test.test === 'paired' ? 'a paired t-test across the shared seeds' : "Welch's t-test",
+  );
+  own.number(`${key}.p_value`, test.p, 'decimal');
+  own.flag(`${key}.beyond_noise`, test.beyondNoise);
+}
+
 export function compareFacts(
   ruleSet: RuleSet,
   a: { subject: AnalysisSubject; facts: FactSet },
@@ -94,7 +118,11 @@ export function compareFacts(
     own.number(`${key}.worse_value`, wv, metric.format);
     own.number(`${key}.difference`, Math.abs(va - vb), metric.format);
     if (wv !== 0) own.number(`${key}.relative`, (Math.abs(va - vb) / Math.abs(wv)) * 100, 'percent');
+    noiseFacts(own, key, a.subject, b.subject, name);
   }
+  const repeatedA = a.facts.get('data.repeated')?.value === true;
+  const repeatedB = b.facts.get('data.repeated')?.value === true;
+  own.flag('cmp.both_repeated', repeatedA && repeatedB);
   const rows = configurationRows(a.subject, b.subject);
   const differing = rows.filter((r) => r.differs);
   own.number('cmp.config_difference_count', differing.length, 'integer');

@@ -35,7 +35,7 @@ export function outputFacts(
   const result = jobResultOf(subject.job);
   runFacts(facts, subject, result);
   dataFacts(facts, subject, result);
-  metricFacts(facts, subject.detail, metrics);
+  metricFacts(facts, subject.detail, metrics, result);
   convergenceFacts(facts, subject.detail, limits);
   confusionFacts(facts, result);
   quantumFacts(facts, subject, result);
@@ -96,7 +96,12 @@ function dataFacts(facts: FactBuilder, { job, detail }: AnalysisSubject, result:
 }
 
 /** Each metric, its baseline on the same split, how far apart and which is better. */
-function metricFacts(facts: FactBuilder, detail: OutputDetail, rules: Record<string, MetricRule>) {
+function metricFacts(
+  facts: FactBuilder,
+  detail: OutputDetail,
+  rules: Record<string, MetricRule>,
+  result: JobResult | null,
+) {
   const names: string[] = [];
   for (const [name, value] of Object.entries(detail.metrics)) {
     const rule = rules[name];
@@ -118,6 +123,38 @@ function metricFacts(facts: FactBuilder, detail: OutputDetail, rules: Record<str
     }
   }
   facts.number('metrics.count', names.length, 'integer');
+  repeatFacts(facts, result?.repeats ?? null, rules);
+}
+
+/**
+ * A run repeated with consecutive seeds: how many, which, and each metric's and its baseline's spread
+ * (the values above are then the means). data.repeated is always set, so a rule can say 'single run'.
+ */
+function repeatFacts(
+  facts: FactBuilder,
+  repeats: JobResult['repeats'] | null,
+  rules: Record<string, MetricRule>,
+) {
+  facts.flag('data.repeated', Boolean(repeats));
+  if (!repeats) return;
+  facts.number('data.repeats', repeats.count, 'integer');
+  facts.number('data.confidence', repeats.confidence, 'ratio');
+  facts.number('data.first_seed', repeats.seeds[0], 'integer');
+  facts.number('data.last_seed', repeats.seeds.at(-1), 'integer');
+  for (const [name, stat] of Object.entries(repeats.metrics)) {
+    const rule = rules[name];
+    if (!rule) continue;
+    const key = `metric.${name}`;
+    facts.number(`${key}.sd`, stat.sd, rule.format);
+    facts.number(`${key}.ci_low`, stat.ci_low, rule.format);
+    facts.number(`${key}.ci_high`, stat.ci_high, rule.format);
+    const base = repeats.baseline?.metrics[name];
+    if (base) {
+      facts.number(`${key}.baseline_sd`, base.sd, rule.format);
+      facts.number(`${key}.baseline_ci_low`, base.ci_low, rule.format);
+      facts.number(`${key}.baseline_ci_high`, base.ci_high, rule.format);
+    }
+  }
 }
 
 interface Series {
