@@ -279,7 +279,7 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
   const onFailure = (name: string) =>
     onTestFailed(async () => {
       await shot(page, `${name}-failed`).catch(() => undefined);
-      console.log(product.output().slice(-3000));
+      console.log(`page errors: ${JSON.stringify(errors)}\n${product.output().slice(-3000)}`);
     });
 
   it(
