@@ -27,12 +27,14 @@ const DEMO_RUN_VERSION = 1;
 /**
  * Upper bounds of the examples' training lengths for the landing runs, by form field (never by
  * problem): the examples train for minutes at their own settings (a hybrid forecaster 50 epochs, a
- * variational classifier 100 optimizer steps), and the landing page must show real results within a
- * few minutes of a first start on a small machine. A value already below its bound is kept.
+ * variational classifier 100 optimizer steps, an image classifier 20 epochs over 100 slices), and
+ * the landing page must show real results within a few minutes of a first start on a small machine.
+ * A value already below its bound is kept.
  */
 export const SMALL_SETTINGS: Readonly<Record<string, number>> = {
   '/model_configurations/epochs': 6,
   '/model_configurations/optimizer_step': 20,
+  '/dataset/training_range/to_index': 40,
 };
 
 /**

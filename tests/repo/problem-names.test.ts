@@ -38,6 +38,8 @@ const ALLOWED: Record<string, string> = {
     "spec platform-shell section 7: the demo's socket is /stock-price-prediction/ws/predict",
   'src/app/features/landing/stock-demo/history.ts':
     "spec platform-shell section 7: the landing demo's history call is /stock-price-prediction/stream-dataset",
+  'src/app/features/demo-data/plot-tabs.ts':
+    'spec platform-shell landing section: plot tabs default to the first for portfolio and fraud',
   'src/app/features/landing/stock-demo/prediction-socket.ts':
     "spec platform-shell section 7: the demo's socket is /stock-price-prediction/ws/predict",
 };

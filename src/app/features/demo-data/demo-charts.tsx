@@ -89,27 +89,28 @@ export function ConfusionHeatmap({ matrix, title }: { matrix: number[][]; title:
   );
 }
 
-/** The first rows the model was trained on, as a table. */
-export function TrainingDataTable({ rows, title }: { rows: Record<string, unknown>[]; title: string }) {
-  const columns = Object.keys(rows[0] ?? {});
+const factText = (value: unknown): string => {
+  if (value === null || value === undefined) return '-';
+  if (Array.isArray(value)) return value.map(factText).join(', ');
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .filter(([, inner]) => inner !== null && inner !== undefined)
+      .map(([key, inner]) => `${key}: ${factText(inner)}`)
+      .join('; ');
+  }
+  return String(value);
+};
+
+/** What the run trained on, as its worker reported it (rows, split, window, features...), as a table. */
+export function TrainingDataTable({ facts, title }: { facts: Record<string, unknown>; title: string }) {
   return (
     <div className="demo-table-wrap">
       <table className="demo-table" aria-label={`${title}: training data`}>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
         <tbody>
-          {rows.slice(0, 10).map((row, index) => (
-            <tr key={index}>
-              {columns.map((column) => (
-                <td key={column}>{String(row[column] ?? '')}</td>
-              ))}
+          {Object.entries(facts).map(([key, value]) => (
+            <tr key={key}>
+              <th scope="row">{key.replaceAll('_', ' ')}</th>
+              <td>{factText(value)}</td>
             </tr>
           ))}
         </tbody>

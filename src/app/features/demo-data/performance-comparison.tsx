@@ -1,30 +1,27 @@
 import { useState } from 'react';
 import type { DemoOutput } from './api/get-demo-compare';
 import { ConfusionHeatmap, LossChart, TrainingDataTable } from './demo-charts';
-import { DemoNotice } from './demo-notice';
+import { DemoNotice, RunNotice } from './demo-notice';
 import { DemoSection } from './demo-section';
 import { Tabs } from '../../components/tabs';
 import { outputTitle } from './output-title';
+import { defaultView, VIEWS, type View } from './plot-tabs';
 import { ProblemPicker } from './problem-picker';
 import { usePickedDemo } from './use-demo-compare';
 import './demo-data.css';
 
-type View = 'training-data' | 'losses' | 'confusion';
-const VIEWS = [
-  { id: 'training-data', title: 'Training Data' },
-  { id: 'losses', title: 'Training and Test Losses' },
-  { id: 'confusion', title: 'Confusion Matrix' },
-] as const;
-
-function OutputView({ output, view }: { output: DemoOutput; view: View }) {
+function OutputView({ output, view, app }: { output: DemoOutput; view: View; app: string }) {
   const title = outputTitle(output);
   let body;
-  if (view === 'training-data') {
-    body = output.training_data?.length ? (
-      <TrainingDataTable rows={output.training_data} title={title} />
-    ) : (
-      <p className="muted">No Data Available</p>
-    );
+  if (output.status !== 'Completed') {
+    body = <RunNotice output={output} app={app} />;
+  } else if (view === 'training-data') {
+    body =
+      output.training_data && Object.keys(output.training_data).length > 0 ? (
+        <TrainingDataTable facts={output.training_data} title={title} />
+      ) : (
+        <p className="muted">No Data Available</p>
+      );
   } else if (view === 'losses') {
     body =
       output.losses && (output.losses.train?.length || output.losses.test?.length) ? (
@@ -47,23 +44,31 @@ function OutputView({ output, view }: { output: DemoOutput; view: View }) {
   );
 }
 
-/** The landing page's performance comparison: outputs of the example applications side by side. */
+/** The landing page's performance comparison: the server's own run of the picked example application. */
 export function PerformanceComparison() {
-  const { problems, problemId, pick, state } = usePickedDemo();
-  const [view, setView] = useState<View>('confusion');
+  const { problems, problemId, problemName, pick, state } = usePickedDemo();
+  // The picked tab belongs to its problem: another problem opens on its own default tab.
+  const [picked, setPicked] = useState<{ problemId: string | null; view: View } | null>(null);
+  const view = picked && picked.problemId === problemId ? picked.view : defaultView(problemId);
   return (
     <DemoSection
       id="performance-comparison"
       title="Performance Comparison"
-      lead="Classical and quantum models trained on the same example application, side by side."
+      lead="The example applications trained on this server, from their real outputs."
     >
       <ProblemPicker id="comparison-problem" problems={problems} value={problemId} onChange={pick} />
-      <Tabs label="Comparison views" idPrefix="comparison" tabs={VIEWS} selected={view} onSelect={setView}>
-        <DemoNotice state={state} what="The performance comparison" />
+      <Tabs
+        label="Comparison views"
+        idPrefix="comparison"
+        tabs={VIEWS}
+        selected={view}
+        onSelect={(next) => setPicked({ problemId, view: next })}
+      >
+        <DemoNotice state={state} app={problemName} />
         {state.status === 'ready' && state.data.outputs.length > 0 && (
           <div className="demo-outputs">
             {state.data.outputs.map((output) => (
-              <OutputView key={output.id} output={output} view={view} />
+              <OutputView key={output.id} output={output} view={view} app={problemName} />
             ))}
           </div>
         )}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { DemoNotice } from './demo-notice';
+import { DemoNotice, RunNotice } from './demo-notice';
 import { DemoSection } from './demo-section';
-import { metricRows, plainLines, verdict } from './interpretation';
+import { MarkdownText } from './markdown-text';
 import { outputTitle } from './output-title';
 import { ProblemPicker } from './problem-picker';
 import { usePickedDemo } from './use-demo-compare';
@@ -9,12 +9,14 @@ import './demo-data.css';
 
 type Audience = 'technical' | 'non-technical';
 
-/** The landing page's result interpretation: the same exported outputs, technical or in plain words. */
+/**
+ * The landing page's result interpretation: the analysis engine's report of the example's run, in
+ * technical or plain words (every number in it comes from the run's facts).
+ */
 export function ResultInterpretation() {
-  const { problems, problemId, pick, state } = usePickedDemo();
+  const { problems, problemId, problemName, pick, state } = usePickedDemo();
   const [audience, setAudience] = useState<Audience>('non-technical');
   const outputs = state.status === 'ready' ? state.data.outputs : [];
-  const summary = verdict(outputs);
   return (
     <DemoSection
       id="result-interpretation"
@@ -37,33 +39,29 @@ export function ResultInterpretation() {
           ))}
         </div>
       </div>
-      <DemoNotice state={state} what="The result interpretation" />
+      <DemoNotice state={state} app={problemName} />
       {outputs.length > 0 && (
         <div className="demo-outputs">
-          {outputs.map((output) => (
-            <div key={output.id} className="card demo-output">
-              <h3>{outputTitle(output)}</h3>
-              {audience === 'technical' ? (
-                metricRows(output).length > 0 ? (
-                  <dl className="demo-metrics">
-                    {metricRows(output).map(([name, value]) => (
-                      <div key={name}>
-                        <dt>{name}</dt>
-                        <dd>{value}</dd>
-                      </div>
-                    ))}
-                  </dl>
+          {outputs.map((output) => {
+            const text =
+              audience === 'technical'
+                ? output.interpretation?.technical
+                : output.interpretation?.non_technical;
+            return (
+              <div key={output.id} className="card demo-output" data-testid="interpretation">
+                <h3>{outputTitle(output)}</h3>
+                {output.status !== 'Completed' ? (
+                  <RunNotice output={output} app={problemName} />
+                ) : text ? (
+                  <MarkdownText markdown={text} />
                 ) : (
                   <p className="muted">No Data Available</p>
-                )
-              ) : (
-                plainLines(output).map((line) => <p key={line}>{line}</p>)
-              )}
-            </div>
-          ))}
+                )}
+              </div>
+            );
+          })}
         </div>
       )}
-      {audience === 'non-technical' && summary && <p className="demo-verdict">{summary}</p>}
     </DemoSection>
   );
 }

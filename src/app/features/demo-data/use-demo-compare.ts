@@ -5,10 +5,16 @@ import { getDemoCompare, type DemoCompare } from './api/get-demo-compare';
 
 export type DemoState =
   | { status: 'loading' }
-  /** No demo data exported yet (404): the sections say the comparison comes after real runs. */
+  /** No example run of this problem on the server (404): 'No plots available for {app}.' */
   | { status: 'missing' }
   | { status: 'failed' }
   | { status: 'ready'; data: DemoCompare };
+
+/** While an example run is queued or running, its reply is asked for again this often (304 when unchanged). */
+export const PENDING_POLL_MS = 5000;
+
+const pending = (data: DemoCompare) =>
+  data.outputs.some((output) => output.status === 'queued' || output.status === 'running');
 
 /** The example problems (tabs of the demo sections), from GET /api/examples. */
 export function useExampleProblems(): Pick<Example, 'problem_id' | 'problem_name'>[] | null {
@@ -25,14 +31,22 @@ export function useExampleProblems(): Pick<Example, 'problem_id' | 'problem_name
   return problems;
 }
 
-/** The compared outputs of one example problem (cached, revalidated on every view). */
+/** The example run of one problem (cached, revalidated on every view and while it is under way). */
 export function useDemoCompare(problemId: string | null): DemoState {
   // Kept with the problem it answers: another problem shows 'loading' until its own answer arrives.
   const [answer, setAnswer] = useState<{ problemId: string; state: DemoState } | null>(null);
+  const [round, setRound] = useState(0);
   useEffect(() => {
     if (!problemId) return;
     let cancelled = false;
-    const settle = (state: DemoState) => !cancelled && setAnswer({ problemId, state });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (state: DemoState) => {
+      if (cancelled) return;
+      setAnswer({ problemId, state });
+      if (state.status === 'ready' && pending(state.data)) {
+        timer = setTimeout(() => setRound((n) => n + 1), PENDING_POLL_MS);
+      }
+    };
     getDemoCompare(problemId)
       .then(({ body }) => settle({ status: 'ready', data: body.data }))
       .catch((error: unknown) =>
@@ -42,25 +56,28 @@ export function useDemoCompare(problemId: string | null): DemoState {
       );
     return () => {
       cancelled = true;
+      clearTimeout(timer);
     };
-  }, [problemId]);
+  }, [problemId, round]);
   return answer && answer.problemId === problemId ? answer.state : { status: 'loading' };
 }
 
 /**
  * A demo section's picked example problem (the first one until the user picks another) and its
- * compared outputs; with no example problems at all the section is 'missing'.
+ * example run; with no example problems at all the section is 'missing'.
  */
 export function usePickedDemo(): {
   problems: Pick<Example, 'problem_id' | 'problem_name'>[] | null;
   problemId: string | null;
+  problemName: string;
   pick: (problemId: string) => void;
   state: DemoState;
 } {
   const problems = useExampleProblems();
   const [picked, setPicked] = useState<string | null>(null);
   const problemId = picked ?? problems?.[0]?.problem_id ?? null;
+  const problemName = problems?.find((problem) => problem.problem_id === problemId)?.problem_name ?? '';
   const loaded = useDemoCompare(problemId);
   const state: DemoState = problems && problems.length === 0 ? { status: 'missing' } : loaded;
-  return { problems, problemId, pick: setPicked, state };
+  return { problems, problemId, problemName, pick: setPicked, state };
 }

@@ -1,18 +1,24 @@
 import { cachedJson, type CachedReply } from '../cached-fetch';
 
-/** One exported output as compare.json lists it (server/demo-data/demo-data-export.ts). */
+/** One example run as the compare reply lists it (server/demo-data/demo-results-data.ts). */
 export interface DemoOutput {
   id: number;
   name: string;
+  /** queued, running, Completed, Failed or Manual Stop. */
   status: string;
+  /** Why a run failed, in its own words; null otherwise. */
+  error: string | null;
   created_at: string | null;
   completed_at: string | null;
   model_type: string | null;
-  metrics: Record<string, number> | null;
-  /** Rows the model was trained on, as the job reported them (a list of records). */
-  training_data: Record<string, unknown>[] | null;
+  model: string | null;
+  metrics: Record<string, number | null> | null;
+  /** What the run trained on, as the worker reported it (rows, split, features...). */
+  training_data: Record<string, unknown> | null;
   losses: { train?: number[]; test?: number[] } | null;
   confusion_matrix: number[][] | null;
+  /** The analysis engine's report in Markdown, both registers; null until the run is Completed. */
+  interpretation: { technical: string | null; non_technical: string | null } | null;
 }
 
 export interface DemoCompare {

@@ -1,0 +1,154 @@
+// The landing page from real results on a fresh install, in Chromium against the built product
+// (build first: npx vite build) with DEMO_RESULTS=on: the first start queues the example runs, the
+// landing says 'Loading plots...' until they end, then the Performance Comparison shows each run's
+// Training Data, Training and Test Losses and Confusion Matrix and the Result Interpretation the
+// analysis engine's report in both registers, every number the one the demo data API serves.
+// Screenshots of each tab of each example go to tests/artifacts/landing-results-*.png. How long the
+// runs take from the start is printed (measured here, not asserted: the deadline is generous).
+
+import { mkdirSync } from 'node:fs';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { callApi, launchBrowser, startProduct, type RunningProduct } from './harness';
+
+const ARTIFACTS = 'tests/artifacts';
+const DEADLINE_MS = 15 * 60_000;
+
+interface Output {
+  id: number;
+  status: string;
+  error: string | null;
+  model_type: string | null;
+  confusion_matrix: number[][] | null;
+  losses: { train: number[]; test: number[] } | null;
+  training_data: Record<string, unknown> | null;
+  interpretation: { technical: string; non_technical: string } | null;
+}
+interface Compare {
+  data: { outputs: Output[] };
+}
+
+/** The first sentence-like line of a report that the page shows as its own paragraph or item. */
+const shownLine = (markdown: string) =>
+  markdown
+    .split('\n')
+    .map((line) => line.replace(/^\s*[-*]\s+/, '').trim())
+    .find((line) => line && !line.startsWith('#') && !line.includes('**'))!;
+
+describe('the landing page from real results', () => {
+  let product: RunningProduct;
+  let browser: Browser;
+  let started: number;
+  let problems: { problem_id: string; problem_name: string }[];
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    started = Date.now();
+    product = await startProduct({ DEMO_RESULTS: 'on' });
+    browser = await launchBrowser();
+    problems = (await callApi<{ data: typeof problems }>(product, '/examples')).body.data;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await product?.stop();
+  });
+
+  const section = (page: Page, id: string) => page.locator(`#${id}`);
+
+  async function pick(page: Page, select: string, problemId: string) {
+    await page.locator(select).selectOption(problemId);
+  }
+
+  it(
+    'shows Loading plots... first, then every example run in each tab and both registers',
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      onTestFailed(async () => {
+        await page.screenshot({ path: `${ARTIFACTS}/landing-results-failed.png`, fullPage: true });
+      });
+      await page.goto(product.url);
+      const comparison = section(page, 'performance-comparison');
+      // The runs were queued at start: the first example's tab waits for its run.
+      await comparison.getByText('Loading plots...').first().waitFor();
+      await comparison.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${ARTIFACTS}/landing-results-loading.png` });
+
+      // Until every run has ended (the page polls; here the API says when).
+      const ended: Record<string, number> = {};
+      for (;;) {
+        for (const { problem_id } of problems) {
+          if (ended[problem_id]) continue;
+          const reply = await callApi<Compare>(product, `/demo-data/${problem_id}/compare`);
+          const output = reply.body.data?.outputs[0];
+          if (output && !['queued', 'running'].includes(output.status)) ended[problem_id] = Date.now();
+        }
+        if (Object.keys(ended).length === problems.length) break;
+        if (Date.now() - started > DEADLINE_MS)
+          throw new Error(`runs still under way: ${JSON.stringify(ended)}`);
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      const seconds = (at: number) => ((at - started) / 1000).toFixed(0);
+      console.log(
+        `landing example runs ended, seconds after the server was started: ${problems
+          .map((p) => `${p.problem_id} ${seconds(ended[p.problem_id]!)}`)
+          .join(', ')}; all ${seconds(Math.max(...Object.values(ended)))}`,
+      );
+
+      const interpretation = section(page, 'result-interpretation');
+      for (const { problem_id, problem_name } of problems) {
+        const { body } = await callApi<Compare>(product, `/demo-data/${problem_id}/compare`);
+        const output = body.data.outputs[0]!;
+        expect(output.status, `${problem_id}: ${output.error}`).toBe('Completed');
+        await pick(page, '#comparison-problem', problem_id);
+        const card = comparison.locator('.demo-output');
+        await card.locator('h3', { hasText: `(output ${output.id})` }).waitFor();
+
+        await comparison.getByRole('tab', { name: 'Training Data' }).click();
+        await expectTrainingData(card, output);
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-training-data.png` });
+
+        await comparison.getByRole('tab', { name: 'Training and Test Losses' }).click();
+        if (output.losses && output.losses.train.length > 0) {
+          await card.getByRole('img', { name: /training and test loss per epoch/ }).waitFor();
+        } else {
+          await card.getByText('No Training History').waitFor();
+        }
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-losses.png` });
+
+        await comparison.getByRole('tab', { name: 'Confusion Matrix' }).click();
+        if (output.confusion_matrix) {
+          const cells = await card.locator('table.demo-confusion tbody td').allTextContents();
+          expect(cells).toEqual(output.confusion_matrix.flat().map(String));
+        } else {
+          await card.getByText('No Data Available').waitFor();
+        }
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-confusion.png` });
+
+        await pick(page, '#interpretation-problem', problem_id);
+        for (const [button, register] of [
+          ['Non-technical', 'non_technical'],
+          ['Technical', 'technical'],
+        ] as const) {
+          await interpretation.getByRole('button', { name: button, exact: true }).click();
+          const line = shownLine(output.interpretation![register]);
+          await interpretation.getByText(line, { exact: true }).first().waitFor();
+          await interpretation.screenshot({
+            path: `${ARTIFACTS}/landing-results-${problem_id}-${register.replace('_', '-')}.png`,
+          });
+        }
+        expect(await page.getByText(`No plots available for ${problem_name}.`).count()).toBe(0);
+      }
+      await page.close();
+    },
+    DEADLINE_MS + 120_000,
+  );
+});
+
+async function expectTrainingData(card: Locator, output: Output) {
+  if (!output.training_data || Object.keys(output.training_data).length === 0) {
+    await card.getByText('No Data Available').waitFor();
+    return;
+  }
+  const rows = await card.locator('table.demo-table tbody th').allTextContents();
+  expect(rows).toEqual(Object.keys(output.training_data).map((key) => key.replaceAll('_', ' ')));
+}
