@@ -265,11 +265,16 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  // An error boundary shows 'Something went wrong!' without a page error: the console says why.
+  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     context = await browser.newContext({ viewport: VIEWPORT });
     page = await context.newPage();
     errors = collectPageErrors(page);
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text().slice(0, 500));
+    });
     await signIn(page, product);
   });
   afterAll(async () => {
@@ -279,7 +284,10 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
   const onFailure = (name: string) =>
     onTestFailed(async () => {
       await shot(page, `${name}-failed`).catch(() => undefined);
-      console.log(`page errors: ${JSON.stringify(errors)}\n${product.output().slice(-3000)}`);
+      console.log(
+        `page errors: ${JSON.stringify(errors)}\nconsole errors: ${JSON.stringify(consoleErrors.slice(-5))}\n` +
+          product.output().slice(-3000),
+      );
     });
 
   it(
