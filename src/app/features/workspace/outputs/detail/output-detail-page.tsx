@@ -16,6 +16,7 @@ import {
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
+import { RepeatsSummary } from './repeats-summary';
 import { outputTabs, predictedColumn, TABS, type LiveState, type OutputTab } from '../output-rules';
 import '../../../../styles/application-lists.css';
 import '../outputs.css';
@@ -156,6 +157,7 @@ function VisualizationTab({
           target={predictedColumn(detail.app_data)}
         />
       )}
+      <RepeatsSummary detail={detail} />
       <OutputCharts charts={view.charts} ongoing={ongoing} name={detail.name} />
     </div>
   );

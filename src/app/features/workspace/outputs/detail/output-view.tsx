@@ -9,6 +9,7 @@ import {
   ResultLogs,
   useLiveOutput,
 } from './output-parts';
+import { RepeatsSummary } from './repeats-summary';
 import { InferenceTab } from '../inference/inference-tab';
 import { offersInference, predictedColumn, TABS } from '../output-rules';
 import { OutputSummary } from './output-summary';
@@ -101,6 +102,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                     modelName={shown.trained_model_type}
                     target={predictedColumn(shown.app_data)}
                   />
+                  <RepeatsSummary detail={shown} />
                 </>
               )}
               {tab === 'visualization' && (

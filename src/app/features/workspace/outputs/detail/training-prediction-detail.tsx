@@ -24,6 +24,7 @@ import {
   ReportToolbar,
   TrainingChartsView,
 } from '../overlays/report-parts';
+import { RepeatsSummary } from './repeats-summary';
 
 type TrainingTab = 'performance' | 'chart';
 type PredictionTab = 'diagnosis' | 'insights';
@@ -165,6 +166,7 @@ function PerformanceAnalysis({ problem, detail }: { problem: Problem; detail: Ou
         }
       />
       <ClassMetricsTable metrics={detail.metrics} />
+      <RepeatsSummary detail={detail} />
       {finalOnly.length > 0 && (
         <table className="metrics-table" data-testid="final-metrics">
           <caption>Final metrics</caption>
