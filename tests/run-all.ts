@@ -6,9 +6,13 @@
  * A suite that runs no test fails. With the CI variable set (.ci/run sets it) a skipped test also
  * fails: the server suite skips its PostgreSQL and Redis passes when those do not answer, which is
  * announced loudly on a developer's machine but must not pass quietly in CI.
+ *
+ * The static checks are single-threaded: they run in two lanes side by side, so a 2-core machine is
+ * kept busy; the first lane prints live, the other's output is printed whole as each check ends (and
+ * kept in tests/artifacts/<lane>.log). The summary lists every step in the order written here.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 interface Tally {
@@ -20,7 +24,9 @@ interface Tally {
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ARTIFACTS = path.join(ROOT, 'tests/artifacts');
 const VENV_BIN = path.join(ROOT, 'worker/.venv/bin');
-const rows: { name: string; tally: Tally; seconds: number }[] = [];
+const rows: { name: string; tally: Tally; seconds: number; index: number }[] = [];
+/** Steps in the order they are listed, which the summary keeps whatever order they end in. */
+let listed = 0;
 const CI = Boolean(process.env.CI);
 
 /** In CI every skipped test counts as failed (see the header); locally skips are shown as such. */
@@ -30,102 +36,178 @@ function strict(tally: Tally): Tally {
   return { passed: tally.passed, failed: tally.failed + tally.skipped, skipped: 0 };
 }
 
-function run(command: string, args: string[], env: Record<string, string> = {}): number {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
-  return result.status ?? 1;
+type Step = () => Promise<void>;
+
+/** Runs a command; `log` set: its output goes to that file instead of the terminal. Resolves its exit status. */
+function run(command: string, args: string[], log?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: process.env,
+    });
+    if (log) {
+      const out = createWriteStream(log);
+      child.stdout!.pipe(out, { end: false });
+      child.stderr!.pipe(out, { end: false });
+      child.on('close', (code) => out.end(() => resolve(code ?? 1)));
+    } else {
+      child.on('close', (code) => resolve(code ?? 1));
+    }
+    child.on('error', () => resolve(1));
+  });
 }
 
-function timed(name: string, fn: () => Tally) {
-  const started = Date.now();
-  console.log(`\n━━━ ${name} ━━━`);
-  const tally = strict(fn());
-  rows.push({ name, tally, seconds: (Date.now() - started) / 1000 });
+/** The log file of a step run beside another, or undefined for the step that prints live. */
+let captureTo: string | undefined;
+
+function timed(name: string, fn: (log?: string) => Promise<Tally>): Step {
+  const index = listed++;
+  const log = captureTo;
+  return async () => {
+    const started = Date.now();
+    if (!log) console.log(`\n━━━ ${name} ━━━`);
+    const tally = strict(await fn(log));
+    const seconds = (Date.now() - started) / 1000;
+    if (log) console.log(`\n━━━ ${name} (ran beside another step) ━━━\n${readFileSync(log, 'utf8')}`);
+    rows.push({ name, tally, seconds, index });
+  };
 }
 
-/** A static check counts as one test. */
-function check(name: string, command: string, args: string[]) {
-  timed(name, () =>
-    run(command, args) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 },
+/** Runs steps at the same time: the first prints live, the others into tests/artifacts/<name>.log, printed when each ends. */
+async function together(...steps: [string, () => Step][]) {
+  await Promise.all(
+    steps.map(([name, make], index) => {
+      captureTo = index === 0 ? undefined : path.join(ARTIFACTS, `${name.replace(/[^\w]+/g, '-')}.log`);
+      const step = make();
+      captureTo = undefined;
+      return step();
+    }),
   );
 }
 
-function vitest(project: string) {
-  timed(`vitest ${project}`, () => {
-    const report = path.join(ARTIFACTS, `vitest-${project}.json`);
-    rmSync(report, { force: true });
-    const status = run('npx', [
-      'vitest',
-      'run',
-      '--project',
-      project,
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${report}`,
-    ]);
-    if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
-    const json = JSON.parse(readFileSync(report, 'utf8')) as {
-      numTotalTests: number;
-      numPassedTests: number;
-      numFailedTests: number;
-      numPendingTests: number;
-      numTodoTests: number;
-      numFailedTestSuites: number;
-    };
-    // A file that fails to load counts as a failure even when no test in it ran.
-    const failed =
-      json.numFailedTests +
-      (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
-    // A suite that finds no test at all is broken (a moved file or a wrong include), not green.
-    if (json.numTotalTests === 0) return { passed: 0, failed: 1, skipped: 0 };
-    return { passed: json.numPassedTests, failed, skipped: json.numPendingTests + json.numTodoTests };
-  });
+/** A static check counts as one test. */
+function check(name: string, command: string, args: string[]): [string, () => Step] {
+  return [
+    name,
+    () =>
+      timed(name, async (log) =>
+        (await run(command, args, log)) === 0
+          ? { passed: 1, failed: 0, skipped: 0 }
+          : { passed: 0, failed: 1, skipped: 0 },
+      ),
+  ];
 }
 
-function pytest() {
-  timed('pytest worker', () => {
-    const report = path.join(ARTIFACTS, 'pytest-worker.xml');
-    rmSync(report, { force: true });
-    const status = run(path.join(VENV_BIN, 'python'), [
-      '-m',
-      'pytest',
-      'worker/tests',
-      '-q',
-      `--junitxml=${report}`,
-    ]);
-    if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
-    const xml = readFileSync(report, 'utf8');
-    const attr = (name: string) =>
-      Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
-    const total = attr('tests');
-    const failed = attr('failures') + attr('errors');
-    const skipped = attr('skipped');
-    return {
-      passed: total - failed - skipped,
-      // Exit status 5 means pytest collected no test: a failure too.
-      failed: failed || (status !== 0 || total === 0 ? 1 : 0),
-      skipped,
-    };
-  });
+/** Static checks one after another (one lane of a group). */
+function lane(name: string, checks: [string, () => Step][]): [string, () => Step] {
+  return [
+    name,
+    () => {
+      const steps = checks.map(([, make]) => make());
+      return async () => {
+        for (const step of steps) await step();
+      };
+    },
+  ];
+}
+
+function vitest(project: string): [string, () => Step] {
+  const name = `vitest ${project}`;
+  return [
+    name,
+    () =>
+      timed(name, async (log) => {
+        const report = path.join(ARTIFACTS, `vitest-${project}.json`);
+        rmSync(report, { force: true });
+        const status = await run(
+          'npx',
+          [
+            'vitest',
+            'run',
+            '--project',
+            project,
+            '--reporter=default',
+            '--reporter=json',
+            `--outputFile.json=${report}`,
+          ],
+          log,
+        );
+        if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
+        const json = JSON.parse(readFileSync(report, 'utf8')) as {
+          numTotalTests: number;
+          numPassedTests: number;
+          numFailedTests: number;
+          numPendingTests: number;
+          numTodoTests: number;
+          numFailedTestSuites: number;
+        };
+        // A file that fails to load counts as a failure even when no test in it ran.
+        const failed =
+          json.numFailedTests +
+          (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
+        // A suite that finds no test at all is broken (a moved file or a wrong include), not green.
+        if (json.numTotalTests === 0) return { passed: 0, failed: 1, skipped: 0 };
+        return { passed: json.numPassedTests, failed, skipped: json.numPendingTests + json.numTodoTests };
+      }),
+  ];
+}
+
+function pytest(): [string, () => Step] {
+  const name = 'pytest worker';
+  return [
+    name,
+    () =>
+      timed(name, async (log) => {
+        const report = path.join(ARTIFACTS, 'pytest-worker.xml');
+        rmSync(report, { force: true });
+        const status = await run(
+          path.join(VENV_BIN, 'python'),
+          ['-m', 'pytest', 'worker/tests', '-q', `--junitxml=${report}`],
+          log,
+        );
+        if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
+        const xml = readFileSync(report, 'utf8');
+        const attr = (field: string) =>
+          Number(new RegExp(`<testsuite[^>]*\\b${field}="(\\d+)"`).exec(xml)?.[1] ?? 0);
+        const total = attr('tests');
+        const failed = attr('failures') + attr('errors');
+        const skipped = attr('skipped');
+        return {
+          passed: total - failed - skipped,
+          // Exit status 5 means pytest collected no test: a failure too.
+          failed: failed || (status !== 0 || total === 0 ? 1 : 0),
+          skipped,
+        };
+      }),
+  ];
 }
 
 mkdirSync(ARTIFACTS, { recursive: true });
 const started = Date.now();
-check('typecheck (tsc strict)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']);
-check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']);
-check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']);
-check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']);
-check('typecheck (mypy worker)', path.join(VENV_BIN, 'mypy'), [
-  '--config-file',
-  'worker/pyproject.toml',
-  'worker/qmlstudio_worker',
-]);
-check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']);
-check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']);
-vitest('unit');
-vitest('server');
-pytest();
-vitest('e2e');
+// The static checks are single-threaded: two lanes, the two longest (tsc, eslint) in different ones.
+await together(
+  lane('checks (tsc, prettier, codegen)', [
+    check('typecheck (tsc strict)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
+    check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']),
+    check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']),
+    check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']),
+  ]),
+  lane('checks (eslint, python)', [
+    check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']),
+    check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']),
+    check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']),
+    check('typecheck (mypy worker)', path.join(VENV_BIN, 'mypy'), [
+      '--config-file',
+      'worker/pyproject.toml',
+      'worker/qmlstudio_worker',
+    ]),
+  ]),
+);
+await together(vitest('unit'));
+await together(vitest('server'));
+await together(pytest());
+await together(vitest('e2e'));
 
 const total = rows.reduce(
   (sum, row) => ({
@@ -136,7 +218,7 @@ const total = rows.reduce(
   { passed: 0, failed: 0, skipped: 0 },
 );
 console.log('\n━━━ summary ━━━');
-for (const row of rows) {
+for (const row of rows.sort((a, b) => a.index - b.index)) {
   const { passed, failed, skipped } = row.tally;
   console.log(
     `${failed ? '✗' : '✓'} ${row.name.padEnd(26)} ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}  (${row.seconds.toFixed(1)} s)`,
