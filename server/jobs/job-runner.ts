@@ -36,6 +36,14 @@ interface RunningJob {
   timedOut: boolean;
   /** Set when the server shuts down while the job runs: the reason it is recorded Failed with. */
   shutdownReason: string | null;
+  /** WORKER_TIMEOUT_SECONDS per run: a job repeated with n seeds gets n times as long. */
+  limitSeconds: number;
+}
+
+/** The extension's repeats (the form's Repeats, 1..10): how many runs the one job makes. */
+export function repeatCount(extension: Record<string, unknown> | null | undefined): number {
+  const value = extension?.repeats;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 10 ? value : 1;
 }
 
 /**
@@ -180,13 +188,19 @@ export class JobRunner {
         await this.bus.publish(jobId, event);
       },
     });
-    const entry: RunningJob = { handle, stopRequested: false, timedOut: false, shutdownReason: null };
+    const entry: RunningJob = {
+      handle,
+      stopRequested: false,
+      timedOut: false,
+      shutdownReason: null,
+      limitSeconds: this.options.timeoutSeconds * repeatCount(job.extension),
+    };
     this.running.set(jobId, entry);
     if (this.shutdownReason) this.stopForShutdown(entry); // shutdown began while it was starting
     const timer = setTimeout(() => {
       entry.timedOut = true;
       handle.kill('SIGKILL');
-    }, this.options.timeoutSeconds * 1000);
+    }, entry.limitSeconds * 1000);
 
     let exit: WorkerExit;
     try {
@@ -235,7 +249,7 @@ export class JobRunner {
     if (entry.timedOut) {
       return {
         status: JobStatus.failed,
-        reason: `The job exceeded its time limit of ${this.options.timeoutSeconds} s and was stopped`,
+        reason: `The job exceeded its time limit of ${entry.limitSeconds} s and was stopped`,
       };
     }
     if (exit.code === 0 && result) return { status: JobStatus.completed, reason: '' };
