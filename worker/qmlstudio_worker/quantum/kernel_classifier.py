@@ -44,10 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from qmlstudio_worker.ml.binary_report import binary_data_facts, binary_labels, evaluated_part, score_binary
 from qmlstudio_worker.ml.classification import (
-    emit_evaluation,
-    positive_label,
-    threshold_point,
     threshold_report,
 )
 from qmlstudio_worker.ml.decision_threshold import VALIDATION_SHARE as THRESHOLD_SHARE
@@ -61,8 +59,6 @@ from qmlstudio_worker.quantum.variational_classifier import (
     FittedVQC,
     VQCPredictor,
     _training_rows,
-    evaluate_binary,
-    evaluated_part,
     preprocessing_from_card,
     read_model_card,
 )
@@ -335,8 +331,7 @@ def train_kernel_classifier(
     started = time.monotonic()
     x_train, x_test = np.asarray(x_train, dtype=np.float64), np.asarray(x_test, dtype=np.float64)
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    positive = positive_label(y_train)
-    negative = next(c for c in np.unique(y_train) if c != positive)
+    positive, negative = binary_labels(y_train)
     n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
     if not 1 <= n_qubits <= min(x_train.shape[1], 10):
         raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
@@ -420,12 +415,10 @@ def train_kernel_classifier(
             emit.log(f"{MODEL}: {choice.sentence()} (the logistic of the SVM's decision function)")
     elif emit is not None:
         emit.log(f"{MODEL}: decision threshold 0.5, margin >= 0 (measured kernel, or too few positive rows)")
-    y_pred = np.where(scores >= fitted.threshold, positive, negative)
     scored = evaluated_part(len(y_test), len(y_all_test))
-    evaluation = evaluate_binary(MODEL, y_train, y_test, scores, y_pred, positive, scored)
-    evaluation.charts[3] = threshold_point(evaluation.charts[3], MODEL, choice, evaluation.metrics)
-    if emit is not None:
-        emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
+    evaluation, scoring = score_binary(
+        MODEL, y_train, y_test, scores, fitted.threshold, (positive, negative), scored, choice, emit
+    )
     facts = {"shots": run_shots, "seed": seed, "simulation": simulation, "kernel_run": kernel_run}
     result: dict[str, Any] = {
         "model": MODEL,
@@ -438,11 +431,8 @@ def train_kernel_classifier(
             ),
             "threshold": threshold_report(choice, evaluation.metrics),
         },
-        "metrics": evaluation.metrics,
-        "baseline": {"name": "majority class", **evaluation.baseline},
-        "confusion_matrix": evaluation.confusion,
+        **scoring,
         "losses": None,
-        "charts": evaluation.charts,
         "circuit": circuit,
         "fit_seconds": round(fit_seconds, 3),
         "kernel_seconds": {"train": round(train_kernel_seconds, 3), "test": round(test_kernel_seconds, 3)},
@@ -466,17 +456,8 @@ def _data_facts(
     """The rows the model saw and its kernel (the result's ``data``)."""
     n_rows = len(labels)
     off_diagonal = train_kernel[~np.eye(n_rows, dtype=bool)] if n_rows > 1 else np.zeros(1)
-    summary = (
-        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
-    )
     return {
-        **summary,
-        "positive_class": positive.item() if hasattr(positive, "item") else positive,
-        "train_positives": int(np.sum(y_train == positive)),
-        "test_positives": int(np.sum(y_test == positive)),
-        "train_rows_used": n_rows,
-        "train_positives_used": int(labels.sum()),
-        "test_rows_scored": len(y_test),
+        **binary_data_facts(y_train, y_test, positive, (n_rows, int(labels.sum())), prepared),
         "training_rows_rule": (
             ""
             if runner is not None

@@ -61,15 +61,13 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 
+from qmlstudio_worker.ml.binary_report import (
+    binary_data_facts,
+    binary_labels,
+    evaluated_part,
+    score_binary,
+)
 from qmlstudio_worker.ml.classification import (
-    classification_metrics,
-    confusion_matrix_chart,
-    emit_evaluation,
-    majority_baseline,
-    positive_label,
-    pr_chart,
-    roc_chart,
-    threshold_point,
     threshold_report,
 )
 from qmlstudio_worker.ml.decision_threshold import VALIDATION_SHARE as THRESHOLD_SHARE
@@ -231,12 +229,6 @@ def choose_angle_range(
             p_val = _odd_probability(val_states, ansatz, torch.as_tensor(found.x))
             losses[candidate] = float(_weighted_cross_entropy(p_val, val_fraud))
     return min(losses, key=lambda c: losses[c]), losses
-
-
-def evaluated_part(scored: int, test_rows: int) -> str:
-    """What the charts' rows are: the whole test part, or the seeded sample of it a measured run scored
-    (the one wording of the VQC's and the QSVC's charts)."""
-    return "test part" if scored >= test_rows else f"sampled test rows ({scored:,} of {test_rows:,})"
 
 
 def _noisy_odd_probability(
@@ -427,45 +419,6 @@ def _train(
     return found, time.monotonic() - started
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    metrics: dict[str, Any]
-    baseline: dict[str, Any]
-    charts: list[dict[str, Any]]
-    confusion: list[list[int]]
-
-
-def evaluate_binary(
-    model: str,
-    y_train: np.ndarray[Any, Any],
-    y_test: np.ndarray[Any, Any],
-    scores: FloatArray,
-    y_pred: np.ndarray[Any, Any],
-    positive: Any,
-    scored: str,
-    extra_charts: tuple[dict[str, Any], ...] = (),
-) -> Evaluation:
-    """The ``model``'s metrics on the test rows beside the majority-class baseline, with the confusion, ROC
-    and PR charts (``scored`` says which test rows were scored) and the model's own ``extra_charts``."""
-    metrics = classification_metrics(y_test, y_pred, scores, positive)
-    base_pred, base_scores, baseline = majority_baseline(y_train, y_test, positive)
-    classes = sorted(np.unique(np.concatenate([y_train, y_test])).tolist(), key=str)
-    curves = {model: scores, "majority-class baseline": base_scores}
-    charts = [
-        confusion_matrix_chart(y_test, y_pred, classes, f"{model}: confusion matrix ({scored})"),
-        confusion_matrix_chart(
-            y_test, base_pred, classes, f"Majority-class baseline: confusion matrix ({scored})"
-        ),
-        roc_chart(y_test, curves, positive, f"ROC curve ({scored})"),
-        pr_chart(y_test, curves, positive, f"Precision-recall curve ({scored})"),
-        *extra_charts,
-    ]
-    is_pos = y_test == positive
-    tp, fn = int(np.sum(is_pos & (y_pred == positive))), int(np.sum(is_pos & (y_pred != positive)))
-    fp, tn = int(np.sum(~is_pos & (y_pred == positive))), int(np.sum(~is_pos & (y_pred != positive)))
-    return Evaluation(metrics, baseline, charts, [[tn, fp], [fn, tp]])
-
-
 def _loss_chart(optimizer: str, curve: list[float]) -> dict[str, Any]:
     return {
         "type": "line",
@@ -512,8 +465,7 @@ def train_variational_classifier(
     started = time.monotonic()
     x_train, x_test = np.asarray(x_train, dtype=np.float64), np.asarray(x_test, dtype=np.float64)
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    positive = positive_label(y_train)
-    negative = next(c for c in np.unique(y_train) if c != positive)
+    positive, negative = binary_labels(y_train)
     n_qubits = qubits if qubits is not None else min(x_train.shape[1], DEFAULT_QUBITS)
     if not 1 <= n_qubits <= min(x_train.shape[1], 10):
         raise ValueError(f"qubits must be between 1 and min(feature count, 10), got {n_qubits}")
@@ -583,14 +535,19 @@ def train_variational_classifier(
             emit.log(f"{MODEL}: {choice.sentence()}")
     elif emit is not None:
         emit.log(f"{MODEL}: decision threshold 0.5 (sampled test scores, or too few positive training rows)")
-    y_pred = np.where(scores >= fitted.threshold, positive, negative)
     scored = evaluated_part(len(y_test), len(y_test))  # every test row is scored, noisy or not
-    evaluation = evaluate_binary(
-        MODEL, y_train, y_test, scores, y_pred, positive, scored, (_loss_chart(optimizer, curve),)
+    evaluation, scoring = score_binary(
+        MODEL,
+        y_train,
+        y_test,
+        scores,
+        fitted.threshold,
+        (positive, negative),
+        scored,
+        choice,
+        emit,
+        (_loss_chart(optimizer, curve),),
     )
-    evaluation.charts[3] = threshold_point(evaluation.charts[3], MODEL, choice, evaluation.metrics)
-    if emit is not None:
-        emit_evaluation(emit, evaluation.metrics, evaluation.baseline, evaluation.charts)
     run = {"optimizer": optimizer, "maxiter": maxiter, "shots": shots, "seed": seed, "simulation": simulation}
     result: dict[str, Any] = {
         "model": MODEL,
@@ -600,11 +557,8 @@ def train_variational_classifier(
             **_data_facts(y_train, y_test, positive, objective, max_train_rows, reduction.pca, prepared),
             "threshold": threshold_report(choice, evaluation.metrics),
         },
-        "metrics": evaluation.metrics,
-        "baseline": {"name": "majority class", **evaluation.baseline},
-        "confusion_matrix": evaluation.confusion,
+        **scoring,
         "losses": {"train": curve, "test": []},
-        "charts": evaluation.charts,
         "optimizer": {**found.describe(), "maxiter": maxiter},
         "circuit": circuit,
         "weights": [float(v) for v in fitted.weights],
@@ -666,17 +620,8 @@ def _data_facts(
     prepared: PreparedData | None,
 ) -> dict[str, Any]:
     """The rows the model saw (the result's ``data``)."""
-    summary = (
-        prepared.summary() if prepared is not None else {"train_rows": len(y_train), "test_rows": len(y_test)}
-    )
     return {
-        **summary,
-        "positive_class": positive.item() if hasattr(positive, "item") else positive,
-        "train_positives": int(np.sum(y_train == positive)),
-        "test_positives": int(np.sum(y_test == positive)),
-        "train_rows_used": objective.rows,
-        "train_positives_used": objective.positives,
-        "test_rows_scored": len(y_test),
+        **binary_data_facts(y_train, y_test, positive, (objective.rows, objective.positives), prepared),
         "training_rows_rule": f"all training rows up to {max_train_rows}; above, every positive row "
         "and a seeded sample of the others",
         "pca_explained_variance": [float(v) for v in pca.explained_variance_ratio_]
