@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from qmlstudio_worker.jobs.kinds import problem_kind
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
-from qmlstudio_worker.problems.vehicle_routing import routing
 from qmlstudio_worker.quantum.statevector import Ansatz, circuit_summary
 
 EVALUATIONS_PER_ITERATION = {"COBYLA": 1, "SPSA": 2}
@@ -60,19 +60,16 @@ NOISY_TIMING_ROWS = 8
 #: The models with a noisy and a device path (the others' jobs refuse a device, and a noise model too
 #: unless listed in TESTED_UNDER_NOISE: ml/job_support.require_ideal_simulator in their handlers).
 NOISY_PATH_MODELS = {
-    ("fraud-detection", "Variational Quantum Classifier"),
-    ("fraud-detection", "Quantum Support Vector Classifier"),
-    ("portfolio-optimization", "VQE"),
-    ("portfolio-optimization", "QAOA"),
-    ("vehicle-routing", "VQE"),
-    ("vehicle-routing", "QAOA"),
+    "Variational Quantum Classifier",
+    "Quantum Support Vector Classifier",
+    "VQE",
+    "QAOA",
 }
+#: The variational optimisers of a QUBO: one parameter row per energy evaluation.
+OPTIMISERS = {"VQE", "QAOA"}
 #: The hybrid forecasters train under a noise model on the torch density simulation (:mod:`.noisy_density`)
 #: and run their test predictions on Aer with shots (hybrid.py).
-TRAINED_UNDER_NOISE = {
-    ("stock-price-prediction", "Hybrid quantum neural network"),
-    ("demand-forecasting", "Hybrid quantum neural network"),
-}
+TRAINED_UNDER_NOISE = {"Hybrid quantum neural network"}
 #: Timed calls after the warm-up call (excluded: first-call costs of torch, Aer and the noise model); their
 #: median is the estimate's cost per call, so a call slowed by another process on the 2 cores (seen: 2 ms
 #: calls taking 60 ms now and then) does not swing the estimate. Cheap calls are timed until
@@ -137,15 +134,31 @@ def model_name(params: Mapping[str, Any]) -> str:
     return "chosen"
 
 
-def runs_classically(kind: str, params: Mapping[str, Any], model: str) -> bool:
-    """Whether the body runs no quantum circuit: its ``training_model_type`` says Classical, or (bodies
-    without one) its model is a classical one."""
+def problem_handler(kind: str) -> Any:
+    """The handler module that runs the jobs of problem ``kind`` (its file's ``job.worker``, else its id):
+    it declares in ``ESTIMATE_MODELS`` which model family each of its quantum choices runs."""
+    import importlib
+
+    found = problem_kind(kind, ProblemSchemas(resolve_schemas_dir())) if PROBLEM_ID.fullmatch(kind) else None
+    if found is None:
+        raise ValueError(f"problem {kind!r} has no quantum model to estimate")
+    return importlib.import_module(found.handler_module)
+
+
+def quantum_family(handler: Any, kind: str, params: Mapping[str, Any], model: str) -> str:
+    """The model family the body's job runs, as its handler declares it (``ESTIMATE_MODELS``: the body's
+    model, else its ``training_model_type``, to a key of :data:`FAMILIES`). A body whose type is Classical,
+    or that names a model its handler runs without circuits, runs no quantum circuit."""
     declared = params.get("training_model_type")
-    if isinstance(declared, str) and declared:
-        return declared.lower() == "classical"
-    return model in ("Classical", "LSTM", "GRU", "RNN") or (
-        kind == "fraud-detection" and "Quantum" not in model
-    )
+    if isinstance(declared, str) and declared.lower() == "classical":
+        raise ValueError(f"the {model} model runs no quantum circuit")
+    families: Mapping[str, str] = getattr(handler, "ESTIMATE_MODELS", {})
+    for choice in (model, declared):
+        if isinstance(choice, str) and choice in families:
+            return families[choice]
+    if "quantum" in model.lower() or (isinstance(declared, str) and declared.lower() == "quantum"):
+        raise ValueError(f"problem {kind!r} has no quantum model to estimate")
+    raise ValueError(f"the {model} model runs no quantum circuit")
 
 
 def target_summary(circuit: Any, backend: Any, what: str) -> dict[str, Any]:
@@ -240,7 +253,7 @@ def _aer_seconds_per_row(runner: Any, rows: int) -> float:
 
 
 def noisy_training_plan(
-    kind: str, model: str, evaluations: int, train_rows: int | None, test_rows: int | None
+    model: str, evaluations: int, train_rows: int | None, test_rows: int | None
 ) -> dict[str, int] | None:
     """What a run that TRAINS on the torch density simulation does (hybrid forecasters under a noise model,
     ADAM under a noise model): ``density_rows`` simulated in all (each with autograd during training),
@@ -255,7 +268,7 @@ def noisy_training_plan(
     from qmlstudio_worker.ml.recurrent import held_out_windows
     from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
 
-    if kind in ("portfolio-optimization", "vehicle-routing"):
+    if model in OPTIMISERS:
         return {
             "per_iteration": 1,
             "density_rows": evaluations,
@@ -265,7 +278,7 @@ def noisy_training_plan(
         }
     if train_rows is None or test_rows is None:
         return None
-    hybrid_run = (kind, model) in TRAINED_UNDER_NOISE
+    hybrid_run = model in TRAINED_UNDER_NOISE
     # The hybrid's held-out windows: fit and held out add up to the training windows each epoch.
     held = held_out_windows(train_rows) if hybrid_run else 0
     per_epoch = 2 * train_rows + test_rows if hybrid_run else train_rows
@@ -278,7 +291,7 @@ def noisy_training_plan(
     }
 
 
-def _noisy_training(kind: str, found: Mapping[str, Any], noise_model: str, shots: int) -> dict[str, Any]:
+def _noisy_training(found: Mapping[str, Any], noise_model: str, shots: int) -> dict[str, Any]:
     """The estimate of a run that trains under the noise model on the torch density simulation: its counts
     (:func:`noisy_training_plan`), its time from timed passes of that simulation in the run's shape and of
     the Aer calls that follow, or the run's own refusal above the noisy-training limit."""
@@ -286,18 +299,18 @@ def _noisy_training(kind: str, found: Mapping[str, Any], noise_model: str, shots
     from qmlstudio_worker.quantum.noisy_density import NoisyDensityError, check_noisy_training_qubits
 
     circuit = found["circuit"]
-    hybrid_run = (kind, found["model"]) in TRAINED_UNDER_NOISE
+    hybrid_run = found["model"] in TRAINED_UNDER_NOISE
     if hybrid_run:
         windows = found.get("windows")
         train, test = windows if windows is not None else (None, None)
         use, per_step, evaluations = "hybrid", train, int(found["iterations"])
-    elif kind in ("portfolio-optimization", "vehicle-routing"):
+    elif found["model"] in OPTIMISERS:
         train, test = 1, 1
         use, per_step, evaluations = "one_row", 1, int(found["optimizer_evaluations"])
     else:
         train, test = found.get("train_rows"), found.get("test_rows")
         use, per_step, evaluations = "rows", train, int(found["optimizer_evaluations"])
-    plan = noisy_training_plan(kind, found["model"], evaluations, train, test)
+    plan = noisy_training_plan(found["model"], evaluations, train, test)
     out: dict[str, Any] = {"plan": plan, "seconds": None, "note": None, "active_qubits": None}
     try:
         check_noisy_training_qubits(circuit.num_qubits, per_step or DEFAULT_BATCH_SIZE, use)
@@ -324,7 +337,7 @@ def _noisy_training(kind: str, found: Mapping[str, Any], noise_model: str, shots
 
 
 def noisy_plan(
-    kind: str, model: str, evaluations: int, train_rows: int | None, test_rows: int | None
+    model: str, evaluations: int, train_rows: int | None, test_rows: int | None
 ) -> tuple[int, int] | None:
     """(simulator calls, circuits) of a noisy run, as its code calls
     :meth:`.backends.NoisyCircuit.probabilities`; None where the count depends on the data (the QSVC's
@@ -336,7 +349,7 @@ def noisy_plan(
       rows), then the test rows are scored the same way."""
     from qmlstudio_worker.quantum.backends import ROWS_PER_CALL
 
-    if kind in ("portfolio-optimization", "vehicle-routing"):
+    if model in OPTIMISERS:
         return evaluations + 1, evaluations + 1
     if model != "Variational Quantum Classifier" or train_rows is None or test_rows is None:
         return None
@@ -367,7 +380,7 @@ def _per_iteration(optimizer: str, parameters: int) -> int:
     return EVALUATIONS_PER_ITERATION.get(optimizer, 2 * parameters + 1)
 
 
-def _fraud(params: Mapping[str, Any], rows: int | None, measured: bool = False) -> dict[str, Any]:
+def _binary_classifier(params: Mapping[str, Any], rows: int | None, measured: bool = False) -> dict[str, Any]:
     import torch
 
     from qmlstudio_worker.quantum import kernel_classifier, variational_classifier
@@ -569,7 +582,9 @@ def _image_kernel(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]
     }
 
 
-def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+def _optimizer_problem(handler: Any, params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
+    """A VQE or QAOA on the QUBO of the problem's handler: its ``circuit_qubits(params, rows)``, and its own
+    ``qaoa_circuit(rows, reps)`` where the run builds the QAOA from the QUBO's terms."""
     import itertools
 
     import torch
@@ -579,15 +594,7 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     from qmlstudio_worker.quantum.statevector import zero_state
     from qmlstudio_worker.quantum.variational import qaoa_state
 
-    if kind == "portfolio-optimization":
-        names = params.get("stocks_names")
-        qubits = len(names) if isinstance(names, list) else 0
-    else:
-        from qmlstudio_worker.problems.vehicle_routing.routing import qubit_count
-
-        if rows is None:
-            raise ValueError("the vehicle-routing estimate needs the dataset's row count (rows)")
-        qubits = qubit_count(rows)
+    qubits = int(handler.circuit_qubits(params, rows))
     if qubits < 1:
         raise ValueError("the body selects no assets")
     model = str(params.get("model"))
@@ -595,13 +602,14 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
     optimizer = str(params["optimizer_alg"])
     iterations = int(params["optimizer_alg_maxiter"])
     simulable = qubits <= 16
-    if model == "QAOA" and kind == "vehicle-routing" and simulable:
-        circuit = routing.qaoa_circuit_for(int(rows or 0), reps)  # the QUBO's own terms, as the run builds it
+    own_qaoa = getattr(handler, "qaoa_circuit", None)
+    if model == "QAOA" and own_qaoa is not None and simulable:
+        circuit = own_qaoa(rows, reps)  # the QUBO's own terms, as the run builds it
     if model == "QAOA":
         terms = [("Z", [q], 1.0) for q in range(qubits)] + [
             ("ZZ", [a, b], 1.0) for a, b in itertools.combinations(range(qubits), 2)
         ]
-        if kind != "vehicle-routing" or not simulable:
+        if own_qaoa is None or not simulable:
             circuit = qaoa_ansatz(SparsePauliOp.from_sparse_list(terms, qubits), reps=reps)
         energy = torch.rand(2**qubits, dtype=torch.float64) if simulable else None
         params_count = 2 * reps
@@ -636,7 +644,7 @@ def _optimizer_problem(kind: str, params: Mapping[str, Any], rows: int | None) -
 
 
 def _noisy_run_seconds(
-    kind: str, found: Mapping[str, Any], noise_model: str, shots: int
+    found: Mapping[str, Any], noise_model: str, shots: int
 ) -> tuple[float | None, tuple[int, int] | None]:
     """The run time under a noise model from timed calls of the run's own shape, and the run's (simulator
     calls, circuits) where they are known (:func:`noisy_plan`)."""
@@ -652,8 +660,8 @@ def _noisy_run_seconds(
         per_call, setup = _noisy_seconds_per_call(circuit, noise_model, shots, rows_per_call)
         return setup + per_call * entries / rows_per_call, None
     evaluations = int(found["optimizer_evaluations"])
-    plan = noisy_plan(kind, found["model"], evaluations, found.get("train_rows"), found.get("test_rows"))
-    if kind in ("portfolio-optimization", "vehicle-routing"):
+    plan = noisy_plan(found["model"], evaluations, found.get("train_rows"), found.get("test_rows"))
+    if found["model"] in OPTIMISERS:
         assert plan is not None
         per_call, setup = _noisy_seconds_per_call(circuit, noise_model, shots, 1)
         return setup + per_call * plan[0], plan
@@ -673,6 +681,25 @@ def _noisy_run_seconds(
     return setup + search + training + testing, plan
 
 
+Builder = Callable[[Any, Mapping[str, Any], "int | None", bool], dict[str, Any]]
+
+#: What each model family's run builds, by family (the keys a handler's ``ESTIMATE_MODELS`` maps to); each
+#: takes (handler, body, rows, measured) and returns the circuit, its evaluations, iterations and time.
+FAMILIES: dict[str, Builder] = {
+    "Variational Quantum Classifier": lambda _h, params, rows, measured: _binary_classifier(
+        params, rows, measured
+    ),
+    "Quantum Support Vector Classifier": lambda _h, params, rows, measured: _binary_classifier(
+        params, rows, measured
+    ),
+    "Hybrid quantum neural network": lambda _h, params, rows, _m: _forecaster(params, rows),
+    "VQE": lambda handler, params, rows, _m: _optimizer_problem(handler, params, rows),
+    "QAOA": lambda handler, params, rows, _m: _optimizer_problem(handler, params, rows),
+    "QCNN": lambda _h, params, rows, _m: _qcnn(params, rows),
+    "QSVM": lambda _h, params, rows, _m: _image_kernel(params, rows),
+}
+
+
 def estimate(
     kind: str, params: Mapping[str, Any], rows: int | None = None, noise_model: str | None = None
 ) -> dict[str, Any]:
@@ -684,21 +711,10 @@ def estimate(
     if PROBLEM_ID.fullmatch(kind):  # the body as a job would run it: its problem file's defaults filled in
         params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params, optional=True)
     model = model_name(params)
-    if runs_classically(kind, params, model):
-        raise ValueError(f"the {model} model runs no quantum circuit")
-    if kind == "fraud-detection":
-        measured = params.get("use_quantum_simulator") is False or noise_model not in (None, "None")
-        found = _fraud(params, rows, measured)
-    elif kind in ("stock-price-prediction", "demand-forecasting"):
-        found = _forecaster(params, rows)
-    elif kind in ("portfolio-optimization", "vehicle-routing"):
-        found = _optimizer_problem(kind, params, rows)
-    elif model == "QCNN":
-        found = _qcnn(params, rows)
-    elif model == "QSVM":
-        found = _image_kernel(params, rows)
-    else:
-        raise ValueError(f"problem {kind!r} has no quantum model to estimate")
+    handler = problem_handler(kind)
+    family = quantum_family(handler, kind, params, model)
+    measured = params.get("use_quantum_simulator") is False or noise_model not in (None, "None")
+    found = FAMILIES[family](handler, params, rows, measured)
     where, name, snapshot = _target(params, noise_model)
     backend = params.get("quantum_device_backend")
     shots = quantum_shots(params, name if where == "noise_model" else None, device_ok=True)
@@ -723,17 +739,15 @@ def estimate(
         summary = target_summary(found["circuit"], snapshot, snapshot_of)
         simulation = f"{shots} shots per circuit on {name}"
         seconds = None
-        trains_under_noise = (kind, found["model"]) in TRAINED_UNDER_NOISE or (
-            (kind, found["model"]) in NOISY_PATH_MODELS
+        noisy_limit = getattr(handler, "NOISY_QUBIT_LIMIT", None)
+        above_noisy_limit = noisy_limit is not None and found["circuit"].num_qubits > noisy_limit
+        trains_under_noise = found["model"] in TRAINED_UNDER_NOISE or (
+            found["model"] in NOISY_PATH_MODELS
             and found["model"] != "Quantum Support Vector Classifier"
             and params.get("optimizer_alg") == "ADAM"
         )
-        if (
-            where == "noise_model"
-            and trains_under_noise
-            and not (kind == "vehicle-routing" and found["circuit"].num_qubits > routing.MAX_NOISY_QUBITS)
-        ):
-            trained = _noisy_training(kind, found, name, shots)
+        if where == "noise_model" and trains_under_noise and not above_noisy_limit:
+            trained = _noisy_training(found, name, shots)
             seconds, note, plan = trained["seconds"], trained["note"], trained["plan"]
             per_iteration = None if plan is None else plan["per_iteration"]
             evaluations = None if plan is None else plan["density_rows"]
@@ -742,7 +756,7 @@ def estimate(
             if plan is not None:
                 simulator_calls, circuits_run = plan["aer_calls"], plan["aer_circuits"]
             active = trained["active_qubits"]
-            hybrid_run = (kind, found["model"]) in TRAINED_UNDER_NOISE
+            hybrid_run = found["model"] in TRAINED_UNDER_NOISE
             unit = (
                 "noisy density-matrix rows per epoch (each training window but the held-out last fifth "
                 "forward and backward, then the loss of every training, test and held-out window; the "
@@ -755,7 +769,7 @@ def estimate(
                 "test predictions"
                 if hybrid_run
                 else "test rows scored"
-                if kind == "fraud-detection"
+                if found["model"] not in OPTIMISERS
                 else "final circuit measured"
             )
             simulation = (
@@ -766,14 +780,14 @@ def estimate(
                 + f", autograd gradients, no shots); {afterwards} with {shots} shots per circuit under the "
                 f"{name} noise (Aer)"
             )
-        elif (kind, found["model"]) not in NOISY_PATH_MODELS:
+        elif found["model"] not in NOISY_PATH_MODELS:
             note = f"The {found['model']} runs on the ideal simulator only: a job on {name} is refused."
         elif where == "device":
             note = "On a real device the run time depends on the provider's queue: it is not estimated."
-        elif kind == "vehicle-routing" and found["circuit"].num_qubits > routing.MAX_NOISY_QUBITS:
-            note = routing.noisy_refusal(found["circuit"].num_qubits, name, None, evaluations or 0)
+        elif above_noisy_limit:
+            note = handler.noisy_refusal(found["circuit"].num_qubits, name, None, evaluations or 0)
         else:
-            seconds, plan = _noisy_run_seconds(kind, found, name, shots)
+            seconds, plan = _noisy_run_seconds(found, name, shots)
             if plan is not None:
                 simulator_calls, circuits_run = plan
             simulation = f"{shots} shots per circuit under the {name} noise (Aer, the run's method)"

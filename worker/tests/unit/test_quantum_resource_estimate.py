@@ -101,7 +101,7 @@ def test_cli_estimate_answers_one_json_line() -> None:
 
 
 def test_noise_model_estimate_transpiles_for_its_device_and_times_the_noisy_simulation() -> None:
-    from qmlstudio_worker.jobs.resource_estimate import RUN_SEED, _fraud
+    from qmlstudio_worker.jobs.resource_estimate import RUN_SEED, _binary_classifier
     from qmlstudio_worker.quantum.backends import prepare_noisy
 
     body = quantum_body("portfolio-optimization", optimizer_alg_maxiter=10, circuit_repetition=1)
@@ -122,7 +122,7 @@ def test_noise_model_estimate_transpiles_for_its_device_and_times_the_noisy_simu
     # The same numbers as the circuit a noisy fraud VQC run transpiles (prepare_noisy, the run's seed).
     fraud = quantum_body("fraud-detection", optimizer_alg="COBYLA")
     reported = estimate("fraud-detection", fraud, rows=100, noise_model="fake_brisbane")
-    circuit = _fraud(fraud, 100)["circuit"]
+    circuit = _binary_classifier(fraud, 100)["circuit"]
     ran = prepare_noisy(circuit, list(circuit.parameters), "fake_brisbane", 64, RUN_SEED).summary()
     assert reported["depth"] == ran["transpiled_depth"]
     assert reported["two_qubit_gates"] == ran["transpiled_two_qubit_gates"]

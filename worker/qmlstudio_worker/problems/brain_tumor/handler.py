@@ -42,6 +42,8 @@ from qmlstudio_worker.problems.brain_tumor.models import (
 from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
 PROBLEM = "brain-tumor"
+#: The model family each quantum choice runs (the resource estimate builds what the job runs from it).
+ESTIMATE_MODELS = {"QCNN": "QCNN", "QSVM": "QSVM"}
 DEFAULT_SEED = 42
 DEFAULT_RANGE = (1, 100)
 SAMPLE_FILE = "brain_tumor_dataset.mat"

@@ -21,6 +21,8 @@ from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.jobs.forecasting import run_forecast_job
 
 PROBLEM = "demand-forecasting"
+#: The model family a Quantum body runs: the hybrid quantum forecaster (the resource estimate builds it).
+ESTIMATE_MODELS = {"Quantum": "Hybrid quantum neural network"}
 CLASSICAL_METHOD = "LSTM"
 
 

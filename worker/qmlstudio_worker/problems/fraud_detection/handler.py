@@ -42,6 +42,8 @@ from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 PROBLEM = "fraud-detection"
 QUANTUM_MODEL = "Variational Quantum Classifier"
 QSVC_MODEL = "Quantum Support Vector Classifier"
+#: The model family each quantum choice runs (the resource estimate builds what the job runs from it).
+ESTIMATE_MODELS = {QUANTUM_MODEL: QUANTUM_MODEL, QSVC_MODEL: QSVC_MODEL}
 
 
 def _with_f1(metrics: dict[str, Any]) -> dict[str, Any]:

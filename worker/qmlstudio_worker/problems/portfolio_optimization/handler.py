@@ -12,7 +12,7 @@ daily return) and objective (risk_factor * risk - expected_return, lower is bett
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,16 @@ from qmlstudio_worker.problems.portfolio_optimization.selection import (
 from qmlstudio_worker.quantum.run_facts import FINAL_CIRCUIT, quantum_run
 
 PROBLEM = "portfolio-optimization"
+#: The model family each quantum choice runs (the resource estimate builds what the job runs from it).
+ESTIMATE_MODELS = {"VQE": "VQE", "QAOA": "QAOA"}
+
+
+def circuit_qubits(params: Mapping[str, Any], _rows: int | None) -> int:
+    """The QUBO's qubits: one per stock the body names."""
+    names = params.get("stocks_names")
+    return len(names) if isinstance(names, list) else 0
+
+
 METRICS = ("expected_return", "risk", "objective")
 #: A quantum run's metrics next to METRICS: the exact optimum's probability in the final measurements,
 #: the gap of the selection's objective above the optimum's (0 when found), all budget-feasible bitstrings'

@@ -19,6 +19,8 @@ from qmlstudio_worker.jobs.context import JobContext
 from qmlstudio_worker.jobs.forecasting import run_forecast_job
 
 PROBLEM = "stock-price-prediction"
+#: The model family a Quantum body runs: the hybrid quantum forecaster (the resource estimate builds it).
+ESTIMATE_MODELS = {"Quantum": "Hybrid quantum neural network"}
 
 
 def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:

@@ -14,6 +14,7 @@ there; an instance too large for the noisy simulation is refused with its qubits
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,13 @@ from qmlstudio_worker.jobs.support import (
 )
 from qmlstudio_worker.ml.preprocess import numeric_features
 from qmlstudio_worker.problems.vehicle_routing.routing import (
+    MAX_NOISY_QUBITS,
     Route,
     RoutingInstance,
     describe_routes,
+    noisy_refusal,
+    qaoa_circuit_for,
+    qubit_count,
     route_map_chart,
     solve_exact,
 )
@@ -45,6 +50,22 @@ from qmlstudio_worker.protocol import Emitter
 from qmlstudio_worker.quantum.run_facts import FINAL_CIRCUIT, quantum_run
 
 PROBLEM = "vehicle-routing"
+#: The model family each quantum choice runs (the resource estimate builds what the job runs from it).
+ESTIMATE_MODELS = {"VQE": "VQE", "QAOA": "QAOA"}
+#: Above this many qubits a noisy run is refused (noisy_refusal says why); the estimate says so too.
+NOISY_QUBIT_LIMIT = MAX_NOISY_QUBITS
+
+
+def circuit_qubits(_params: Mapping[str, Any], rows: int | None) -> int:
+    """The routing QUBO's qubits for a dataset of ``rows`` stops (depot included)."""
+    if rows is None:
+        raise ValueError("the vehicle-routing estimate needs the dataset's row count (rows)")
+    return qubit_count(rows)
+
+
+def qaoa_circuit(rows: int | None, reps: int) -> Any:
+    """The QAOA the run builds from the routing QUBO's own terms."""
+    return qaoa_circuit_for(int(rows or 0), reps)
 
 
 def _instance(params: dict[str, Any], frame: Any) -> RoutingInstance:
@@ -98,7 +119,7 @@ def _solve_exactly(instance: RoutingInstance) -> Solved:
 def _refuse_noisy_size(params: dict[str, Any], inputs: JobInputs, instance: RoutingInstance) -> None:
     """Refuse an instance too large for the noisy simulator before transpiling, naming the field that
     chose the noisy simulation."""
-    from qmlstudio_worker.problems.vehicle_routing.routing import evaluations_of, noisy_refusal, qubit_count
+    from qmlstudio_worker.problems.vehicle_routing.routing import evaluations_of
 
     evaluations = evaluations_of(params["optimizer_alg"], int(params["optimizer_alg_maxiter"]))
     device = device_target(params, inputs)
