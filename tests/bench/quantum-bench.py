@@ -130,7 +130,9 @@ def reference_vqc(
 
 
 def bench_iris() -> list[list[str]]:
-    from qmlstudio_worker.quantum.variational_classifier import train_variational_classifier
+    from qmlstudio_worker.quantum.variational_classifier import (
+        train_variational_classifier,
+    )
 
     rows: list[list[str]] = []
     x_train, x_test, y_train, y_test = iris_split(three_classes=True)
@@ -218,8 +220,8 @@ def _run_stock(
     kind: str = "stock-price-prediction",
     csv: str = "apple_google_stock.csv",
 ) -> float:
-    from qmlstudio_worker.protocol import Emitter
     from qmlstudio_worker.jobs.runner import run_job
+    from qmlstudio_worker.protocol import Emitter
 
     extension = _extension(REPO / "samples" / csv)
     if noise_model is not None:
@@ -373,8 +375,14 @@ def random_data_provider(
 
 
 def bench_portfolio() -> list[list[str]]:
-    from qmlstudio_worker.problems.portfolio_optimization.selection import PortfolioProblem, solve_exact
-    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import solve_qaoa, solve_sampling_vqe
+    from qmlstudio_worker.problems.portfolio_optimization.quantum_solver import (
+        solve_qaoa,
+        solve_sampling_vqe,
+    )
+    from qmlstudio_worker.problems.portfolio_optimization.selection import (
+        PortfolioProblem,
+        solve_exact,
+    )
 
     prices = random_data_provider()
     returns = prices[:, 1:] / prices[:, :-1] - 1
@@ -422,6 +430,334 @@ def bench_portfolio() -> list[list[str]]:
     return rows
 
 
+PENNYLANE_DIR = REPO / "tests" / "bench"
+PENNYLANE_VENV = PENNYLANE_DIR / ".venv-pennylane"
+PENNYLANE_REQUIREMENTS = PENNYLANE_DIR / "requirements-pennylane.txt"
+QUICK = False  # --quick: the pennylane section at 4 qubits, 3 VQC steps, 1 hybrid epoch (a smoke run)
+
+
+def pennylane_python() -> Path:
+    """The benchmark-only venv's python, created (and the pinned requirements installed) on first use or
+    when the requirements file changed. Never the worker's venv: PennyLane is no product dependency."""
+    import subprocess
+
+    python = PENNYLANE_VENV / "bin" / "python"
+    stamp = PENNYLANE_VENV / "requirements.sha256"
+    wanted = hashlib.sha256(PENNYLANE_REQUIREMENTS.read_bytes()).hexdigest()
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    print(
+        f"creating {PENNYLANE_VENV} from {PENNYLANE_REQUIREMENTS.name}",
+        file=sys.stderr,
+        flush=True,
+    )
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--clear", str(PENNYLANE_VENV)], check=True
+    )
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "-r",
+            str(PENNYLANE_REQUIREMENTS),
+        ],
+        check=True,
+    )
+    stamp.write_text(wanted)
+    return python
+
+
+def _vqc_data(qubits: int, train_rows: int) -> dict[str, np.ndarray]:
+    """Real data for the VQC at any width: scikit-learn's breast cancer set (malignant = positive),
+    standardized and reduced by PCA to ``qubits`` components (fitted on the training part), each
+    component's z-score clipped to [-3, 3] and mapped onto [0, 0.5] rad as our VQC maps them at its
+    default angle range; a stratified ``train_rows`` of the training part, 150 test rows."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.decomposition import PCA
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    data = load_breast_cancer()
+    y = (data.target == 0).astype(int)
+    x_train, x_test, y_train, y_test = train_test_split(
+        data.data,
+        y,
+        train_size=train_rows,
+        test_size=150,
+        stratify=y,
+        random_state=SEED,
+    )
+    scaler = StandardScaler().fit(x_train)
+    pca = PCA(n_components=qubits, random_state=SEED).fit(scaler.transform(x_train))
+    train_components = pca.transform(scaler.transform(x_train))
+    scale = train_components.std(axis=0)
+
+    def angles(x: np.ndarray) -> np.ndarray:
+        z = np.clip(pca.transform(scaler.transform(x)) / scale, -3.0, 3.0) / 3.0
+        return (z + 1.0) / 2.0 * 0.5
+
+    return {
+        "vqc_x_train": angles(x_train),
+        "vqc_y_train": y_train,
+        "vqc_x_test": angles(x_test),
+        "vqc_y_test": y_test,
+    }
+
+
+def _ours_vqc(data: dict[str, np.ndarray], qubits: int, steps: int) -> dict[str, Any]:
+    """Our fraud VQC's exact training path (the feature map's states once, then per ADAM step the
+    ansatz's unitary, one matmul for every row, the class-weighted cross-entropy, autograd)."""
+    import torch
+    from qmlstudio_worker.quantum.optimizers import minimize
+    from qmlstudio_worker.quantum.statevector import Ansatz, zz_feature_map_states
+    from qmlstudio_worker.quantum.variational_classifier import (
+        _odd_probability,
+        _weighted_cross_entropy,
+    )
+
+    ansatz = Ansatz("RealAmplitudes", qubits, 3)
+    positive = torch.as_tensor(data["vqc_y_train"].astype(bool))
+    states = zz_feature_map_states(
+        data["vqc_x_train"], 2
+    )  # once per training, outside the steps
+
+    def loss(weights: Any) -> Any:
+        return _weighted_cross_entropy(
+            _odd_probability(states, ansatz, weights), positive
+        )
+
+    marks = [(time.perf_counter(), time.process_time())]
+
+    def on_step(_step: int, _value: float) -> None:
+        marks.append((time.perf_counter(), time.process_time()))
+
+    found = minimize(loss, data["vqc_w0"], "ADAM", steps, SEED, on_step)
+    # step k's time: from the (k-1)-th report to the k-th; the first step is left out of the mean, as
+    # PennyLane's (it builds what the later steps reuse)
+    walls = np.diff([m[0] for m in marks])
+    cpus = np.diff([m[1] for m in marks])
+    wall = float(np.mean(walls[1:] if len(walls) > 1 else walls))
+    cpu = float(np.mean(cpus[1:] if len(cpus) > 1 else cpus))
+    test_states = zz_feature_map_states(data["vqc_x_test"], 2)
+    with torch.no_grad():
+        p_test = _odd_probability(test_states, ansatz, torch.as_tensor(found.x)).numpy()
+        check_states = zz_feature_map_states(data["check_vqc_x"], 2)
+        final = check_states @ ansatz.unitary(
+            torch.as_tensor(data["check_vqc_w"])
+        ).T.to(check_states.dtype)
+        check = (final.abs() ** 2).numpy()
+    return {
+        "wall_per_step": wall,
+        "cpu_per_step": cpu,
+        "losses": found.curve,
+        "test_accuracy": float(
+            np.mean((p_test >= 0.5) == data["vqc_y_test"].astype(bool))
+        ),
+        "check_probabilities": check,
+    }
+
+
+def _hybrid_data(qubits: int, epochs: int) -> tuple[dict[str, np.ndarray], Any]:
+    """The stock sample's windows (the example's features and target, rows 1 to 500, 60 % training),
+    the hybrid network's initial parameters (hidden layer 16, RealAmplitudes reps 2, torch seed 123) and
+    each epoch's shuffled order."""
+    import torch
+    from qmlstudio_worker.ml.recurrent import (
+        DEFAULT_BATCH_SIZE,
+        DEFAULT_WINDOW,
+        prepare_windows,
+    )
+    from qmlstudio_worker.quantum.hybrid import build_network
+
+    frame = pd.read_csv(REPO / "samples" / "apple_google_stock.csv")
+    windows = prepare_windows(
+        frame,
+        ["Close", "High", "Low", "Open"],
+        "Close",
+        from_index=1,
+        to_index=500,
+        train_share=0.6,
+        window=DEFAULT_WINDOW,
+        missing_values="impute_average",
+        normalization="[0,1]",
+        seed=SEED,
+    )
+    torch.manual_seed(SEED)
+    network = build_network(int(np.prod(windows.x_train.shape[1:])), qubits, 2, 16)
+    rng = np.random.default_rng(SEED)
+    n = len(windows.y_train)
+    data = {
+        "hyb_x_train": windows.x_train,
+        "hyb_y_train": windows.y_train,
+        "hyb_x_test": windows.x_test,
+        "hyb_y_test": windows.y_test,
+        "hyb_order": np.stack([rng.permutation(n) for _ in range(epochs)]),
+        "hyb_batch": np.asarray(DEFAULT_BATCH_SIZE),
+        "hyb_reps": np.asarray(2),
+        "hyb_lr": np.asarray(0.01),
+        "hyb_enc1_w": network.encoder[0].weight.detach().numpy().copy(),
+        "hyb_enc1_b": network.encoder[0].bias.detach().numpy().copy(),
+        "hyb_enc2_w": network.encoder[2].weight.detach().numpy().copy(),
+        "hyb_enc2_b": network.encoder[2].bias.detach().numpy().copy(),
+        "hyb_weights": network.weights.detach().numpy().copy(),
+        "hyb_head_w": network.head.weight.detach().numpy().copy(),
+        "hyb_head_b": network.head.bias.detach().numpy().copy(),
+    }
+    return data, network
+
+
+def _ours_hybrid(data: dict[str, np.ndarray], network: Any) -> dict[str, Any]:
+    """Our hybrid QNN's epoch as fit_and_predict runs it: torch Adam on the MSE of each mini-batch."""
+    import torch
+    from qmlstudio_worker.quantum.hybrid import quantum_layer
+
+    x = torch.as_tensor(data["hyb_x_train"])
+    y = torch.as_tensor(data["hyb_y_train"])
+    optimizer = torch.optim.Adam(network.parameters(), lr=float(data["hyb_lr"]))
+    batch = int(data["hyb_batch"])
+    walls, cpus = [], []
+    for order in data["hyb_order"]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for start in range(0, len(order), batch):
+            rows = torch.as_tensor(order[start : start + batch])
+            optimizer.zero_grad()
+            loss = torch.mean((network(x[rows]) - y[rows]) ** 2)
+            loss.backward()
+            optimizer.step()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    with torch.no_grad():
+        predicted = network(torch.as_tensor(data["hyb_x_test"])).numpy()
+        check = quantum_layer(
+            torch.as_tensor(data["check_hyb_angles"]),
+            torch.as_tensor(data["check_hyb_w"]),
+            network.ansatz,
+        ).numpy()
+    return {
+        "wall_per_epoch": float(np.mean(walls)),
+        "cpu_per_epoch": float(np.mean(cpus)),
+        "test_rmse_scaled": float(
+            np.sqrt(np.mean((predicted - data["hyb_y_test"]) ** 2))
+        ),
+        "check_expectations": check,
+    }
+
+
+def bench_pennylane() -> list[list[str]]:
+    """Ours against PennyLane (default.qubit backprop, lightning.qubit adjoint) on the same circuits, data,
+    initial parameters, optimizer and steps; PennyLane runs in its own venv as a subprocess."""
+    import os
+    import subprocess
+    import tempfile
+
+    from qmlstudio_worker.quantum.optimizers import ADAM_LEARNING_RATE
+
+    python = pennylane_python()
+    sizes, steps, epochs, train_rows = (
+        ((4,), 3, 1, 40) if QUICK else ((4, 8, 12), 10, 2, 120)
+    )
+    rng = np.random.default_rng(SEED)
+    rows: list[list[str]] = []
+    for qubits in sizes:
+        data = _vqc_data(qubits, train_rows)
+        data["vqc_qubits"] = np.asarray(qubits)
+        data["vqc_w0"] = rng.uniform(-np.pi, np.pi, 4 * qubits)  # RealAmplitudes reps 3
+        data["vqc_lr"] = np.asarray(ADAM_LEARNING_RATE)
+        data["vqc_steps"] = np.asarray(steps)
+        data["check_vqc_x"] = (
+            data["vqc_x_test"][:3] * 4.0
+        )  # wider angles than training: a stricter check
+        data["check_vqc_w"] = rng.uniform(-np.pi, np.pi, 4 * qubits)
+        hybrid_data, network = _hybrid_data(qubits, epochs)
+        data.update(hybrid_data)
+        data["hyb_qubits"] = np.asarray(qubits)
+        data["check_hyb_angles"] = rng.uniform(-np.pi, np.pi, (3, qubits))
+        data["check_hyb_w"] = rng.uniform(-np.pi, np.pi, 3 * qubits)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "input.npz"
+            np.savez(path, **data)
+            load = os.getloadavg()
+            completed = subprocess.run(
+                [str(python), str(PENNYLANE_DIR / "pennylane_reference.py"), str(path)],
+                check=True,
+                stdout=subprocess.PIPE,  # its JSON; its stderr goes to ours
+                text=True,
+            )
+        theirs = json.loads(completed.stdout.strip().splitlines()[-1])
+        if theirs["torch_imported"]:
+            raise RuntimeError(
+                "the PennyLane reference imported torch; it must run on autograd"
+            )
+        ours = {
+            "vqc": _ours_vqc(data, qubits, steps),
+            "hybrid": _ours_hybrid(data, network),
+        }
+        results = {
+            "ours (torch statevector)": ours,
+            **{
+                f"PennyLane {theirs['pennylane']} {name} ({'backprop' if name == 'default.qubit' else 'adjoint'})": theirs[
+                    name
+                ]
+                for name in ("default.qubit", "lightning.qubit")
+            },
+        }
+        for label, result in results.items():
+            vqc, hybrid = result["vqc"], result["hybrid"]
+            p_diff = float(
+                np.max(
+                    np.abs(
+                        np.asarray(vqc["check_probabilities"])
+                        - ours["vqc"]["check_probabilities"]
+                    )
+                )
+            )
+            z_diff = float(
+                np.max(
+                    np.abs(
+                        np.asarray(hybrid["check_expectations"])
+                        - ours["hybrid"]["check_expectations"]
+                    )
+                )
+            )
+            loss_diff = float(
+                np.max(
+                    np.abs(
+                        np.asarray(vqc["losses"]) - np.asarray(ours["vqc"]["losses"])
+                    )
+                )
+            )
+            equivalent = (
+                "equivalent" if max(p_diff, z_diff) <= 1e-6 else "NOT EQUIVALENT"
+            )
+            rows.append(
+                [
+                    f"{qubits} qubits VQC step ({len(data['vqc_y_train'])} rows, ADAM), {label}",
+                    f"{vqc['wall_per_step'] * 1000:.1f} ms/step (CPU {vqc['cpu_per_step'] * 1000:.1f} ms)",
+                    (
+                        f"test accuracy {vqc['test_accuracy']:.3f} after {steps} steps; "
+                        f"max |dp| vs ours {p_diff:.1e} ({equivalent}); max |dloss| over the steps {loss_diff:.1e}; "
+                        f"load {load[0]:.1f}"
+                    ),
+                ]
+            )
+            rows.append(
+                [
+                    f"{qubits} qubits hybrid QNN epoch ({len(data['hyb_y_train'])} windows), {label}",
+                    f"{hybrid['wall_per_epoch'] * 1000:.1f} ms/epoch (CPU {hybrid['cpu_per_epoch'] * 1000:.1f} ms)",
+                    (
+                        f"test RMSE (scaled) {hybrid['test_rmse_scaled']:.4f} after {epochs} epoch(s); "
+                        f"max |d<Z>| vs ours {z_diff:.1e} ({equivalent}); load {load[0]:.1f}"
+                    ),
+                ]
+            )
+        print(f"bench_pennylane {qubits} qubits done", file=sys.stderr, flush=True)
+    return rows
+
+
 def main() -> None:
     import torch
 
@@ -431,8 +767,14 @@ def main() -> None:
         "hybrid": bench_hybrid,
         "portfolio": bench_portfolio,
         "noisy": bench_noisy,
+        "pennylane": bench_pennylane,
     }
-    chosen = sys.argv[1:] or list(sections)
+    global QUICK
+    arguments = sys.argv[1:]
+    QUICK = "--quick" in arguments
+    chosen = [a for a in arguments if a != "--quick"] or (
+        ["pennylane"] if QUICK else list(sections)
+    )
     unknown = [name for name in chosen if name not in sections]
     if unknown:
         raise SystemExit(
