@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { TableMessageRow } from '../../components/table-message-row';
 import { Link, useNavigate, useParams } from 'react-router';
 import { StatusBadge } from '../../components/status-badge';
 import { useOptionalToast } from '../../components/toasts';
@@ -124,17 +125,9 @@ export function ApplicationDetailPage() {
                 </thead>
                 <tbody>
                   {outputs === null ? (
-                    <tr>
-                      <td colSpan={6} className="empty-cell">
-                        Loading…
-                      </td>
-                    </tr>
+                    <TableMessageRow columns={6}>Loading…</TableMessageRow>
                   ) : outputs.length === 0 ? (
-                    <tr>
-                      <td colSpan={6} className="empty-cell">
-                        {NO_OUTPUTS}
-                      </td>
-                    </tr>
+                    <TableMessageRow columns={6}>{NO_OUTPUTS}</TableMessageRow>
                   ) : (
                     outputs.map((output) => (
                       <tr key={output.id}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TableMessageRow } from '../../../../components/table-message-row';
 import { StatusBadge } from '../../../../components/status-badge';
 import { formatTimestamp } from '../../../../format/dates';
 import type { OutputSummary } from '../../../../api/applications';
@@ -157,17 +158,9 @@ export function OutputsTab({
           </thead>
           <tbody>
             {shown === null ? (
-              <tr>
-                <td colSpan={6} className="empty-cell">
-                  Loading…
-                </td>
-              </tr>
+              <TableMessageRow columns={6}>Loading…</TableMessageRow>
             ) : shown.length === 0 ? (
-              <tr>
-                <td colSpan={6} className="empty-cell">
-                  {NO_OUTPUTS}
-                </td>
-              </tr>
+              <TableMessageRow columns={6}>{NO_OUTPUTS}</TableMessageRow>
             ) : (
               shown.map((output) => (
                 <OutputRow

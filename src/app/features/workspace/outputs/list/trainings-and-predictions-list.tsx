@@ -1,4 +1,5 @@
 import { useEffect, useState, type KeyboardEvent } from 'react';
+import { TableMessageRow } from '../../../../components/table-message-row';
 import { StatusBadge } from '../../../../components/status-badge';
 import { formatTimestamp } from '../../../../format/dates';
 import type { OutputSummary } from '../../../../api/applications';
@@ -140,17 +141,9 @@ export function TrainingsAndPredictionsList({
           </thead>
           <tbody>
             {shown === null ? (
-              <tr>
-                <td colSpan={COLUMNS.length} className="empty-cell">
-                  Loading…
-                </td>
-              </tr>
+              <TableMessageRow columns={COLUMNS.length}>Loading…</TableMessageRow>
             ) : shown.length === 0 ? (
-              <tr>
-                <td colSpan={COLUMNS.length} className="empty-cell">
-                  {NO_OUTPUTS}
-                </td>
-              </tr>
+              <TableMessageRow columns={COLUMNS.length}>{NO_OUTPUTS}</TableMessageRow>
             ) : (
               shown.map((output) => (
                 <OutputRow
