@@ -109,6 +109,23 @@ describe('precompiled validators give the answers of run-time compiled ones', ()
   }
 });
 
+describe('a problem changed since codegen', () => {
+  it('is refused with the way out, not validated with the old schema or compiled', () => {
+    const stock = registry.getProblem('stock-price-prediction');
+    const changed = structuredClone(stock);
+    (changed.forms.model_configurations!.schema as { required?: string[] }).required = ['no_such_field'];
+    installPrecompiledValidators(PRECOMPILED_VALIDATORS);
+    try {
+      expect(validateAppData(stock, createDefaultAppData(stock)).valid).toBeDefined();
+      expect(() => validateAppData(changed, createDefaultAppData(changed))).toThrow(
+        'No precompiled validator for problem "stock-price-prediction" as it is now: run `npm run codegen` and rebuild.',
+      );
+    } finally {
+      installPrecompiledValidators(undefined);
+    }
+  });
+});
+
 describe('again with precompiled validators', async () => {
   beforeAll(() => installPrecompiledValidators(PRECOMPILED_VALIDATORS));
   afterAll(() => installPrecompiledValidators(undefined));

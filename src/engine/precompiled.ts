@@ -13,8 +13,11 @@ export interface Validate {
 }
 
 export interface PrecompiledValidators {
-  /** By problem id: its app_data (buildValidationSchema) and job-body validators. */
-  problems: Record<string, { appData: Validate; jobBody: Validate }>;
+  /**
+   * By problem id: its app_data (buildValidationSchema) and job-body validators, and the
+   * fingerprint of the two schemas they were compiled from (schemaFingerprint).
+   */
+  problems: Record<string, { appData: Validate; jobBody: Validate; fingerprint: string }>;
   /** The account forms as the browser checks them (no common-password list). */
   accountForms: Record<AccountFormId, Validate>;
 }
@@ -31,4 +34,17 @@ export function installPrecompiledValidators(validators: Partial<PrecompiledVali
 
 export function precompiledValidators(): Partial<PrecompiledValidators> | undefined {
   return installed;
+}
+
+/**
+ * A short fingerprint of JSON data (FNV-1a, 32 bits, over its JSON text): precompiled validators
+ * are used only for the schemas they were compiled from, not for a problem file changed since.
+ */
+export function schemaFingerprint(...values: unknown[]): string {
+  let hash = 0x811c9dc5;
+  for (const char of JSON.stringify(values)) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
 }

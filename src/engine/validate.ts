@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv/dist/2020';
 
 import { createAppDataAjv, createPlainAjv, type AjvInstance } from './ajv';
 import { buildValidationSchema } from './app-data-schema';
-import { precompiledValidators, type Validate } from './precompiled';
+import { precompiledValidators, schemaFingerprint, type Validate } from './precompiled';
 import { declaredFieldNames, firstDeclaration, lookupField, pruneValue } from './conditions';
 import { isPlainObject } from './json';
 import { formatPointer, parsePointer } from './pointer';
@@ -28,7 +28,19 @@ let plainAjv: AjvInstance | undefined;
 const compiled = new WeakMap<Problem, CompiledProblem>();
 
 function getCompiled(problem: Problem): CompiledProblem {
-  let entry = compiled.get(problem) ?? precompiledValidators()?.problems?.[problem.id];
+  let entry = compiled.get(problem);
+  const precompiled = precompiledValidators()?.problems;
+  if (!entry && precompiled) {
+    const candidate = precompiled[problem.id];
+    const fingerprint = schemaFingerprint(buildValidationSchema(problem), problem.job.bodySchema);
+    // Compiling here would need eval, which the browser's CSP refuses: say what is wrong instead.
+    if (candidate?.fingerprint !== fingerprint)
+      throw new Error(
+        `No precompiled validator for problem "${problem.id}" as it is now: run \`npm run codegen\` and rebuild.`,
+      );
+    entry = candidate;
+    compiled.set(problem, entry);
+  }
   if (!entry) {
     appDataAjv ??= createAppDataAjv();
     plainAjv ??= createPlainAjv();

@@ -5,10 +5,10 @@ import * as jobBody from './job-body';
 
 /** Each problem's app_data and job-body validators, compiled from schemas/ at codegen time. */
 export const PRECOMPILED_PROBLEM_VALIDATORS: PrecompiledValidators['problems'] = {
-  "stock-price-prediction": { appData: appData.appData_stock_price_prediction, jobBody: jobBody.jobBody_stock_price_prediction },
-  "portfolio-optimization": { appData: appData.appData_portfolio_optimization, jobBody: jobBody.jobBody_portfolio_optimization },
-  "fraud-detection": { appData: appData.appData_fraud_detection, jobBody: jobBody.jobBody_fraud_detection },
-  "demand-forecasting": { appData: appData.appData_demand_forecasting, jobBody: jobBody.jobBody_demand_forecasting },
-  "brain-tumor": { appData: appData.appData_brain_tumor, jobBody: jobBody.jobBody_brain_tumor },
-  "vehicle-routing": { appData: appData.appData_vehicle_routing, jobBody: jobBody.jobBody_vehicle_routing },
+  "stock-price-prediction": { appData: appData.appData_stock_price_prediction, jobBody: jobBody.jobBody_stock_price_prediction, fingerprint: 'edae96c0' },
+  "portfolio-optimization": { appData: appData.appData_portfolio_optimization, jobBody: jobBody.jobBody_portfolio_optimization, fingerprint: '6da3a56a' },
+  "fraud-detection": { appData: appData.appData_fraud_detection, jobBody: jobBody.jobBody_fraud_detection, fingerprint: '54662195' },
+  "demand-forecasting": { appData: appData.appData_demand_forecasting, jobBody: jobBody.jobBody_demand_forecasting, fingerprint: '6ac7e358' },
+  "brain-tumor": { appData: appData.appData_brain_tumor, jobBody: jobBody.jobBody_brain_tumor, fingerprint: 'f556e835' },
+  "vehicle-routing": { appData: appData.appData_vehicle_routing, jobBody: jobBody.jobBody_vehicle_routing, fingerprint: '355cb828' },
 };
