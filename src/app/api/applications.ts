@@ -2,6 +2,7 @@ import platformJson from '../../../schemas/platform.json';
 import { NOT_LOGGED_IN } from '../session/not-logged-in';
 import type { paths } from '../../generated/api';
 import { apiFetch, ApiError } from './client';
+import { reportOutputStatus } from './output-status';
 
 /**
  * The applications API (spec platform-shell.md section 7) as the browser calls it. The wire shapes
@@ -157,10 +158,12 @@ export async function deleteApplication(appId: number, userId: number): Promise<
 }
 
 export async function listOutputs(applicationId: number): Promise<OutputSummary[]> {
-  return call(
-    FAILURES.outputs,
-    async () => (await apiFetch<Reply<OutputSummary[]>>(`/application-outputs/${applicationId}/all`)).data,
-  );
+  return call(FAILURES.outputs, async () => {
+    const outputs = (await apiFetch<Reply<OutputSummary[]>>(`/application-outputs/${applicationId}/all`))
+      .data;
+    for (const output of outputs) reportOutputStatus(output.id, output.status);
+    return outputs;
+  });
 }
 
 /** GET /application-outputs/{applicationId}/count: how many outputs the application has (the tab badge). */

@@ -12,3 +12,21 @@ const FINAL: readonly string[] = ['Completed', 'Failed', 'Manual Stop'];
 export function isOngoing(status: string): boolean {
   return !FINAL.includes(status);
 }
+
+type StatusListener = (outputId: number, status: string) => void;
+const listeners = new Set<StatusListener>();
+
+/**
+ * Every read of an output's status (its detail, an outputs list, its live stream) is announced here, so
+ * whatever waits on a run (the running banner, the Run buttons) follows the status the page shows instead
+ * of its own slower poll.
+ */
+export function reportOutputStatus(outputId: number, status: string): void {
+  for (const listener of listeners) listener(outputId, status);
+}
+
+/** Calls `listener` on each status reported from now on; returns the unsubscribe. */
+export function onOutputStatus(listener: StatusListener): () => void {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}

@@ -3,6 +3,7 @@ import type { ChartSpec } from '../../generated/worker-contract';
 import { ApiError, apiFetch, authHeaders, messageOf } from './client';
 import { followEventStream } from './event-stream';
 import type { JobEvent, JobStatus } from './jobs';
+import { reportOutputStatus } from './output-status';
 
 /**
  * The output calls of issue #10 (spec workspace.md section 7): run an application, an output's detail,
@@ -82,7 +83,9 @@ export async function executeJob(
 
 export async function getOutputDetail(outputId: number): Promise<OutputDetail> {
   try {
-    return (await apiFetch<Reply<OutputDetail>>(`/application-outputs/${outputId}/detail`)).data;
+    const detail = (await apiFetch<Reply<OutputDetail>>(`/application-outputs/${outputId}/detail`)).data;
+    reportOutputStatus(outputId, detail.status);
+    return detail;
   } catch (error) {
     if (error instanceof ApiError)
       throw new ApiError(`${OUTPUT_FAILED}: ${error.message}`, error.status, error.body);
@@ -106,7 +109,15 @@ export function followOutput(
   onEvent: (event: JobEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  return followEventStream<JobEvent>(`/application-outputs/${outputId}/stream`, onEvent, signal);
+  return followEventStream<JobEvent>(
+    `/application-outputs/${outputId}/stream`,
+    (event) => {
+      onEvent(event);
+      const { status } = event.payload as { status?: unknown };
+      if (event.type === 'status' && typeof status === 'string') reportOutputStatus(outputId, status);
+    },
+    signal,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { mapJobRequest, validateJobBody, type AppData } from '../../engine';
 import { browserRegistry } from '../../renderers/browser-registry';
 import type { ToastAction } from '../components/toasts';
-import { isOngoing, OUTPUTS_POLL_MS } from './output-status';
+import { isOngoing, onOutputStatus, OUTPUTS_POLL_MS } from './output-status';
 import { executeJob, getOutputDetail, RUN_FAILED, RUNNING } from './outputs';
 import { NOT_LOGGED_IN } from '../session/not-logged-in';
 /** Spec section 8: a run whose body the engine cannot complete from the saved data. */
@@ -26,8 +26,10 @@ export interface RunOptions {
 /**
  * The application's run: the engine maps the app_data to the problem's execute-job request (context: the
  * application and user ids), the body is checked against the job-body schema, then POSTed. `running`
- * stays on while the started output is unfinished (its status read every OUTPUTS_POLL_MS; the spec's
- * fixed 9 s outlived short runs and ended before long ones), and the Run buttons are disabled meanwhile. Used by the application detail's
+ * stays on while the started output is unfinished, and the Run buttons are disabled meanwhile: it ends as
+ * soon as any read on the page (the output's detail or live stream, an outputs list) reports a final
+ * status, else at the hook's own read every OUTPUTS_POLL_MS (a fixed timer, as the spec's 9 s, outlives
+ * short runs and ends before long ones). Used by the application detail's
  * quick run (saved app_data) and by the workspace (its current app_data, saved first through beforeExecute).
  */
 export function useRunApplication(
@@ -43,6 +45,11 @@ export function useRunApplication(
 
   useEffect(() => {
     if (following === null) return;
+    // Whatever the page reads of the output (its detail, its stream, a list) ends the wait at once; the
+    // poll below covers a page that shows none of them.
+    const unsubscribe = onOutputStatus((id, status) => {
+      if (id === following && !isOngoing(status)) setFollowing(null);
+    });
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const check = async () => {
@@ -59,6 +66,7 @@ export function useRunApplication(
     return () => {
       stopped = true;
       clearTimeout(timer);
+      unsubscribe();
     };
   }, [following]);
 
