@@ -128,8 +128,15 @@ describe('brain tumor prediction', () => {
     await stack?.close();
   });
 
-  /** A Completed classical training output of the application whose bundle the worker wrote. */
-  const completedTraining = async () => {
+  const FCN_RESULT = {
+    problem: 'brain-tumor',
+    model: 'FCN',
+    model_type: 'Classical',
+    trained_model_path: 'model.json',
+  };
+
+  /** A Completed classical training output of the application with `result`; its bundle written when asked. */
+  const completedTraining = async (result: object = FCN_RESULT, writeBundle = true) => {
     const jobs = stack.services.repositories.jobs;
     const job = await stack.services.db.transaction((tx) =>
       jobs.create(tx, {
@@ -140,17 +147,12 @@ describe('brain tumor prediction', () => {
         name: 'brain tumor predict test #{id}',
       }),
     );
-    const bundle = path.join(stack.config.dataDir, 'outputs', String(job.id));
-    execFileSync(PYTHON, ['-c', SETUP_SCRIPT, bundle, images], { cwd: WORKER_DIR, stdio: 'pipe' });
+    if (writeBundle) {
+      const bundle = path.join(stack.config.dataDir, 'outputs', String(job.id));
+      execFileSync(PYTHON, ['-c', SETUP_SCRIPT, bundle, images], { cwd: WORKER_DIR, stdio: 'pipe' });
+    }
     await stack.services.runner.transition(job.id, [JobStatus.queued], JobStatus.running);
-    await stack.services.runner.transition(job.id, [JobStatus.running], JobStatus.completed, {
-      result: {
-        problem: 'brain-tumor',
-        model: 'FCN',
-        model_type: 'Classical',
-        trained_model_path: 'model.json',
-      },
-    });
+    await stack.services.runner.transition(job.id, [JobStatus.running], JobStatus.completed, { result });
     return job.id;
   };
 
@@ -223,27 +225,9 @@ describe('brain tumor prediction', () => {
   }, 120_000);
 
   it('reads the trainings through the result contract: a newer result that breaks it names no model', async () => {
-    const jobs = stack.services.repositories.jobs;
-    const broken = await stack.services.db.transaction((tx) =>
-      jobs.create(tx, {
-        kind: 'brain-tumor',
-        ownerId: owner.user.id,
-        params: { model_name: 'FCN', training_model_type: 'classical' },
-        applicationId: appId,
-        name: 'brain tumor predict test #{id}',
-      }),
-    );
-    await stack.services.runner.transition(broken.id, [JobStatus.queued], JobStatus.running);
-    // Model type and path as a model's would read, but metrics that are not a metric map: outside the contract.
-    await stack.services.runner.transition(broken.id, [JobStatus.running], JobStatus.completed, {
-      result: {
-        problem: 'brain-tumor',
-        model: 'FCN',
-        model_type: 'Classical',
-        trained_model_path: 'model.json',
-        metrics: 'none',
-      },
-    });
+    // Model type and path as a model's would read, but metrics that are not a metric map: outside the
+    // contract (and no bundle on disk).
+    await completedTraining({ ...FCN_RESULT, metrics: 'none' }, false);
     const { status, body } = await upload(owner, readFileSync(path.join(images, 'slice.png')), {
       filename: 'slice.png',
     });
