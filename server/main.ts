@@ -38,7 +38,7 @@ async function main() {
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
   // The landing page's examples run in the background, behind every user's job.
   if (config.demoResults === 'on') {
-    const demo = await services.demoRuns.start();
+    const demo = await services.demoRuns.startAndRetry();
     if (demo.queued.length) logger.info({ queued: demo.queued }, 'landing example runs queued');
   }
   const app = await buildApp(services, { logger });

@@ -325,6 +325,7 @@ export function createServices(
       await queue.close();
       await inference.close(); // its worker processes, before the launcher goes
       await demoPredictions.close();
+      demoRuns.stop();
       tracking.close();
       estimates.close();
       datasets.matInspector.close();

@@ -145,6 +145,31 @@ describe('landing example runs and their demo data', () => {
     expect(report.queued.map((q) => q.problemId)).toEqual(['fraud-detection']);
   });
 
+  it('tries an example that could not be queued (its dataset not there yet) again until it is queued', async () => {
+    const problem = stack.services.registry.getProblem('demand-forecasting');
+    await stack.services.db.query(`delete from demo_results where problem_id = $1`, [problem.id]);
+    const dataset = problem.example.appData.dataset as { url: string };
+    const shipped = dataset.url;
+    dataset.url = 'samples/not-written-yet.csv';
+    const runs = restart();
+    const systemApplications = async () =>
+      (await stack.services.db.query('select id from applications where user_id = $1', [ownerId])).rows
+        .length;
+    const before = await systemApplications();
+    try {
+      const first = await runs.startAndRetry(3, 100);
+      expect(first.refused.map((r) => r.problemId)).toEqual(['demand-forecasting']);
+      // The refused run leaves no application behind.
+      expect(await systemApplications()).toBe(before);
+    } finally {
+      dataset.url = shipped;
+    }
+    await expect
+      .poll(async () => (await demoJobs()).some((job) => job.kind === problem.id), { timeout: 5000 })
+      .toBe(true);
+    runs.stop();
+  });
+
   it('serves a queued run with its status and no interpretation yet', async () => {
     const reply = await stack.app.inject({ url: '/api/demo-data/portfolio-optimization/compare' });
     expect(reply.statusCode).toBe(200);

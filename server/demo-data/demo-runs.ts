@@ -117,6 +117,31 @@ export class DemoRuns {
     return rows;
   }
 
+  private retry: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * start(), then again every `everyMs` while an example could not be queued, at most `tries` times:
+   * on a fresh install a sample dataset may still be being written when the server starts.
+   */
+  async startAndRetry(tries = 10, everyMs = 60_000): Promise<DemoRunReport> {
+    const report = await this.start();
+    if (report.refused.length > 0 && tries > 1) {
+      this.retry = setTimeout(() => {
+        this.startAndRetry(tries - 1, everyMs).catch((error: unknown) =>
+          this.deps.log.warn({ error: String(error) }, 'the landing example runs could not be queued'),
+        );
+      }, everyMs);
+      this.retry.unref();
+    }
+    return report;
+  }
+
+  /** No more retries (shutdown). */
+  stop(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+  }
+
   /** Queues every example whose run is missing, outdated or ended without a result. */
   async start(): Promise<DemoRunReport> {
     const owner = await this.owner();
@@ -163,7 +188,10 @@ export class DemoRuns {
       appData,
     });
     const outcome = await this.deps.outputs.runSaved(owner, problem, app.id, { priority: LOWEST_PRIORITY });
-    if (!outcome.ok) throw new Error(outcome.message);
+    if (!outcome.ok) {
+      await this.deps.applications.delete(app.id);
+      throw new Error(outcome.message);
+    }
     await this.deps.db.query(
       `insert into demo_results (problem_id, definition_sha256, application_id, job_id, requested_at)
        values ($1, $2, $3, $4, now())
