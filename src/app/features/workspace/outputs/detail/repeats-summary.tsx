@@ -72,6 +72,7 @@ export function LossBandChart({ losses }: { losses: { train: Band; test: Band } 
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
+        style={{ maxWidth: 640, display: 'block' }}
         aria-label="Loss over epochs with a band of one standard deviation"
       >
         <text x={2} y={PAD - 8} fontSize="10">
