@@ -17,6 +17,7 @@ import {
   formatDuration,
   noisyPlan,
   ResourceEstimatePanel,
+  runTimeText,
 } from './resource-estimate-panel';
 import { ESTIMATE_DEBOUNCE_MS } from './use-resource-estimate';
 
@@ -130,6 +131,18 @@ describe('ResourceEstimatePanel', () => {
       ['Total shots', '1,024,000'],
       ['Estimated run time (measured on this server)', '3 min'],
     ]);
+  });
+
+  it('multiplies the run time by the repeats the form asks for', async () => {
+    fakeApi({ [ROUTE]: () => ({ body: estimate(4) }) });
+    const repeated = {
+      ...example.appData,
+      model_configurations: { ...example.appData.model_configurations, repeats: 3 },
+    };
+    render(panel(repeated));
+    await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
+    expect(screen.getByText('3 min per run, 9 min for 3 repeats')).toBeTruthy();
+    expect(runTimeText(185, 1)).toBe('3 min');
   });
 
   it('reads a described unit after the number instead of as "per <unit>"', async () => {

@@ -1,4 +1,4 @@
-import type { AppData, EngineContext, Problem } from '../../../engine';
+import { mapJobExtension, type AppData, type EngineContext, type Problem } from '../../../engine';
 import type { ResourceEstimate } from './estimate-api';
 import { useResourceEstimate } from './use-resource-estimate';
 
@@ -34,7 +34,13 @@ export function noisyPlan(calls: number, circuits: number | null): string {
   return `${callWords} running ${count(circuits, '')} circuit${circuits === 1 ? '' : 's'}`;
 }
 
-function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
+/** The run time of one run, and of all of them when the form asks for repeated seeds. */
+export function runTimeText(seconds: number, repeats: number): string {
+  if (repeats <= 1) return formatDuration(seconds);
+  return `${formatDuration(seconds)} per run, ${formatDuration(seconds * repeats)} for ${repeats} repeats`;
+}
+
+function EstimateFigures({ estimate, repeats }: { estimate: ResourceEstimate; repeats: number }) {
   const unit = estimate.evaluation_unit ?? 'iteration';
   const rows: [string, string][] = [
     ['Qubits', count(estimate.qubits, '—')],
@@ -75,7 +81,7 @@ function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
       'Estimated run time (measured on this server)',
       estimate.estimated_seconds === null || estimate.estimated_seconds === undefined
         ? 'not measurable on this server'
-        : formatDuration(estimate.estimated_seconds),
+        : runTimeText(estimate.estimated_seconds, repeats),
     ],
   ];
   return (
@@ -105,6 +111,8 @@ export function ResourceEstimatePanel({
   context: EngineContext;
 }) {
   const state = useResourceEstimate(problem, appData, context);
+  const repeatsValue = mapJobExtension(problem, appData, context).repeats;
+  const repeats = typeof repeatsValue === 'number' ? repeatsValue : 1;
   if (state.phase === 'unavailable') return null;
   return (
     <section className="resource-estimate" aria-labelledby="resource-estimate-heading" aria-live="polite">
@@ -119,7 +127,7 @@ export function ResourceEstimatePanel({
       )}
       {state.phase === 'ready' && (
         <>
-          <EstimateFigures estimate={state.estimate} />
+          <EstimateFigures estimate={state.estimate} repeats={repeats} />
           {state.estimate.note && <p className="muted">{state.estimate.note}</p>}
         </>
       )}
