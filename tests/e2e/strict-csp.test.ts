@@ -58,6 +58,8 @@ async function watchedPage(): Promise<Watched> {
     );
   });
   const page = await context.newPage();
+  // A loaded machine (others' tests share the 2 cores) can take over 30 s to draw a workspace.
+  page.setDefaultTimeout(60_000);
   const consoleErrors: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error' && /Content Security Policy|unsafe-eval|EvalError/i.test(message.text()))
