@@ -8,6 +8,7 @@ import {
   dateCategories,
   heatRanges,
   isLossChart,
+  numericTickFormatter,
   xAxisTitle,
   xTickAmount,
 } from './chart-spec-view';
@@ -201,5 +202,75 @@ describe('dates on the x axis (the demand forecasts read as overlapping labels)'
     expect(long.options.xaxis?.labels?.rotateAlways).toBe(true);
     expect(long.options.xaxis?.labels?.rotate).toBe(-45);
     expect(apexConfig(line({ type: 'bar' })).options.xaxis?.labels?.rotateAlways).toBe(false);
+  });
+});
+
+describe('numeric x ticks (the route map read 13.39, 13.39, 13.40 at 2 decimals)', () => {
+  /** The labels ApexCharts asks for: `ticks` equal steps from the smallest x to the largest. */
+  const tickLabels = (format: (v: number) => string, min: number, max: number, ticks = 5) =>
+    Array.from({ length: ticks + 1 }, (_, k) => format(min + ((max - min) * k) / ticks));
+
+  it("labels a route map's longitudes over 0.04 degrees with distinct ticks", () => {
+    // A depot and stops a few streets apart (the delivery sample spans 0.017 degrees of longitude).
+    const routes: ChartSpec = {
+      type: 'line',
+      title: 'QAOA routes (longitude, latitude)',
+      label: 'latitude',
+      series: [
+        {
+          name: 'vehicle 1',
+          data: [
+            [13.3812, 52.5163],
+            [13.4021, 52.5201],
+            [13.3812, 52.5163],
+          ],
+        },
+        {
+          name: 'vehicle 2',
+          data: [
+            [13.3812, 52.5163],
+            [13.4208, 52.5075],
+            [13.3812, 52.5163],
+          ],
+        },
+      ],
+      categories: [],
+    };
+    const xaxis = apexConfig(routes).options.xaxis as {
+      type: string;
+      tickAmount: number;
+      labels: { formatter: (v: string) => string };
+    };
+    expect(xaxis.type).toBe('numeric');
+    const labels = tickLabels((v) => xaxis.labels.formatter(String(v)), 13.3812, 13.4208, xaxis.tickAmount);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toEqual(['13.381', '13.389', '13.397', '13.405', '13.413', '13.421']);
+    // Two decimals (the old labels) repeat on this axis.
+    const twoDecimals = tickLabels((v) => v.toFixed(2), 13.3812, 13.4208);
+    expect(new Set(twoDecimals).size).toBeLessThan(twoDecimals.length);
+  });
+
+  it('chooses the decimals from the step for any range', () => {
+    for (const [min, max] of [
+      [0, 1],
+      [0, 9600],
+      [13.38, 13.42],
+      [-0.0021, 0.0019],
+      [52.50001, 52.50009],
+    ] as const) {
+      const labels = tickLabels(numericTickFormatter(min, max), min, max);
+      expect(new Set(labels).size, `${min}..${max}: ${labels.join(', ')}`).toBe(labels.length);
+    }
+    expect(tickLabels(numericTickFormatter(0, 1), 0, 1)).toEqual(['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
+    expect(tickLabels(numericTickFormatter(0, 9600), 0, 9600)).toEqual([
+      '0',
+      '1920',
+      '3840',
+      '5760',
+      '7680',
+      '9600',
+    ]);
+    // One point (no range): two decimals, as before.
+    expect(numericTickFormatter(3, 3)(3)).toBe('3.00');
   });
 });

@@ -42,6 +42,32 @@ export function formatWholeDataTick(value: number): string {
   return withoutNegativeZero(String(Number(value.toFixed(2))));
 }
 
+/** Ticks on a numeric x axis (ApexCharts spaces them evenly from the smallest x to the largest). */
+const NUMERIC_X_TICKS = 5;
+
+/**
+ * Labels of a numeric x axis spanning `min`..`max` in `ticks` equal steps: as many decimals as the step
+ * needs for neighbouring ticks to differ (a route map over 0.04 degrees of longitude read 13.39, 13.39,
+ * 13.40 at 2 decimals), at most 6; whole numbers when the step is 1 or more.
+ */
+export function numericTickFormatter(
+  min: number,
+  max: number,
+  ticks = NUMERIC_X_TICKS,
+): (v: number) => string {
+  const step = (max - min) / ticks;
+  const decimals =
+    Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) : 2;
+  return (v) => (Number.isFinite(v) ? withoutNegativeZero(v.toFixed(decimals)) : '');
+}
+
+/** The x values of a spec's [x, y] pairs. */
+function xValues(spec: ChartSpec): number[] {
+  return spec.series
+    .flatMap((s) => s.data.flatMap((point) => (isPair(point) && point[0] !== null ? [Number(point[0])] : [])))
+    .filter(Number.isFinite);
+}
+
 /** The y values of a spec's series (numbers, [x, y] pairs and {x, y} cells alike). */
 function yValues(spec: ChartSpec): number[] {
   return spec.series.flatMap((s) =>
@@ -211,11 +237,13 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
       },
     };
   }
+  const xs = pairs ? xValues(spec) : [];
+  const xFormatter = numericTickFormatter(Math.min(...xs), Math.max(...xs));
   const xaxis: ApexXAxis = pairs
     ? {
         type: 'numeric',
-        tickAmount: 5,
-        labels: { formatter: (v: string) => Number(v).toFixed(2) },
+        tickAmount: NUMERIC_X_TICKS,
+        labels: { formatter: (v: string) => xFormatter(Number(v)) },
         title: { text: xTitle },
       }
     : {
