@@ -42,7 +42,14 @@
    2-row passes, 259 s for 6 epochs once it timed the run's 32-row passes (not re-benched); VQC ADAM
    0.656 s/step (30 steps 36.5 s), estimate 0.558 s/step (28.6 s).
 
-Sections: ``python tests/bench/quantum-bench.py [iris] [hybrid] [portfolio] [noisy]`` (all by default).
+5. PennyLane (``pennylane``): default.qubit (backprop) and lightning.qubit (adjoint) on the same VQC and
+   hybrid QNN circuits, data, initial parameters, Adam and steps as ours at 4, 8 and 12 qubits, run in the
+   benchmark-only venv tests/bench/.venv-pennylane by tests/bench/pennylane_reference.py; see
+   docs/benchmarks.md for the setup and the measured numbers.
+
+Sections: ``python tests/bench/quantum-bench.py [iris] [hybrid] [portfolio] [noisy] [pennylane]`` (all by
+default); ``--quick`` runs the pennylane section alone at 4 qubits, 3 steps, 1 epoch (a smoke run);
+``--qubits=8,12`` chooses the pennylane section's sizes.
 """
 
 from __future__ import annotations
@@ -434,6 +441,9 @@ PENNYLANE_DIR = REPO / "tests" / "bench"
 PENNYLANE_VENV = PENNYLANE_DIR / ".venv-pennylane"
 PENNYLANE_REQUIREMENTS = PENNYLANE_DIR / "requirements-pennylane.txt"
 QUICK = False  # --quick: the pennylane section at 4 qubits, 3 VQC steps, 1 hybrid epoch (a smoke run)
+QUBITS: tuple[int, ...] | None = (
+    None  # --qubits=8,12: only these sizes in the pennylane section
+)
 
 
 def pennylane_python() -> Path:
@@ -660,9 +670,11 @@ def bench_pennylane() -> list[list[str]]:
     sizes, steps, epochs, train_rows = (
         ((4,), 3, 1, 40) if QUICK else ((4, 8, 12), 10, 2, 120)
     )
-    rng = np.random.default_rng(SEED)
     rows: list[list[str]] = []
-    for qubits in sizes:
+    for qubits in QUBITS or sizes:
+        rng = np.random.default_rng(
+            SEED + qubits
+        )  # a size's parameters do not depend on the others run
         data = _vqc_data(qubits, train_rows)
         data["vqc_qubits"] = np.asarray(qubits)
         data["vqc_w0"] = rng.uniform(-np.pi, np.pi, 4 * qubits)  # RealAmplitudes reps 3
@@ -771,9 +783,13 @@ def main() -> None:
         "noisy": bench_noisy,
         "pennylane": bench_pennylane,
     }
-    global QUICK
+    global QUICK, QUBITS
     arguments = sys.argv[1:]
     QUICK = "--quick" in arguments
+    for argument in arguments:
+        if argument.startswith("--qubits="):
+            QUBITS = tuple(int(q) for q in argument.split("=", 1)[1].split(","))
+    arguments = [a for a in arguments if not a.startswith("--qubits=")]
     chosen = [a for a in arguments if a != "--quick"] or (
         ["pennylane"] if QUICK else list(sections)
     )
