@@ -28,6 +28,7 @@ import {
   RUN_DEADLINE_MS,
   VIEWPORT,
   collectPageErrors,
+  expectRunEnded,
   expectChartsDrawn,
   expectSelected,
   fieldInput,
@@ -332,6 +333,7 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
       const started = Date.now();
       const outputId = await runFromTopBar(page);
       await watchUntilCompleted(page, outputId);
+      await expectRunEnded(page);
       console.log(
         `vehicle routing QAOA output ${outputId} completed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
@@ -399,6 +401,7 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
       const started = Date.now();
       const outputId = await runFromTopBar(page);
       await watchUntilCompleted(page, outputId);
+      await expectRunEnded(page);
       console.log(
         `${NEW_ID} VQC output ${outputId} completed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );

@@ -124,6 +124,16 @@ export async function watchUntilCompleted(page: Page, id: number): Promise<boole
   return live;
 }
 
+/**
+ * Once the output shows Completed the run is over on the page too: the running banner is gone and Run the
+ * Application is enabled within a second (a 2 s poll of its own left them up after the status changed).
+ */
+export async function expectRunEnded(page: Page): Promise<void> {
+  const banner = page.getByTestId('running-banner');
+  await expect.poll(() => banner.count(), { timeout: 1000, message: 'the running banner is gone' }).toBe(0);
+  expect(await page.getByRole('button', { name: 'Run the Application' }).isEnabled()).toBe(true);
+}
+
 /** What a drawn ApexCharts chart has in its series: paths (line, bar, area) or cells (heatmap). */
 const SERIES_MARKS = '.apexcharts-series path, .apexcharts-series rect';
 
@@ -136,8 +146,8 @@ export async function expectChartsDrawn(page: Page): Promise<number> {
   const count = await svgs.count();
   expect(count).toBeGreaterThan(0);
   for (let i = 0; i < count; i++) {
-    // ApexCharts replaces a chart's SVG when its card changes width (the running banner going away after
-    // 9 s does that), so the scroll is retried on a fresh element rather than failing on a detached one.
+    // ApexCharts replaces a chart's SVG when its card changes width (the running banner going away when
+    // the run ends does that), so the scroll is retried on a fresh element rather than failing on a detached one.
     await expect
       .poll(() =>
         svgs
