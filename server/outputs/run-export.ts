@@ -7,6 +7,7 @@
 // library is refused before torch or qiskit are imported.
 
 import path from 'node:path';
+import { isPlainObject } from '../../src/engine';
 import { definedMetrics, jobResultOf } from '../jobs/job-result';
 import type { JobRecord } from '../jobs/jobs-repository';
 
@@ -34,9 +35,6 @@ export interface ExportedRun {
   recordedAt: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The run to export, or why there is none: an output that is not Completed, a prediction, or a result
  * without the run record (the body after defaults, seed, dataset hash and versions) or without a dataset.
@@ -51,7 +49,7 @@ export function exportedRunOf(
   if (!result) return refuse('this output has no result to reproduce');
   if (result.output_data?.result_type === 'Prediction') return refuse('this output is a prediction');
   const record = result.run_record;
-  const dataset = isObject(job.extension.dataset) ? job.extension.dataset : null;
+  const dataset = isPlainObject(job.extension.dataset) ? job.extension.dataset : null;
   const sha256 = record?.dataset_sha256 ?? (typeof dataset?.sha256 === 'string' ? dataset.sha256 : null);
   if (!record || !dataset || !sha256) {
     return refuse('its result does not record the body, seed, dataset and library versions it ran with');
