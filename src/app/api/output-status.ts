@@ -15,6 +15,8 @@ export function isOngoing(status: string): boolean {
 
 type StatusListener = (outputId: number, status: string) => void;
 const listeners = new Set<StatusListener>();
+/** The last status read of each output, for a listener that starts after the read (a run done at once). */
+const lastSeen = new Map<number, string>();
 
 /**
  * Every read of an output's status (its detail, an outputs list, its live stream) is announced here, so
@@ -22,6 +24,7 @@ const listeners = new Set<StatusListener>();
  * of its own slower poll.
  */
 export function reportOutputStatus(outputId: number, status: string): void {
+  lastSeen.set(outputId, status);
   for (const listener of listeners) listener(outputId, status);
 }
 
@@ -29,4 +32,9 @@ export function reportOutputStatus(outputId: number, status: string): void {
 export function onOutputStatus(listener: StatusListener): () => void {
   listeners.add(listener);
   return () => void listeners.delete(listener);
+}
+
+/** The last status reported for the output, if any was. */
+export function lastOutputStatus(outputId: number): string | undefined {
+  return lastSeen.get(outputId);
 }

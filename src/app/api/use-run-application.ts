@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { mapJobRequest, validateJobBody, type AppData } from '../../engine';
 import { browserRegistry } from '../../renderers/browser-registry';
 import type { ToastAction } from '../components/toasts';
-import { isOngoing, onOutputStatus, OUTPUTS_POLL_MS } from './output-status';
+import { isOngoing, lastOutputStatus, onOutputStatus, OUTPUTS_POLL_MS } from './output-status';
 import { executeJob, getOutputDetail, RUN_FAILED, RUNNING } from './outputs';
 import { NOT_LOGGED_IN } from '../session/not-logged-in';
 /** Spec section 8: a run whose body the engine cannot complete from the saved data. */
@@ -62,7 +62,10 @@ export function useRunApplication(
       }
       if (!stopped) timer = setTimeout(() => void check(), OUTPUTS_POLL_MS);
     };
-    timer = setTimeout(() => void check(), OUTPUTS_POLL_MS);
+    // A list read right after the start may have seen it final before this listener was there.
+    const known = lastOutputStatus(following);
+    if (known !== undefined && !isOngoing(known)) timer = setTimeout(() => setFollowing(null), 0);
+    else timer = setTimeout(() => void check(), OUTPUTS_POLL_MS);
     return () => {
       stopped = true;
       clearTimeout(timer);

@@ -575,7 +575,11 @@ describe("the application's Run", () => {
     app_data: createExampleAppData(demand).appData,
   };
 
-  function renderDetail(appData: unknown, execute: Parameters<typeof fakeApi>[0][string]) {
+  function renderDetail(
+    appData: unknown,
+    execute: Parameters<typeof fakeApi>[0][string],
+    listedStatus = 'queued',
+  ) {
     let outputs: unknown[] = [];
     const calls = fakeApi({
       'GET /api/users/me': () => ({ body: { success: true, data: account } }),
@@ -590,7 +594,7 @@ describe("the application's Run", () => {
             {
               id: 77,
               name: 'Weekly sales #77',
-              status: 'queued',
+              status: listedStatus,
               created_at: app.created_at,
               completed_at: null,
               application_id: 5,
@@ -630,6 +634,25 @@ describe("the application's Run", () => {
       '/applications/5/outputs/77',
     );
     expect((screen.getByRole('button', { name: 'Running…' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('enables Run again as soon as the list shows the started output Completed (a quick run)', async () => {
+    const calls = renderDetail(
+      app.app_data,
+      () => ({ status: 201, body: { success: true, data: { output_id: 77 } } }),
+      'Completed',
+    );
+    const run = await screen.findByRole('button', { name: 'Run' });
+    await waitFor(() => expect(calls.some((c) => c.path === '/api/users/me')).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    fireEvent.click(run);
+    expect(await screen.findByText('77')).toBeTruthy();
+    // Within a second, before the run hook's own read at OUTPUTS_POLL_MS (2 s): the list's read ends it.
+    await waitFor(
+      () => expect((screen.getByRole('button', { name: 'Run' }) as HTMLButtonElement).disabled).toBe(false),
+      { timeout: 1000 },
+    );
+    expect(calls.some((c) => c.path === '/api/application-outputs/77/detail')).toBe(false);
   });
 
   it("shows the server's refusal as 'Failed to execute the application! …' and can run again", async () => {
