@@ -7,7 +7,8 @@ import { DEMO_OWNER_EMAIL } from '../stock-demo/demo-models';
 import { startStack, type TestStack } from '../test-support/harness';
 import pino from 'pino';
 import { ApplicationsRepository } from '../applications/applications-repository';
-import { DemoRuns } from './demo-runs';
+import { getPointer, type AppData } from '../../src/engine';
+import { DemoRuns, SMALL_SETTINGS, smallExampleAppData } from './demo-runs';
 
 // The landing page's example runs and their demo data through the real app: the first start queues
 // the five examples at the lowest priority under the landing demo account, a restart queues nothing,
@@ -89,7 +90,14 @@ describe('landing example runs and their demo data', () => {
         job.kind === 'brain-tumor' ? 20 : 6,
       );
       expect(Number(job.app_data.model_configurations.optimizer_step ?? 0)).toBeLessThanOrEqual(20);
+      // The example's own landing settings are what runs (its form refused none of them).
+      const landing = stack.services.registry.getProblem(job.kind).example.landingSettings ?? {};
+      for (const [pointer, value] of Object.entries(landing))
+        expect(getPointer(job.app_data as AppData, pointer), `${job.kind} ${pointer}`).toEqual(value);
     }
+    // The brain tumor example trains a model its form offers that is quicker than its own DenseNet.
+    const brain = jobs.find((job) => job.kind === 'brain-tumor')!;
+    expect(brain.app_data.model_configurations.model).toBe('FCN');
     expect(enqueued.map((e) => e.jobId).sort()).toEqual(jobs.map((job) => Number(job.id)).sort());
     expect(enqueued.every((e) => e.priority === LOWEST_PRIORITY)).toBe(true);
     // The account owns nothing a user sees: it cannot sign in, and its applications are its own.
@@ -105,6 +113,27 @@ describe('landing example runs and their demo data', () => {
     });
     expect(list.statusCode).toBe(200);
     expect(JSON.stringify(list.json())).not.toContain('Example');
+  });
+
+  it("a landing setting the example's form refuses leaves the example's value; a cap stays beside it", () => {
+    const problem = structuredClone(stack.services.registry.getProblem('brain-tumor'));
+    // QCNN is a quantum model: the example's classical branch refuses it.
+    problem.example.landingSettings = { '/model_configurations/model': 'QCNN' };
+    const { appData } = smallExampleAppData(problem);
+    expect(getPointer(appData, '/model_configurations/model')).toBe(
+      problem.example.appData.model_configurations!.model,
+    );
+    expect(getPointer(appData, '/dataset/training_range/to_index')).toBe(
+      SMALL_SETTINGS['/dataset/training_range/to_index'],
+    );
+    problem.example.landingSettings = {
+      '/model_configurations/model': 'FCN',
+      '/dataset/training_range/to_index': 90,
+    };
+    const landing = smallExampleAppData(problem).appData;
+    expect(getPointer(landing, '/model_configurations/model')).toBe('FCN');
+    // A landing value wins over the cap of the same field.
+    expect(getPointer(landing, '/dataset/training_range/to_index')).toBe(90);
   });
 
   it('queues nothing again on a restart', async () => {

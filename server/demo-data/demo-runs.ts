@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import {
   createExampleAppData,
   getPointer,
-  setPointer,
+  setFieldValue,
   validateAppData,
   type AppData,
   type Problem,
@@ -38,17 +38,30 @@ export const SMALL_SETTINGS: Readonly<Record<string, number>> = {
 };
 
 /**
- * The example's app_data with its training lengths capped at SMALL_SETTINGS; a cap the problem's form
- * refuses (a minimum, a multiple) leaves the example's own value.
+ * The example's app_data for its landing run: first the example's own landing settings (its
+ * `landingSettings`, e.g. a cheaper model its form offers), then the training lengths capped at
+ * SMALL_SETTINGS where the example sets no landing value; a value the problem's form refuses (a
+ * minimum, a multiple, a model the branch does not offer) leaves the example's own value.
  */
 export function smallExampleAppData(problem: Problem): { appName: string; appData: AppData } {
-  const { appName, appData, context } = createExampleAppData(problem);
+  const { appName, appData: example, context } = createExampleAppData(problem);
+  let appData = example;
+  const landing = problem.example.landingSettings ?? {};
+  const tryValue = (pointer: string, value: unknown) => {
+    const before = appData;
+    // setFieldValue applies the branch defaults a changed choice brings (a model's own fields).
+    appData = setFieldValue(problem, appData, pointer, value, context);
+    const refused = validateAppData(problem, appData, context).errors.some((error) =>
+      error.path.startsWith(pointer),
+    );
+    if (refused) appData = before;
+  };
+  for (const [pointer, value] of Object.entries(landing)) tryValue(pointer, value);
   for (const [pointer, bound] of Object.entries(SMALL_SETTINGS)) {
+    if (pointer in landing) continue;
     const value = getPointer(appData, pointer);
     if (typeof value !== 'number' || value <= bound) continue;
-    setPointer(appData as Record<string, unknown>, pointer, bound);
-    const refused = validateAppData(problem, appData, context).errors.some((error) => error.path === pointer);
-    if (refused) setPointer(appData as Record<string, unknown>, pointer, value);
+    tryValue(pointer, bound);
   }
   return { appName, appData };
 }

@@ -176,6 +176,8 @@ export interface ExampleDef {
   gallery?: boolean;
   context?: EngineContext;
   appData: AppData;
+  /** The landing page's run: app_data values by JSON pointer replacing the example's (they win over the caps). */
+  landingSettings?: Record<string, unknown>;
 }
 
 /** Where a mapping entry is written: its pointer in the problem file, and the fragment entry it came from. */
