@@ -21,7 +21,6 @@ import {
 } from '../src/engine';
 import { generateApiTypes } from './generate-api-types';
 import { generateJobResult } from './generate-job-result';
-import { generateValidators } from './generate-validators';
 import { generateWorkerContract } from './generate-worker-contract';
 import { toCodegenSchema } from './codegen-schema';
 import { loadRegistry, REPO_ROOT } from '../src/engine/node/load-schemas';
@@ -134,7 +133,6 @@ export async function generateAll(registry: Registry): Promise<Map<string, strin
   files.set('api.ts', await generateApiTypes());
   files.set('worker-contract.ts', await generateWorkerContract());
   files.set('job-result.ts', await generateJobResult());
-  for (const [rel, text] of generateValidators(registry)) files.set(rel, text);
   return files;
 }
 

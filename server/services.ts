@@ -181,7 +181,7 @@ export function createServices(
     sessions,
   });
   const schemaSources = loadSchemaSources(config.schemasDir);
-  const schemaFiles = new SchemaFiles(schemaSources);
+  const schemaFiles = new SchemaFiles(schemaSources, () => registry);
   const registry = createRegistry(schemaSources);
   // The sample datasets the problem files name live beside them (the worker looks there too).
   const samplesDir = path.resolve(config.schemasDir, '..', 'samples');

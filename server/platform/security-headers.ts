@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The web app's Content-Security-Policy. The built index.html loads one module script and one
  * stylesheet from /assets (no inline script), and the app talks only to its own origin.
- * - script-src 'self' only, no 'unsafe-eval': the browser validates with standalone validators that
- *   codegen writes from the schemas (src/generated/validators, codegen/generate-validators.ts) and
+ * - script-src 'self' only, no 'unsafe-eval': the browser validates with standalone validators the
+ *   server writes from its schema files and serves as a same-origin module
+ *   (GET /api/schemas/validators.js, src/engine/node/generate-validators.ts) and
  *   rjsf gets a validator that compiles nothing (src/renderers/form-validator.ts). The server still
  *   compiles Ajv at run time, in Node, where no CSP applies.
  * - style-src 'unsafe-inline': ApexCharts injects a <style> element and sets style attributes on

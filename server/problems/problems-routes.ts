@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   mapJobRequest,
   validateAppData,
@@ -9,7 +10,7 @@ import {
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
 import { BODY_ERRORS, envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import type { SchemaFiles } from './schema-files';
+import type { SchemaFiles, ServedBody } from './schema-files';
 
 const summarySchema = {
   type: 'object',
@@ -54,6 +55,22 @@ const checkBody = {
 } as const;
 
 /**
+ * A body the server makes once (the schema files, their validators): no-cache, so the browser keeps its
+ * copy but asks each time (a changed SCHEMAS_DIR is seen after a restart), 304 for the copy it holds,
+ * gzip for a client that takes it.
+ */
+function sendServed(request: FastifyRequest, reply: FastifyReply, served: ServedBody, type: string) {
+  reply.header('etag', served.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+  const held = request.headers['if-none-match'];
+  if (held && held.split(',').some((tag) => tag.trim() === served.etag)) return reply.code(304).send();
+  reply.type(type);
+  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+    return reply.code(200).header('content-encoding', 'gzip').send(served.gzipped);
+  }
+  return reply.code(200).send(served.body);
+}
+
+/**
  * The problem registry on the server: the same engine and schema files the browser uses, so the
  * server refuses what the form refuses, with the same messages.
  */
@@ -78,21 +95,33 @@ export const problemsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         },
       },
     },
-    async (request, reply) => {
-      // no-cache: the browser keeps its copy but asks each time, so a changed SCHEMAS_DIR is seen after a restart.
-      reply
-        .header('etag', schemaFiles.etag)
-        .header('cache-control', 'no-cache')
-        .header('vary', 'accept-encoding');
-      const held = request.headers['if-none-match'];
-      if (held && held.split(',').some((tag) => tag.trim() === schemaFiles.etag))
-        return reply.code(304).send();
-      reply.type('application/json; charset=utf-8');
-      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
-        return reply.code(200).header('content-encoding', 'gzip').send(schemaFiles.gzipped);
-      }
-      return reply.code(200).send(schemaFiles.body);
+    async (request, reply) =>
+      sendServed(request, reply, schemaFiles.files, 'application/json; charset=utf-8'),
+  );
+
+  app.get(
+    '/schemas/validators.js',
+    {
+      schema: {
+        tags: ['problems'],
+        summary:
+          "The browser's validators for the schema files GET /api/schemas sends: an ES module written from them",
+        description:
+          'export default (runtime) => ({ problems: { <id>: { appData, jobBody, fingerprint } }, accountForms }); ' +
+          "runtime is the web app's src/engine/validator-runtime.ts. The browser's CSP has no 'unsafe-eval', so it " +
+          'runs these instead of compiling the schemas.',
+        security: PUBLIC,
+        produces: ['text/javascript'],
+        response: {
+          200: { description: 'The module (text/javascript)', type: 'string' },
+          304: {
+            description: 'Not modified: the copy the client holds (If-None-Match) is current',
+          },
+        },
+      },
     },
+    async (request, reply) =>
+      sendServed(request, reply, schemaFiles.validators, 'text/javascript; charset=utf-8'),
   );
 
   app.get(

@@ -18,7 +18,7 @@ export type AjvInstance = Ajv2020;
 export { resolveDataPointer } from './validator-runtime';
 
 /**
- * The options that make an ajv instance write standalone code (codegen/generate-validators.ts):
+ * The options that make an ajv instance write standalone code (node/generate-validators.ts):
  * the generated modules import validator-runtime.ts as `runtime`, and every format is looked up in
  * its `formats`.
  */

@@ -1,11 +1,16 @@
-// The browser validates with the validators codegen precompiled (src/generated/validators); the server
-// compiles the same schemas at run time. Both must give the same answers, messages included: the
+// The browser validates with the validators the server writes from its schema files
+// (node/generate-validators.ts, served at GET /api/schemas/validators.js); Node compiles the same
+// schemas at run time. Both must give the same answers, messages included: the
 // comparisons below, and the engine's validation and account-form suites run again with the
 // precompiled validators installed (the 'again with precompiled validators' block).
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PRECOMPILED_VALIDATORS } from '../generated/validators';
 import {
   ACCOUNT_FORM_IDS,
   createDefaultAppData,
@@ -20,10 +25,31 @@ import {
   type EngineContext,
   type Problem,
 } from './index';
+import { generateValidatorsModule } from './node/generate-validators';
 import { loadRegistry } from './node/load-schemas';
 import { isPlainObject } from './json';
+import type { PrecompiledValidators } from './precompiled';
+import * as runtime from './validator-runtime';
 
 const registry = loadRegistry();
+
+/** The module as the browser gets it, imported from a file and handed the runtime as the browser does. */
+async function importModule(code: string): Promise<PrecompiledValidators> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'qml-validators-'));
+  try {
+    const file = path.join(dir, 'validators.mjs');
+    writeFileSync(file, code);
+    const module = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+      default: (r: typeof runtime) => PrecompiledValidators;
+    };
+    return module.default(runtime);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Writing every validator is CPU-bound (seconds on a busy 2-core machine): once, for every suite here.
+const PRECOMPILED_VALIDATORS = await importModule(generateValidatorsModule(registry));
 
 /** The answer at run time (Node compiles) and with the precompiled validators installed. */
 function both<T>(run: () => T): { compiled: T; precompiled: T } {
@@ -109,7 +135,7 @@ describe('precompiled validators give the answers of run-time compiled ones', ()
   }
 });
 
-describe('a problem changed since codegen', () => {
+describe('a problem changed since its validators were written', () => {
   it('is refused with the way out, not validated with the old schema or compiled', () => {
     const stock = registry.getProblem('stock-price-prediction');
     const changed = structuredClone(stock);
@@ -118,7 +144,7 @@ describe('a problem changed since codegen', () => {
     try {
       expect(validateAppData(stock, createDefaultAppData(stock)).valid).toBeDefined();
       expect(() => validateAppData(changed, createDefaultAppData(changed))).toThrow(
-        'No precompiled validator for problem "stock-price-prediction" as it is now: run `npm run codegen` and rebuild.',
+        'No precompiled validator for problem "stock-price-prediction" as it is now: the validators were written from other schema files (the server may have restarted with changed ones). Reload the page.',
       );
     } finally {
       installPrecompiledValidators(undefined);

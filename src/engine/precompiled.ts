@@ -1,6 +1,7 @@
-// Validators compiled ahead of time (src/generated/validators/, written by `npm run codegen`). The
-// browser installs them at start: its CSP has no 'unsafe-eval', so ajv may not compile there. Node
-// (server, tests, codegen) installs nothing and compiles from the schemas at run time.
+// Validators compiled ahead of time: the server writes them from its schema files
+// (node/generate-validators.ts) and serves them (GET /api/schemas/validators.js); the browser installs
+// them at start (src/renderers/served-validators.ts): its CSP has no 'unsafe-eval', so ajv may not
+// compile there. Node (server, tests, codegen) installs nothing and compiles at run time.
 
 import type { ErrorObject } from 'ajv/dist/2020';
 

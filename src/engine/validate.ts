@@ -36,7 +36,7 @@ function getCompiled(problem: Problem): CompiledProblem {
     // Compiling here would need eval, which the browser's CSP refuses: say what is wrong instead.
     if (candidate?.fingerprint !== fingerprint)
       throw new Error(
-        `No precompiled validator for problem "${problem.id}" as it is now: run \`npm run codegen\` and rebuild.`,
+        `No precompiled validator for problem "${problem.id}" as it is now: the validators were written from other schema files (the server may have restarted with changed ones). Reload the page.`,
       );
     entry = candidate;
     compiled.set(problem, entry);

@@ -1,4 +1,5 @@
-// What the precompiled validators in src/generated/validators/ call (imported there as `runtime`):
+// What the precompiled validators the server writes (node/generate-validators.ts) call: their module
+// takes this module's exports as its parameter `runtime`:
 // ajv's runtime helpers, the formats, and the engine's keyword functions. The engine's ajv keywords
 // (ajv.ts) call the same functions when the server compiles at run time, so both agree. Nothing here
 // compiles code: the browser runs these under a CSP without 'unsafe-eval'.

@@ -2996,6 +2996,104 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/schemas/validators.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The browser's validators for the schema files GET /api/schemas sends: an ES module written from them
+     * @description export default (runtime) => ({ problems: { <id>: { appData, jobBody, fingerprint } }, accountForms }); runtime is the web app's src/engine/validator-runtime.ts. The browser's CSP has no 'unsafe-eval', so it runs these instead of compiling the schemas.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The module (text/javascript) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': string;
+          };
+        };
+        /** @description Not modified: the copy the client holds (If-None-Match) is current */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': unknown;
+          };
+        };
+        /** @description The address (a path segment) is too long */
+        414: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request headers are too large (answered by the HTTP server itself, without a body) */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': {
+              /** @enum {boolean} */
+              success: false;
+              /** @description The message the client shows */
+              detail: string;
+              /** @description The spec's sentence for this refusal, where it has one */
+              message?: string;
+              errors?: {
+                /** @description JSON pointer (RFC 6901) into the request part that was refused; where `path` is given, the field's name */
+                field: string;
+                message: string;
+                /** @description JSON pointer into the stored app_data or the body (execute-job) */
+                path?: string;
+                /** @description The form label of the field (execute-job) */
+                label?: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/problems': {
     parameters: {
       query?: never;
