@@ -5,8 +5,8 @@
 // - GET /api/schemas/validators.js: the validators the browser runs for those files (its CSP has no
 //   'unsafe-eval', so it cannot compile them), written from this registry by the engine's generator.
 // Each body, its ETag and its gzip copy are made once: the files when the server starts, the
-// validators on their first request (writing them takes seconds of CPU, which a server that never
-// serves the web app, such as a test's, should not spend).
+// validators on first use (writing them takes seconds of CPU: server/main.ts asks right after it
+// listens, and a server that never serves the web app, such as a test's, does not spend it).
 
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
