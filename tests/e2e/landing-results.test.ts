@@ -146,6 +146,7 @@ describe('the landing page from real results', () => {
           await interpretation.getByRole('button', { name: button, exact: true }).click();
           const line = shownLine(output.interpretation![register]);
           await interpretation.getByText(line, { exact: true }).first().waitFor();
+          await settled(interpretation);
           await interpretation.screenshot({
             path: `${ARTIFACTS}/landing-results-${problem_id}-${register.replace('_', '-')}.png`,
           });
@@ -157,6 +158,20 @@ describe('the landing page from real results', () => {
     DEADLINE_MS + 120_000,
   );
 });
+
+/**
+ * Waits until the element's box holds still between two reads: a screenshot taken while the page
+ * above it is still laying out (a register switch, a poll's answer) captured the wrong area.
+ */
+async function settled(locator: Locator) {
+  let before = JSON.stringify(await locator.boundingBox());
+  for (let tries = 0; tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = JSON.stringify(await locator.boundingBox());
+    if (now === before) return;
+    before = now;
+  }
+}
 
 async function expectTrainingData(card: Locator, output: Output) {
   if (!output.training_data || Object.keys(output.training_data).length === 0) {
