@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ID } from '../platform/id-schemas';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import { notModified } from './conditional-get';
+import { notModified } from '../platform/conditional-get';
 import type { DemoRequest, DemoResultsData } from './demo-results-data';
 
 const problemId = { type: 'string', pattern: '^[a-z0-9-]{1,100}$' } as const;

@@ -13,7 +13,13 @@ import { JobStatus } from '../jobs/job-states';
 import type { JobRecord } from '../jobs/jobs-repository';
 import type { OutputDetail } from '../outputs/output-detail';
 import type { OutputsService } from '../outputs/outputs-service';
-import type { DemoFile } from './conditional-get';
+import type { Validators } from '../platform/conditional-get';
+
+/** One demo data reply as sent: its bytes and the validators of a conditional request. */
+export interface DemoFile extends Required<Validators> {
+  /** The reply's bytes (the envelope), sent as they are. */
+  body: Buffer;
+}
 
 export type Register = 'technical' | 'non_technical';
 

@@ -10,6 +10,7 @@ import {
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
 import { BODY_ERRORS, envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
+import { notModified } from '../platform/conditional-get';
 import type { SchemaFiles, ServedBody } from './schema-files';
 
 const summarySchema = {
@@ -61,8 +62,7 @@ const checkBody = {
  */
 function sendServed(request: FastifyRequest, reply: FastifyReply, served: ServedBody, type: string) {
   reply.header('etag', served.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
-  const held = request.headers['if-none-match'];
-  if (held && held.split(',').some((tag) => tag.trim() === served.etag)) return reply.code(304).send();
+  if (notModified(served, request.headers as { 'if-none-match'?: string })) return reply.code(304).send();
   reply.type(type);
   if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
     return reply.code(200).header('content-encoding', 'gzip').send(served.gzipped);

@@ -65,6 +65,13 @@ describe('a server started on SCHEMAS_DIR', () => {
     const again = await stack.app.inject({ url: '/api/schemas', headers: { 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // RFC 9110's weak comparison, as the demo data's conditional GETs answer it: a weak tag and '*' match too.
+    for (const held of [`W/${etag}`, `"other", ${etag}`, '*']) {
+      const revalidated = await stack.app.inject({ url: '/api/schemas', headers: { 'if-none-match': held } });
+      expect(revalidated.statusCode, held).toBe(304);
+    }
+    const stale = await stack.app.inject({ url: '/api/schemas', headers: { 'if-none-match': '"other"' } });
+    expect(stale.statusCode).toBe(200);
   });
 
   it('sends the files gzipped to a client that accepts gzip', async () => {

@@ -1,11 +1,9 @@
-/** One demo data reply as sent: its bytes and the validators of a conditional request. */
-export interface DemoFile {
-  /** The reply's bytes (the envelope), sent as they are. */
-  body: Buffer;
+/** The validators of a conditional GET: an entity tag and, where the reply has one, its last change. */
+export interface Validators {
   /** Strong validator: a hash of the content, so the same bytes always carry the same tag. */
   etag: string;
-  /** When the run it describes last changed, whole seconds (HTTP dates have no fractions). */
-  lastModified: Date;
+  /** Whole seconds (HTTP dates have no fractions). */
+  lastModified?: Date;
 }
 
 /**
@@ -13,7 +11,7 @@ export interface DemoFile {
  * otherwise If-Modified-Since. True when the client's copy is current (answer 304).
  */
 export function notModified(
-  file: Pick<DemoFile, 'etag' | 'lastModified'>,
+  file: Validators,
   headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
 ): boolean {
   const tags = headers['if-none-match'];
@@ -22,7 +20,7 @@ export function notModified(
     return tags.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(file.etag));
   }
   const since = headers['if-modified-since'];
-  if (since === undefined) return false;
+  if (since === undefined || file.lastModified === undefined) return false;
   const time = Date.parse(since);
   return !Number.isNaN(time) && file.lastModified.getTime() <= time;
 }
