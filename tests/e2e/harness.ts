@@ -74,6 +74,8 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       // The landing page's example runs train in the background: only the tests of them turn them on.
       DEMO_RESULTS: 'off',
+      // Most files run no job: the preloaded Python (about 5 CPU-s on this machine) starts at the first job instead.
+      WORKER_WARM: 'lazy',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
