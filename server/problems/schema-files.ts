@@ -6,13 +6,15 @@
 //   'unsafe-eval', so it cannot compile them), written from this registry by the engine's generator.
 // Each body, its ETag and its gzip copy are made once: the files when the server starts, the
 // validators on first use (writing them takes seconds of CPU: server/main.ts asks right after it
-// listens, and a server that never serves the web app, such as a test's, does not spend it).
+// listens, and a server that never serves the web app, such as a test's, does not spend it; a restart
+// with the same files and code reads them back from validators-cache.ts).
 
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
 import type { Registry, SchemaSources } from '../../src/engine';
 import { generateValidatorsModule } from '../../src/engine/node/generate-validators';
+import { cachedValidators } from './validators-cache';
 
 /** A reply body made once, with its gzip copy and a strong ETag over its bytes. */
 export class ServedBody {
@@ -41,7 +43,9 @@ export class SchemaFiles {
 
   /** The ES module of the registry's validators (generate-validators.ts), written on first use. */
   get validators(): ServedBody {
-    this.validatorsBody ??= new ServedBody(Buffer.from(generateValidatorsModule(this.registry())));
+    this.validatorsBody ??= new ServedBody(
+      Buffer.from(cachedValidators(this.files.body, () => generateValidatorsModule(this.registry()))),
+    );
     return this.validatorsBody;
   }
 }
