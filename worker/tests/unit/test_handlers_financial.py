@@ -560,9 +560,14 @@ def test_fraud_vqc_is_wired_through_the_handler_and_its_model_loads(
     assert read_model_card(tmp_path)["target"] == "Fraud"
     actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(small_fraud).head(50))
     assert len(actual) == len(predicted) == 50
-    # the dataset line counts the rows the run used: its training rows and the test rows it scored
+    # the dataset line counts the rows the run used: its training rows, the validation rows that chose
+    # the decision threshold and the test rows it scored
     training = data["training_data"]
-    assert data["dataset"]["rows_used"] == training["train_rows_used"] + training["test_rows_scored"]
+    validation_rows = training["threshold"]["validation_rows"]
+    assert validation_rows > 0
+    assert data["dataset"]["rows_used"] == (
+        training["train_rows_used"] + validation_rows + training["test_rows_scored"]
+    )
 
 
 def test_the_dataset_line_of_a_qsvc_counts_the_capped_kernel_rows_not_the_whole_file(
@@ -574,7 +579,8 @@ def test_the_dataset_line_of_a_qsvc_counts_the_capped_kernel_rows_not_the_whole_
     path = REPO_ROOT / "src" / "generated" / "fixtures" / "fraud-detection.job-requests.json"
     requests = json.loads(path.read_text(encoding="utf-8"))["requests"]
     (request,) = [r for r in requests if r["name"] == "example with model_type Quantum"]
-    body = {**request["body"], "model": qsvc.MODEL, "circuit_repetition": 1, "test_ratio": 0.2}
+    # a tenth for testing: of the other 900 rows a quarter chooses the threshold and 675 exceed the cap
+    body = {**request["body"], "model": qsvc.MODEL, "circuit_repetition": 1, "test_ratio": 0.1}
     code, lines = run(
         "fraud-detection", body, small_fraud, tmp_path, parse_protocol_lines, target_column="Fraud"
     )
@@ -583,7 +589,9 @@ def test_the_dataset_line_of_a_qsvc_counts_the_capped_kernel_rows_not_the_whole_
     assert training["train_rows"] > qsvc.MAX_KERNEL_ROWS  # the cap binds: the kernel is 600 rows
     assert training["train_rows_used"] == qsvc.MAX_KERNEL_ROWS
     assert training["test_rows_scored"] == training["test_rows"]
-    assert data["dataset"]["rows_used"] == qsvc.MAX_KERNEL_ROWS + training["test_rows"]
+    validation_rows = training["threshold"]["validation_rows"]
+    assert validation_rows > 0  # the held-out quarter that chose the decision threshold
+    assert data["dataset"]["rows_used"] == qsvc.MAX_KERNEL_ROWS + validation_rows + training["test_rows"]
     assert data["dataset"]["rows_used"] < len(pd.read_csv(small_fraud))
 
 

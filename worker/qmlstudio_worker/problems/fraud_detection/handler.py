@@ -193,8 +193,11 @@ def run(params: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     rows_used = int(data.get("rows_selected", len(inputs.frame))) - int(data.get("rows_removed", 0))
     if "train_rows_used" in data and "test_rows_scored" in data:
         # a quantum model trains on a capped sample (the QSVC's kernel: 600 rows, 80 under noise) and may
-        # score a sample of the test rows: the rows the run used are those, not the whole file
-        rows_used = int(data["train_rows_used"]) + int(data["test_rows_scored"])
+        # score a sample of the test rows: the rows the run used are those, not the whole file, and the
+        # validation rows held out of the training part to choose the decision threshold
+        threshold = data.get("threshold") or {}
+        validation_rows = int(threshold.get("validation_rows") or 0)
+        rows_used = int(data["train_rows_used"]) + validation_rows + int(data["test_rows_scored"])
     result["dataset"] = inputs.dataset_summary(rows_used)
     result["run_record"] = run_record(params, inputs, {"model": model, "target_column": target})
     result["seed"] = inputs.seed
