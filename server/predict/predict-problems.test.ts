@@ -109,7 +109,10 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
         expect((await predict('brain-tumor-classification', retina)).statusCode).toBe(404);
         // The OpenAPI document lists both, each from its file.
         const doc = (await app.inject({ url: '/api/openapi.json' })).json() as {
-          paths: Record<string, unknown>;
+          paths: Record<
+            string,
+            { post?: { parameters?: { in: string; name: string; required?: boolean }[] } }
+          >;
         };
         expect(Object.keys(doc.paths)).toEqual(
           expect.arrayContaining([
@@ -117,6 +120,21 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))(
             '/api/brain-tumor-classification/predict/{userId}',
           ]),
         );
+        // model_name is refused when missing (by the service, in the file's words): the document says required.
+        for (const api of [NEW_API, 'brain-tumor-classification']) {
+          const query = (doc.paths[`/api/${api}/predict/{userId}`]?.post?.parameters ?? []).filter(
+            (p) => p.in === 'query',
+          );
+          expect(
+            query.map((p) => [p.name, p.required ?? false]),
+            api,
+          ).toEqual(
+            expect.arrayContaining([
+              ['application_id', true],
+              ['model_name', true],
+            ]),
+          );
+        }
       },
     );
 

@@ -34,7 +34,8 @@ const querystringOf = (problem: PredictProblem) =>
   ({
     type: 'object',
     additionalProperties: false,
-    // model_name is required too, but refused by the service in the problem file's words (modelRequired).
+    // model_name is required too (documented so: config.documentedRequiredQuery), but refused by the service in
+    // the problem file's words (modelRequired).
     required: ['application_id'],
     properties: {
       application_id: {
@@ -112,6 +113,7 @@ export const predictRoutes: FastifyPluginAsyncJsonSchemaToTs<{
       predictPathOf(problem),
       {
         onRequest: app.requireUser,
+        config: { documentedRequiredQuery: ['model_name'] },
         schema: {
           tags: [problem.id],
           summary:
