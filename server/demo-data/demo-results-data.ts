@@ -8,12 +8,23 @@ import { createHash } from 'node:crypto';
 import type { Registry } from '../../src/engine';
 import type { UserRecord } from '../auth/users-repository';
 import type { Queryable } from '../db/database';
-import { jobResultOf } from '../jobs/job-result';
+import { jobResultOf, type JobResult } from '../jobs/job-result';
 import { JobStatus } from '../jobs/job-states';
 import type { JobRecord } from '../jobs/jobs-repository';
 import type { OutputDetail } from '../outputs/output-detail';
 import type { OutputsService } from '../outputs/outputs-service';
 import type { Validators } from '../platform/conditional-get';
+
+/**
+ * The class names of a run's confusion matrix, from its confusion-matrix chart's categories; null when
+ * the run has no such chart or its categories do not match the matrix (the page then shows numbers).
+ */
+export function confusionLabels(result: JobResult | null): string[] | null {
+  const matrix = result?.confusion_matrix;
+  const chart = result?.charts?.find((c) => c.type === 'confusion_matrix');
+  if (!matrix || !chart || chart.categories.length !== matrix.length) return null;
+  return chart.categories.map(String);
+}
 
 /** One demo data reply as sent: its bytes and the validators of a conditional request. */
 export interface DemoFile extends Required<Validators> {
@@ -151,6 +162,7 @@ export class DemoResultsData {
                 training_data: result?.training_data ?? null,
                 losses: result?.losses ?? null,
                 confusion_matrix: result?.confusion_matrix ?? null,
+                confusion_labels: confusionLabels(result),
                 interpretation:
                   row.status === JobStatus.completed
                     ? {

@@ -58,9 +58,22 @@ export function heatLevel(value: number, max: number): 'low' | 'mid' | 'high' {
   return value <= (2 * max) / 3 ? 'mid' : 'high';
 }
 
-/** A confusion matrix: rows are the true class, columns the predicted class. */
-export function ConfusionHeatmap({ matrix, title }: { matrix: number[][]; title: string }) {
+/**
+ * A confusion matrix: rows are the true class, columns the predicted class, both headed by the class
+ * names when the run gives one per row, by the class index otherwise.
+ */
+export function ConfusionHeatmap({
+  matrix,
+  title,
+  labels,
+}: {
+  matrix: number[][];
+  title: string;
+  labels?: string[] | null;
+}) {
   const max = Math.max(...matrix.flat());
+  const named = labels && labels.length === matrix.length ? labels : null;
+  const name = (index: number) => named?.[index] ?? String(index);
   return (
     <table className="demo-confusion" aria-label={`${title}: confusion matrix`}>
       <thead>
@@ -68,7 +81,7 @@ export function ConfusionHeatmap({ matrix, title }: { matrix: number[][]; title:
           <th scope="col">True \ Predicted</th>
           {matrix[0]?.map((_, column) => (
             <th key={column} scope="col">
-              {column}
+              {name(column)}
             </th>
           ))}
         </tr>
@@ -76,7 +89,7 @@ export function ConfusionHeatmap({ matrix, title }: { matrix: number[][]; title:
       <tbody>
         {matrix.map((row, index) => (
           <tr key={index}>
-            <th scope="row">{index}</th>
+            <th scope="row">{name(index)}</th>
             {row.map((value, column) => (
               <td key={column} className={`heat-${heatLevel(value, max)}`}>
                 {value}

@@ -114,6 +114,33 @@ describe('landing demo sections', () => {
     expect(calls.length).toBe(asked);
   });
 
+  it('head the confusion matrix with the class names the run gives, with numbers when it gives none', async () => {
+    const headers = async (overrides: Record<string, unknown>) => {
+      fakeApi({
+        'GET /api/examples': () => ({ body: examples }),
+        'GET /api/demo-data/brain-tumor/compare': () => ({ body: run(overrides) }),
+      });
+      const { unmount } = render(<PerformanceComparison />);
+      const table = await screen.findByRole('table', {
+        name: 'Classical model (output 186): confusion matrix',
+      });
+      const columns = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+      const rows = [...table.querySelectorAll('tbody th')].map((th) => th.textContent);
+      unmount();
+      return { columns, rows };
+    };
+    expect(await headers({ confusion_labels: ['negative', 'positive'] })).toEqual({
+      columns: ['True \\ Predicted', 'negative', 'positive'],
+      rows: ['negative', 'positive'],
+    });
+    expect(await headers({})).toEqual({ columns: ['True \\ Predicted', '0', '1'], rows: ['0', '1'] });
+    // Names that do not fit the matrix are not guessed at.
+    expect(await headers({ confusion_labels: ['negative'] })).toEqual({
+      columns: ['True \\ Predicted', '0', '1'],
+      rows: ['0', '1'],
+    });
+  });
+
   it("show a failed run's reason in each section", async () => {
     fakeApi({
       'GET /api/examples': () => ({ body: examples }),

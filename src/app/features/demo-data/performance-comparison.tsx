@@ -31,7 +31,7 @@ function OutputView({ output, view, app }: { output: DemoOutput; view: View; app
       );
   } else {
     body = output.confusion_matrix?.length ? (
-      <ConfusionHeatmap matrix={output.confusion_matrix} title={title} />
+      <ConfusionHeatmap matrix={output.confusion_matrix} labels={output.confusion_labels} title={title} />
     ) : (
       <p className="muted">No Data Available</p>
     );

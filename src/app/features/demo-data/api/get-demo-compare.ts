@@ -17,6 +17,8 @@ export interface DemoOutput {
   training_data: Record<string, unknown> | null;
   losses: { train?: number[]; test?: number[] } | null;
   confusion_matrix: number[][] | null;
+  /** The matrix's class names, in row (and column) order; null when the run does not name them. */
+  confusion_labels?: string[] | null;
   /** The analysis engine's report in Markdown, both registers; null until the run is Completed. */
   interpretation: { technical: string | null; non_technical: string | null } | null;
 }
