@@ -34,6 +34,13 @@ const body = {
       description:
         "The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot",
     },
+    repeats: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      description:
+        "The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them",
+    },
   },
 } as const;
 
@@ -89,6 +96,21 @@ const estimateData = {
     },
     rows: nullableInteger,
     note: { type: ['string', 'null'] },
+    repeats: { type: 'integer', description: 'The runs the job makes (the figures above are per run)' },
+    all_repeats: {
+      type: 'object',
+      description:
+        "The run's totals times repeats (null where the run's own figure is null): what all the runs spend",
+      properties: {
+        circuit_evaluations: nullableInteger,
+        total_shots: nullableInteger,
+        estimated_seconds: { type: ['number', 'null'] },
+        optimizer_evaluations: nullableInteger,
+        simulator_calls: nullableInteger,
+        noisy_circuits_run: nullableInteger,
+        noisy_training_rows: nullableInteger,
+      },
+    },
   },
 } as const;
 

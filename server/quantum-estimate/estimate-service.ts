@@ -12,6 +12,8 @@ export interface EstimateBody {
   rows?: number;
   /** The job extension's quantum_noise_model (the body has no field for it). */
   noise_model?: string | null;
+  /** The job extension's repeats (1..10): the worker reports per-run figures and the totals of all runs. */
+  repeats?: number;
 }
 
 /** The worker's estimate (resource_estimate.py); the always-present fields typed, the rest passed on. */
@@ -80,6 +82,7 @@ export class ResourceEstimateService {
         params: body.params,
         rows: body.rows ?? null,
         noise_model: body.noise_model ?? null,
+        repeats: body.repeats ?? 1,
       },
       timeoutSeconds: this.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     });

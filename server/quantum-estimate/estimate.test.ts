@@ -53,6 +53,21 @@ describe.skipIf(!mode.available)('resource estimate', () => {
     expect(data.total_shots).toBeNull(); // the example runs on the exact statevector simulator
   }, 120_000);
 
+  it('reports per-run figures and the totals of all repeats, and refuses repeats above 10', async () => {
+    const params = { ...quantumBody('fraud-detection'), quantum_device_backend: 'qasm_simulator' };
+    const reply = await post('fraud-detection', { params, rows: 100, repeats: 3 });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const data = (reply.json() as Json).data as Json;
+    expect(data.repeats).toBe(3);
+    expect(data.total_shots).toBeGreaterThan(0);
+    expect(data.all_repeats.total_shots).toBe(3 * data.total_shots);
+    expect(data.all_repeats.circuit_evaluations).toBe(3 * data.circuit_evaluations);
+    expect(data.all_repeats.estimated_seconds).toBeCloseTo(3 * data.estimated_seconds, 2);
+    const tooMany = await post('fraud-detection', { params, rows: 100, repeats: 11 });
+    expect(tooMany.statusCode).toBe(400);
+    expect(JSON.stringify((tooMany.json() as Json).errors)).toContain('/repeats');
+  }, 120_000);
+
   it('transpiles for the noise model or device the form chose', async () => {
     const body: Json = {
       ...quantumBody('portfolio-optimization'),

@@ -8994,6 +8994,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -9044,6 +9046,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };
@@ -9285,6 +9299,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -9335,6 +9351,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };
@@ -9576,6 +9604,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -9626,6 +9656,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };
@@ -9867,6 +9909,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -9917,6 +9961,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };
@@ -10158,6 +10214,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -10208,6 +10266,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };
@@ -10449,6 +10519,8 @@ export interface paths {
             rows?: number;
             /** @description The job extension's quantum_noise_model ('None' or null: none): the circuit is transpiled for that device snapshot */
             noise_model?: string | null;
+            /** @description The job extension's repeats (runs with consecutive seeds): all_repeats holds the totals of all of them */
+            repeats?: number;
           };
         };
       };
@@ -10499,6 +10571,18 @@ export interface paths {
                 noisy_circuits_run?: number | null;
                 rows?: number | null;
                 note?: string | null;
+                /** @description The runs the job makes (the figures above are per run) */
+                repeats?: number;
+                /** @description The run's totals times repeats (null where the run's own figure is null): what all the runs spend */
+                all_repeats?: {
+                  circuit_evaluations?: number | null;
+                  total_shots?: number | null;
+                  estimated_seconds?: number | null;
+                  optimizer_evaluations?: number | null;
+                  simulator_calls?: number | null;
+                  noisy_circuits_run?: number | null;
+                  noisy_training_rows?: number | null;
+                };
               };
             };
           };

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from qmlstudio_worker import __version__
+from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.runner import install_signal_handlers, run_job
 from qmlstudio_worker.problem_schemas import ProblemSchemas, resolve_schemas_dir
 from qmlstudio_worker.protocol import EXIT_OK, EXIT_RUNTIME_ERROR, EXIT_VALIDATION_ERROR, Emitter, encode_line
@@ -119,8 +120,8 @@ def _command_predict(out: TextIO, _args: argparse.Namespace) -> int:
 
 
 def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
-    """The resource estimate of {"kind", "params", "rows"?, "noise_model"?} on stdin as one protocol line: a
-    result, or a validation error for a body without a circuit."""
+    """The resource estimate of {"kind", "params", "rows"?, "noise_model"?, "repeats"?} on stdin as one
+    protocol line: a result, or a validation error for a body without a circuit or repeats outside 1..10."""
     from qmlstudio_worker.jobs.resource_estimate import estimate
 
     emit = Emitter(out)
@@ -132,7 +133,11 @@ def _command_estimate(out: TextIO, _args: argparse.Namespace) -> int:
             dict(request["params"]),
             int(rows) if rows else None,
             noise_model=request.get("noise_model"),
+            repeats=request.get("repeats"),
         )
+    except JobValidationError as exc:
+        emit.error(str(exc), kind="validation", field="/repeats")  # the request's field, not the envelope's
+        return EXIT_VALIDATION_ERROR
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         text = str(exc)
         emit.error(text[:1].upper() + text[1:], kind="validation", field="/params")

@@ -34,6 +34,10 @@ the training rows, or one row, per step), timed forward and backward in the run'
 one-time transpile and noise setup; shots are counted only for the Aer circuits that follow (the hybrid's
 test windows, the VQC's test rows, portfolio's and routing's final circuit). Above the noisy-training limit
 (:data:`.noisy_density.NOISY_TRAINING_LIMITS`) the note is the run's own refusal.
+
+Every figure above is per run. A job with the extension's ``repeats`` (1 to 10: :mod:`.repeats` runs the
+same handler once per seed) spends the run's totals that many times: ``all_repeats`` (:func:`all_repeats`)
+holds the circuits, shots, time and calls for all of them, and the browser's panel reads its time from there.
 """
 
 from __future__ import annotations
@@ -700,12 +704,56 @@ FAMILIES: dict[str, Builder] = {
 }
 
 
+#: The per-run totals a job with repeats (:mod:`.repeats`: the same handler once per seed) spends ``repeats``
+#: times; the counts per iteration, the circuit's size and the optimizer's iterations stay per run.
+RUN_TOTALS = (
+    "circuit_evaluations",
+    "total_shots",
+    "estimated_seconds",
+    "optimizer_evaluations",
+    "simulator_calls",
+    "noisy_circuits_run",
+    "noisy_training_rows",
+)
+
+
+def all_repeats(per_run: Mapping[str, Any], repeats: int) -> dict[str, Any]:
+    """The run totals of ``per_run`` for ``repeats`` runs (None stays None: not counted or not timed): the
+    one place the estimate multiplies by the extension's ``repeats``."""
+    totals: dict[str, Any] = {}
+    for key in RUN_TOTALS:
+        value = per_run.get(key)
+        if value is None:
+            totals[key] = None
+        elif key == "estimated_seconds":
+            totals[key] = round(float(value) * repeats, 3)
+        else:
+            totals[key] = int(value) * repeats
+    return totals
+
+
 def estimate(
-    kind: str, params: Mapping[str, Any], rows: int | None = None, noise_model: str | None = None
+    kind: str,
+    params: Mapping[str, Any],
+    rows: int | None = None,
+    noise_model: str | None = None,
+    repeats: int | None = None,
 ) -> dict[str, Any]:
-    """The resource estimate of a job body (and the extension's ``noise_model``); see the module docstring.
+    """The resource estimate of a job body (and the extension's ``noise_model`` and ``repeats``); see the
+    module docstring. The figures are per run; ``all_repeats`` holds the run totals times ``repeats``.
     Raises ValueError for a body that has no quantum circuit (a Classical model), a problem without a
-    quantum model, an unknown noise model or a device without a snapshot."""
+    quantum model, an unknown noise model or a device without a snapshot, and JobValidationError for
+    repeats outside 1..10."""
+    from qmlstudio_worker.jobs.repeats import repeat_count
+
+    count = repeat_count({"repeats": repeats})
+    per_run = _estimate_one_run(kind, params, rows, noise_model)
+    return {**per_run, "repeats": count, "all_repeats": all_repeats(per_run, count)}
+
+
+def _estimate_one_run(
+    kind: str, params: Mapping[str, Any], rows: int | None, noise_model: str | None
+) -> dict[str, Any]:
     from qmlstudio_worker.jobs.support import quantum_shots
 
     if PROBLEM_ID.fullmatch(kind):  # the body as a job would run it: its problem file's defaults filled in

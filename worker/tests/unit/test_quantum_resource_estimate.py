@@ -298,3 +298,39 @@ def test_adam_under_noise_above_the_one_row_limit_is_estimated_as_the_runs_refus
     assert found["estimated_seconds"] is None
     assert "at most 10 qubits" in found["note"]
     assert "choose COBYLA or SPSA" in found["note"]
+
+
+def test_an_estimate_with_repeats_reports_per_run_figures_and_the_totals_of_all_repeats() -> None:
+    body = quantum_body("fraud-detection", quantum_device_backend="qasm_simulator", quantum_shots=256)
+    found = estimate("fraud-detection", body, rows=100, repeats=3)
+    # the figures stay per run: the evaluations of one run, its shots
+    assert found["repeats"] == 3
+    assert found["circuit_evaluations"] == found["evaluations_per_iteration"] * found["iterations"]
+    assert found["total_shots"] == 256 * found["circuit_evaluations"]
+    totals = found["all_repeats"]
+    assert totals["circuit_evaluations"] == 3 * found["circuit_evaluations"]
+    assert totals["total_shots"] == 3 * found["total_shots"]
+    assert totals["estimated_seconds"] == pytest.approx(3 * found["estimated_seconds"], abs=0.002)
+    single = estimate("fraud-detection", body, rows=100)
+    assert single["repeats"] == 1
+    assert single["all_repeats"]["circuit_evaluations"] == single["circuit_evaluations"]
+    assert single["all_repeats"]["total_shots"] == single["total_shots"]
+    exact = estimate("fraud-detection", quantum_body("fraud-detection"), rows=100, repeats=2)
+    assert exact["total_shots"] is None  # the exact statevector: no shots, in one run or three
+    assert exact["all_repeats"]["total_shots"] is None
+
+
+def test_cli_estimate_refuses_repeats_outside_one_to_ten_naming_the_field() -> None:
+    request = {"kind": "vehicle-routing", "params": quantum_body("vehicle-routing"), "rows": 4, "repeats": 11}
+    done = subprocess.run(
+        [sys.executable, "-m", "qmlstudio_worker", "estimate"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    refusal = json.loads(done.stdout)
+    assert (refusal["type"], refusal["kind"], refusal["field"]) == ("error", "validation", "/repeats")
+    assert "Repeats must be a whole number from 1 to 10" in refusal["message"]

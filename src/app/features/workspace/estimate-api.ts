@@ -20,7 +20,7 @@ export type EstimateOutcome =
 
 /**
  * POST /{problem}/resource-estimate/{userId} with the execute-job body (and the dataset's rows, if known, and
- * the noise model the form chose: the job extension carries it, not the body).
+ * the noise model and repeats the form chose: the job extension carries them, not the body).
  */
 export async function postResourceEstimate(
   problemId: string,
@@ -29,6 +29,7 @@ export async function postResourceEstimate(
   rows: number | undefined,
   signal: AbortSignal,
   noiseModel?: string,
+  repeats?: number,
 ): Promise<EstimateOutcome> {
   const path = `/${encodeURIComponent(problemId)}/resource-estimate/${encodeURIComponent(String(userId))}`;
   try {
@@ -38,6 +39,7 @@ export async function postResourceEstimate(
         params,
         ...(rows !== undefined && rows > 0 && { rows }),
         ...(noiseModel && { noise_model: noiseModel }),
+        ...(repeats !== undefined && repeats > 1 && { repeats }),
       }),
       signal,
     });

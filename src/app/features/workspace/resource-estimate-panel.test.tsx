@@ -133,16 +133,39 @@ describe('ResourceEstimatePanel', () => {
     ]);
   });
 
-  it('multiplies the run time by the repeats the form asks for', async () => {
-    fakeApi({ [ROUTE]: () => ({ body: estimate(4) }) });
+  it("asks for the form's repeats and shows the worker's per-run figures and totals, multiplying nothing", async () => {
+    // The worker's totals (here not 3x the per-run time, as a measured total may round otherwise) are shown
+    // as they come: the panel multiplies nothing itself.
+    const repeatedEstimate = {
+      success: true,
+      data: {
+        ...estimate(4).data,
+        repeats: 3,
+        all_repeats: { total_shots: 3072000, estimated_seconds: 600, circuit_evaluations: 288 },
+      },
+    };
+    const calls = fakeApi({ [ROUTE]: () => ({ body: repeatedEstimate }) });
     const repeated = {
       ...example.appData,
       model_configurations: { ...example.appData.model_configurations, repeats: 3 },
     };
     render(panel(repeated));
     await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
-    expect(screen.getByText('3 min per run, 9 min for 3 repeats')).toBeTruthy();
-    expect(runTimeText(185, 1)).toBe('3 min');
+    const posted = calls.filter((c) => c.path.includes('resource-estimate'));
+    expect((posted.at(-1)!.body as { repeats?: number }).repeats).toBe(3);
+    expect(screen.getByText('3 min per run, 10 min for 3 repeats')).toBeTruthy();
+    expect(screen.getByText('1,024,000 per run, 3,072,000 for 3 repeats')).toBeTruthy();
+    expect(runTimeText(185, 185, 1)).toBe('3 min');
+    expect(runTimeText(185, null, 3)).toBe('3 min'); // no total reported: no made-up one
+  });
+
+  it('sends no repeats for a single run and shows per-run figures only', async () => {
+    const calls = fakeApi({ [ROUTE]: () => ({ body: estimate(4) }) });
+    render(panel(example.appData));
+    await screen.findByText('4', undefined, { timeout: ESTIMATE_DEBOUNCE_MS * 3 });
+    const posted = calls.filter((c) => c.path.includes('resource-estimate'));
+    expect(posted.at(-1)!.body).not.toHaveProperty('repeats');
+    expect(screen.getByText('1,024,000')).toBeTruthy();
   });
 
   it('reads a described unit after the number instead of as "per <unit>"', async () => {

@@ -1,4 +1,4 @@
-import { mapJobExtension, type AppData, type EngineContext, type Problem } from '../../../engine';
+import type { AppData, EngineContext, Problem } from '../../../engine';
 import type { ResourceEstimate } from './estimate-api';
 import { useResourceEstimate } from './use-resource-estimate';
 
@@ -34,14 +34,31 @@ export function noisyPlan(calls: number, circuits: number | null): string {
   return `${callWords} running ${count(circuits, '')} circuit${circuits === 1 ? '' : 's'}`;
 }
 
-/** The run time of one run, and of all of them when the form asks for repeated seeds. */
-export function runTimeText(seconds: number, repeats: number): string {
-  if (repeats <= 1) return formatDuration(seconds);
-  return `${formatDuration(seconds)} per run, ${formatDuration(seconds * repeats)} for ${repeats} repeats`;
+/**
+ * A figure of one run, and of all of them when the estimate is for repeated seeds: the worker reports both
+ * (its all_repeats), so the panel never multiplies.
+ */
+export function perRunText(perRun: string, total: string | null, repeats: number | null | undefined): string {
+  if (repeats === null || repeats === undefined || repeats <= 1 || total === null) return perRun;
+  return `${perRun} per run, ${total} for ${repeats} repeats`;
 }
 
-function EstimateFigures({ estimate, repeats }: { estimate: ResourceEstimate; repeats: number }) {
+/** The run time of one run, and of all of them (the worker's total) when the estimate is for repeats. */
+export function runTimeText(
+  seconds: number,
+  totalSeconds: number | null | undefined,
+  repeats: number | null | undefined,
+): string {
+  return perRunText(
+    formatDuration(seconds),
+    typeof totalSeconds === 'number' ? formatDuration(totalSeconds) : null,
+    repeats,
+  );
+}
+
+function EstimateFigures({ estimate }: { estimate: ResourceEstimate }) {
   const unit = estimate.evaluation_unit ?? 'iteration';
+  const totals = estimate.all_repeats;
   const rows: [string, string][] = [
     ['Qubits', count(estimate.qubits, '—')],
     [
@@ -59,7 +76,16 @@ function EstimateFigures({ estimate, repeats }: { estimate: ResourceEstimate; re
             ? 'not counted'
             : `${count(estimate.evaluations_per_iteration, '')} ${describedUnit(unit, estimate.evaluations_per_iteration)}`,
         ],
-    ['Total shots', count(estimate.total_shots, 'none (exact statevector simulation)')],
+    [
+      'Total shots',
+      typeof estimate.total_shots === 'number'
+        ? perRunText(
+            count(estimate.total_shots, ''),
+            typeof totals?.total_shots === 'number' ? count(totals.total_shots, '') : null,
+            estimate.repeats,
+          )
+        : 'none (exact statevector simulation)',
+    ],
     // SPSA's calibration counts here, so this can exceed iterations x evaluations per iteration.
     ...(typeof estimate.optimizer_evaluations === 'number'
       ? [
@@ -81,7 +107,7 @@ function EstimateFigures({ estimate, repeats }: { estimate: ResourceEstimate; re
       'Estimated run time (measured on this server)',
       estimate.estimated_seconds === null || estimate.estimated_seconds === undefined
         ? 'not measurable on this server'
-        : runTimeText(estimate.estimated_seconds, repeats),
+        : runTimeText(estimate.estimated_seconds, totals?.estimated_seconds, estimate.repeats),
     ],
   ];
   return (
@@ -111,8 +137,6 @@ export function ResourceEstimatePanel({
   context: EngineContext;
 }) {
   const state = useResourceEstimate(problem, appData, context);
-  const repeatsValue = mapJobExtension(problem, appData, context).repeats;
-  const repeats = typeof repeatsValue === 'number' ? repeatsValue : 1;
   if (state.phase === 'unavailable') return null;
   return (
     <section className="resource-estimate" aria-labelledby="resource-estimate-heading" aria-live="polite">
@@ -127,7 +151,7 @@ export function ResourceEstimatePanel({
       )}
       {state.phase === 'ready' && (
         <>
-          <EstimateFigures estimate={state.estimate} repeats={repeats} />
+          <EstimateFigures estimate={state.estimate} />
           {state.estimate.note && <p className="muted">{state.estimate.note}</p>}
         </>
       )}

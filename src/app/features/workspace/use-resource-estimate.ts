@@ -43,13 +43,18 @@ export function useResourceEstimate(
     const request = mapJobRequest(problem, appData, context);
     return validateJobBody(problem, request.body).valid ? request.body : null;
   }, [problem, appData, context, userId]);
-  // The noise model travels in the job extension ('None': no noise); the estimate transpiles for it.
-  const noise = useMemo(() => {
-    const chosen = mapJobExtension(problem, appData, context).quantum_noise_model;
-    return typeof chosen === 'string' && chosen !== 'None' ? chosen : undefined;
+  // The noise model and the repeats travel in the job extension ('None': no noise); the estimate transpiles
+  // for the noise model and reports the totals of all repeats.
+  const { noise, repeats } = useMemo(() => {
+    const extension = mapJobExtension(problem, appData, context);
+    const chosen = extension.quantum_noise_model;
+    return {
+      noise: typeof chosen === 'string' && chosen !== 'None' ? chosen : undefined,
+      repeats: typeof extension.repeats === 'number' ? extension.repeats : undefined,
+    };
   }, [problem, appData, context]);
   // The request depends on the body's content, not on its identity (every edit maps a new object).
-  const key = body ? JSON.stringify([body, rowCount ?? null, noise ?? null]) : null;
+  const key = body ? JSON.stringify([body, rowCount ?? null, noise ?? null, repeats ?? null]) : null;
   // The answer is kept with the key it belongs to: a newer key shows 'loading' until its own answer.
   const [answer, setAnswer] = useState<{ key: string; state: EstimateState } | null>(null);
 
@@ -60,7 +65,7 @@ export function useResourceEstimate(
       if (!controller.signal.aborted) setAnswer({ key, state });
     };
     const timer = setTimeout(() => {
-      postResourceEstimate(problem.id, userId, body, rowCount, controller.signal, noise)
+      postResourceEstimate(problem.id, userId, body, rowCount, controller.signal, noise, repeats)
         .then((outcome) => {
           if (outcome.ok) settle({ phase: 'ready', estimate: outcome.estimate });
           else if (outcome.status === 404) settle({ phase: 'unavailable' });
@@ -75,7 +80,7 @@ export function useResourceEstimate(
       clearTimeout(timer);
       controller.abort();
     };
-    // `body`, `rowCount` and `noise` are captured through `key`.
+    // `body`, `rowCount`, `noise` and `repeats` are captured through `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, problem.id, userId]);
 
