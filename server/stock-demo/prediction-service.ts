@@ -22,6 +22,8 @@ export interface PredictionAnswer {
   error: string | null;
   /** The last day of real history the predictions continue from (later days are predicted). */
   history_until?: string;
+  /** Set when the error only says the model is still training: a wait, not a failure. */
+  preparing?: true;
 }
 
 /** Trading days computed ahead of a request's last day, so nearby requests reuse the same path. */
@@ -58,9 +60,12 @@ export class PredictionService {
     }
     const model = await this.deps.models.ensure(request.symbol, request.model);
     if (model.state === 'preparing') {
-      return failed(
-        `The ${request.model} model for ${request.symbol} is being prepared (it trains once on the real history); try again in a few minutes.`,
-      );
+      return {
+        ...failed(
+          `The ${request.model} model for ${request.symbol} is being prepared (it trains once on the real history); try again in a few minutes.`,
+        ),
+        preparing: true,
+      };
     }
     if (model.state === 'failed')
       return failed(`The ${request.model} model for ${request.symbol} could not be trained: ${model.reason}`);

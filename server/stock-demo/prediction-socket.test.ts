@@ -140,6 +140,7 @@ describe('demo prediction socket', () => {
       expect(answer.predictions).toEqual([]);
       expect(answer.period).toBe('day');
       expect(answer.error).toMatch(/^The (classical|quantum) model for TSLA is being prepared/);
+      expect(answer.preparing).toBe(true);
     }
     expect(first.map((a) => a.id)).toEqual([0, 1, 2]);
     const jobs = await waitForModels(2);

@@ -13,7 +13,8 @@ const TOO_MANY = 'Too many prediction requests on this connection; wait a minute
  * WebSocket /stock-price-prediction/ws/predict (spec section 7): the browser sends
  * {symbol, model, period, date | start_date and end_date} as JSON, the server answers each message
  * with {predictions: [{date, predicted_price}], period, error} (error null on success, predictions
- * empty on error), plus history_until and the message's own `id` when it sent one. Public.
+ * empty on error), plus history_until, `preparing: true` when the error only says the model is still
+ * training, and the message's own `id` when it sent one. Public.
  */
 export async function predictionSocket(
   app: FastifyInstance,

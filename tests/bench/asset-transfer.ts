@@ -1,7 +1,8 @@
 /**
  * Benchmark: bytes the landing page transfers in Chromium (playwright-core + Debian's chromium),
  * JavaScript and everything, against the built app in dist/ served by the real server. Prints the
- * body bytes as sent (compressed when the server compresses) and as decoded. Run after
+ * body bytes as sent (compressed when the server compresses) and as decoded, and the JavaScript
+ * transferred by the time the live demo's inputs first show (its first view). Run after
  * `npm run build`: npm run bench:assets [-- directory] (another build directory, e.g. a copy of
  * dist/ without its .br/.gz files, to compare with uncompressed serving)
  */
@@ -29,7 +30,10 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage();
 const rows: { url: string; type: string; sent: number; decoded: number; encoding: string }[] = [];
+// Requests finished when the live demo's inputs first showed: what its first view waited for.
+const finished: string[] = [];
 page.on('requestfinished', (request) => {
+  finished.push(request.url());
   void (async () => {
     const response = await request.response();
     if (!response) return;
@@ -44,7 +48,12 @@ page.on('requestfinished', (request) => {
     });
   })();
 });
-await page.goto(address, { waitUntil: 'networkidle' });
+const started = Date.now();
+await page.goto(address, { waitUntil: 'commit' });
+await page.locator('#live-demo form').waitFor({ state: 'visible', timeout: 60_000 });
+const demoShownMs = Date.now() - started;
+const beforeDemo = new Set(finished.map((url) => new URL(url).pathname));
+await page.waitForLoadState('networkidle');
 await page.waitForTimeout(500);
 
 const sum = (list: typeof rows, key: 'sent' | 'decoded') => list.reduce((total, row) => total + row[key], 0);
@@ -58,6 +67,11 @@ console.log(
   `landing page: JavaScript ${kb(sum(scripts, 'sent'))} transferred (${kb(sum(scripts, 'decoded'))} decoded, ${scripts.length} files); ` +
     `all responses ${kb(sum(rows, 'sent'))} transferred of ${kb(sum(rows, 'decoded'))}; ` +
     `/api/examples requested ${rows.filter((r) => r.url === '/api/examples').length} time(s)`,
+);
+const firstScripts = scripts.filter((row) => beforeDemo.has(row.url));
+console.log(
+  `live demo's inputs shown after ${demoShownMs} ms: JavaScript ${kb(sum(firstScripts, 'sent'))} transferred by then ` +
+    `(${firstScripts.length} files; chart library ${firstScripts.some((r) => r.url.includes('apexcharts')) ? 'among them' : 'not among them'})`,
 );
 await browser.close();
 await app.close();

@@ -54,6 +54,14 @@ describe('landing stock-prediction demo', () => {
     await expect
       .poll(() => message('prediction-message').textContent(), { timeout: 20_000 })
       .toMatch(/being prepared/);
+    // A model still training is a wait, not an error: announced politely as a status, no alert.
+    expect(
+      await demo()
+        .getByRole('status')
+        .filter({ hasText: /being prepared/ })
+        .count(),
+    ).toBe(1);
+    expect(await demo().getByRole('alert').count()).toBe(0);
     await shot(page, 'being-prepared');
     await select('model', 'quantum'); // queues the quantum model's training too
     await expect

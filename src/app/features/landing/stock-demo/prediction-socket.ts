@@ -15,6 +15,8 @@ export interface PredictionReply {
   period: string | null;
   error: string | null;
   history_until?: string;
+  /** Set when the error only says the model is still training (a wait, not a failure). */
+  preparing?: boolean;
   id?: number;
 }
 

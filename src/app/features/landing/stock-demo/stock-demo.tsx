@@ -1,5 +1,4 @@
 import type { ApexOptions } from 'apexcharts';
-import Chart from 'react-apexcharts';
 import { DEMO_SYMBOLS } from '../../../../engine/stock-demo';
 import {
   FIRST_DAY,
@@ -9,6 +8,7 @@ import {
   predictionDays,
   type FilterMode,
 } from './demo-inputs';
+import { LazyChart } from './lazy-chart';
 import { useStockDemo } from './use-stock-demo';
 import './stock-demo.css';
 
@@ -209,7 +209,16 @@ export function StockDemo() {
           {state.historyMessage}
         </p>
       )}
-      {state.predictionMessage && (
+      {/* A model still training is news to wait for, not an error: a polite status region, kept in
+          the page so that screen readers announce the text when it appears. */}
+      <div role="status" aria-live="polite" data-testid="prediction-status">
+        {state.predictionMessage && state.predictionPreparing && (
+          <p className="stock-demo-message warning" data-testid="prediction-message">
+            {state.predictionMessage}
+          </p>
+        )}
+      </div>
+      {state.predictionMessage && !state.predictionPreparing && (
         <p className="stock-demo-message error" role="alert" data-testid="prediction-message">
           {state.predictionMessage}
         </p>
@@ -231,7 +240,7 @@ export function StockDemo() {
         {state.history.length === 0 && state.predictions.length === 0 ? (
           <p className="muted">No Data Available</p>
         ) : (
-          <Chart type="line" height={360} series={series} options={options} />
+          <LazyChart type="line" height={360} series={series} options={options} />
         )}
       </div>
       {state.predictions.length > 0 && (
@@ -241,7 +250,7 @@ export function StockDemo() {
             Predicted period: {start} to {end} (history is real up to {state.historyUntil ?? facts?.last_date}
             )
           </figcaption>
-          <Chart
+          <LazyChart
             type="line"
             height={220}
             series={[series[1]!]}

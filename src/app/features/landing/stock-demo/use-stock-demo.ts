@@ -24,6 +24,8 @@ export interface StockDemoState {
   predictions: PredictionReply['predictions'];
   historyUntil: string | null;
   predictionMessage: string | null;
+  /** The prediction message only says the model is still training: a status, not an error. */
+  predictionPreparing: boolean;
   socketMessage: string | null;
 }
 
@@ -42,6 +44,7 @@ export function useStockDemo() {
   const [predictions, setPredictions] = useState<PredictionReply['predictions']>([]);
   const [historyUntil, setHistoryUntil] = useState<string | null>(null);
   const [predictionMessage, setPredictionMessage] = useState<string | null>(null);
+  const [predictionPreparing, setPredictionPreparing] = useState(false);
   const [socketMessage, setSocketMessage] = useState<string | null>(null);
   const socket = useRef<PredictionSocket | null>(null);
   const latest = useRef(0);
@@ -57,9 +60,11 @@ export function useStockDemo() {
         if (reply.error) {
           setPredictions([]);
           setPredictionMessage(reply.error);
+          setPredictionPreparing(reply.preparing === true);
         } else {
           setPredictions(reply.predictions);
           setPredictionMessage(null);
+          setPredictionPreparing(false);
           setHistoryUntil(reply.history_until ?? null);
         }
       },
@@ -92,6 +97,7 @@ export function useStockDemo() {
       if (!request.ok) {
         setPredictions([]);
         setPredictionMessage(request.message);
+        setPredictionPreparing(false);
         setLoading(false);
       } else if (socket.current) {
         latest.current = socket.current.request(request.message);
@@ -118,6 +124,7 @@ export function useStockDemo() {
     predictions,
     historyUntil,
     predictionMessage,
+    predictionPreparing,
     socketMessage,
   };
   return { state, update };
