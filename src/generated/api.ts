@@ -8670,7 +8670,7 @@ export interface paths {
           /** @description The caller's application */
           application_id: number;
           /** @description densenet121: the application's latest Completed classical training output; qmodel: the application's latest Completed quantum training output */
-          model_name?: string;
+          model_name: string;
         };
         header?: never;
         path: {
