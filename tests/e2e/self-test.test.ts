@@ -31,9 +31,10 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
     );
     const page = await browser.newPage();
     await page.goto(`${product.url}/no/such/page`);
-    await expect(page.getByText('Looks like our services are currently offline').isVisible()).resolves.toBe(
-      true,
-    );
+    // The page is a lazy chunk: wait for its text (isVisible alone does not wait, and lost the race once).
+    const offline = page.getByText('Looks like our services are currently offline');
+    await offline.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await offline.isVisible()).toBe(true);
     await page.close();
   });
 
