@@ -19,6 +19,8 @@ interface Tally {
   passed: number;
   failed: number;
   skipped: number;
+  /** Names of the failed tests (file > title: first line of the message), printed again in the summary. */
+  failures?: string[];
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -33,7 +35,7 @@ const CI = Boolean(process.env.CI);
 function strict(tally: Tally): Tally {
   if (!CI || tally.skipped === 0) return tally;
   console.error(`\n!!!!! CI: ${tally.skipped} skipped test(s) count as failed !!!!!\n`);
-  return { passed: tally.passed, failed: tally.failed + tally.skipped, skipped: 0 };
+  return { ...tally, failed: tally.failed + tally.skipped, skipped: 0 };
 }
 
 type Step = () => Promise<void>;
@@ -141,16 +143,38 @@ function vitest(project: string): [string, () => Step] {
           numPendingTests: number;
           numTodoTests: number;
           numFailedTestSuites: number;
+          testResults: {
+            name: string;
+            message?: string;
+            assertionResults: { fullName: string; status: string; failureMessages?: string[] }[];
+          }[];
         };
+        const failures = json.testResults.flatMap((file) => {
+          const where = path.relative(ROOT, file.name);
+          const tests = file.assertionResults.filter((test) => test.status === 'failed');
+          if (tests.length === 0 && file.message) return [`${where}: ${firstLine(file.message)}`];
+          return tests.map((test) => `${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0] ?? '')}`);
+        });
         // A file that fails to load counts as a failure even when no test in it ran.
         const failed =
           json.numFailedTests +
           (json.numFailedTests === 0 && status !== 0 ? Math.max(1, json.numFailedTestSuites) : 0);
         // A suite that finds no test at all is broken (a moved file or a wrong include), not green.
         if (json.numTotalTests === 0) return { passed: 0, failed: 1, skipped: 0 };
-        return { passed: json.numPassedTests, failed, skipped: json.numPendingTests + json.numTodoTests };
+        return {
+          passed: json.numPassedTests,
+          failed,
+          skipped: json.numPendingTests + json.numTodoTests,
+          failures,
+        };
       }),
   ];
+}
+
+/** The first non-empty line of a failure message, cut to fit a summary line. */
+function firstLine(message: string): string {
+  const line = message.split('\n').find((text) => text.trim() !== '') ?? '';
+  return line.trim().slice(0, 240);
 }
 
 function pytest(): [string, () => Step] {
@@ -173,7 +197,11 @@ function pytest(): [string, () => Step] {
         const total = attr('tests');
         const failed = attr('failures') + attr('errors');
         const skipped = attr('skipped');
+        const failures = [...xml.matchAll(/<testcase[^>]*classname="([^"]*)"[^>]*name="([^"]*)"[^>]*>\s*<(?:failure|error)[^>]*message="([^"]*)"/g)].map(
+          ([, where, title, message]) => `${where} > ${title}: ${firstLine(message ?? '')}`,
+        );
         return {
+          failures,
           passed: total - failed - skipped,
           // Exit status 5 means pytest collected no test: a failure too.
           failed: failed || (status !== 0 || total === 0 ? 1 : 0),
@@ -223,6 +251,8 @@ for (const row of rows.sort((a, b) => a.index - b.index)) {
   console.log(
     `${failed ? '✗' : '✓'} ${row.name.padEnd(26)} ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}  (${row.seconds.toFixed(1)} s)`,
   );
+  // The failed tests again, so the last lines of a CI log say what broke.
+  for (const failure of row.tally.failures ?? []) console.log(`    ✗ ${failure}`);
 }
 console.log(`total time ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(
