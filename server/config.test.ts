@@ -9,6 +9,8 @@ import {
   envExampleComment,
   loadConfig,
   prepareDataDir,
+  readConfigVariable,
+  samplesDirBeside,
 } from './config';
 
 const repoFile = (name: string) => readFileSync(path.resolve(import.meta.dirname, '..', name), 'utf8');
@@ -182,6 +184,21 @@ describe('configuration', () => {
     const list = section.slice(section.indexOf('`'), section.indexOf('.\n', section.indexOf('`')));
     const named = [...list.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]);
     expect(named).toEqual([...CONFIG_VARIABLES]);
+  });
+});
+
+describe('readConfigVariable (one setting, as loadConfig reads it)', () => {
+  it('resolves SCHEMAS_DIR as the server does, and its samples beside it', () => {
+    const env = { SCHEMAS_DIR: ' copy/schemas ' };
+    expect(readConfigVariable('schemasDir', env, '/srv/qml')).toBe('/srv/qml/copy/schemas');
+    expect(readConfigVariable('schemasDir', env, '/srv/qml')).toBe(loadConfig(env, '/srv/qml').schemasDir);
+    expect(readConfigVariable('schemasDir', {}, '/srv/qml')).toBe(loadConfig({}, '/srv/qml').schemasDir);
+    expect(samplesDirBeside('/srv/qml/copy/schemas')).toBe('/srv/qml/copy/samples');
+  });
+
+  it('refuses a bad value naming the variable, and ignores the others', () => {
+    expect(() => readConfigVariable('port', { PORT: '0' })).toThrow(/PORT must be an integer/);
+    expect(readConfigVariable('port', { PORT: '9000', HOST: 'not a host' })).toBe(9000);
   });
 });
 

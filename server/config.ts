@@ -474,14 +474,40 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** A variable's value: unset and empty (after trimming) both read as absent. */
+function readVariable<T>(spec: Variable<T>, env: Env, ctx: ReadContext): T {
+  const raw = env[spec.env]?.trim();
+  return spec.read(raw ? raw : null, ctx);
+}
+
+/**
+ * One variable, read by the rule loadConfig applies to it, for tools that need no other setting (the
+ * benches read SCHEMAS_DIR as the server and its workers do); throws ConfigError when it is bad.
+ */
+export function readConfigVariable<K extends keyof Declared>(
+  key: K,
+  env: Env = process.env,
+  cwd = process.cwd(),
+): Declared[K] {
+  const problems: string[] = [];
+  const value = readVariable(VARIABLES[key] as Variable<Declared[K]>, env, {
+    cwd,
+    fail: (problem) => problems.push(problem),
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return value;
+}
+
+/** The sample datasets the problem files name live in samples/ beside the schemas directory. */
+export const samplesDirBeside = (schemasDir: string): string => path.resolve(schemasDir, '..', 'samples');
+
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
   const ctx: ReadContext = { cwd, fail: (problem) => problems.push(problem) };
   const declared: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(VARIABLES) as [string, Variable<unknown>][]) {
-    const raw = env[spec.env]?.trim();
-    declared[key] = spec.read(raw ? raw : null, ctx);
+    declared[key] = readVariable(spec, env, ctx);
   }
   const values = declared as Declared;
   for (const [a, b] of PAIRS) {

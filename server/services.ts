@@ -14,10 +14,11 @@ import { AuthService } from './auth/auth-service';
 import { LoginThrottle } from './auth/login-throttle';
 import { SessionsRepository } from './auth/sessions-repository';
 import { UsersRepository } from './auth/users-repository';
-import type { Config } from './config';
+import { samplesDirBeside, type Config } from './config';
 import { ContactRepository } from './contact/contact-repository';
 import { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
+import { RedisChangeChannel } from './db/redis-change-channel';
 import { createDatasetServices, type DatasetServices } from './datasets/datasets';
 import { WorkerRuntimeCheck } from './health/worker-runtime';
 import { InferenceService } from './inference/inference-service';
@@ -128,6 +129,9 @@ export function createServices(
   const bus: JobEventBus = config.redisUrl
     ? new RedisJobEventBus(config.redisUrl, prefix)
     : new LocalJobEventBus();
+  // The processes sharing the database tell each other what they wrote (remembered reads stay true).
+  const changes = config.redisUrl ? new RedisChangeChannel(config.redisUrl, prefix, db.versions) : null;
+  if (changes) db.versions.connect(changes);
   const queue: JobQueue = config.redisUrl
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
     : new InProcessJobQueue(config.workerConcurrency);
@@ -184,7 +188,7 @@ export function createServices(
   const schemaFiles = new SchemaFiles(schemaSources, () => registry);
   const registry = createRegistry(schemaSources);
   // The sample datasets the problem files name live beside them (the worker looks there too).
-  const samplesDir = path.resolve(config.schemasDir, '..', 'samples');
+  const samplesDir = samplesDirBeside(config.schemasDir);
   const samples = SampleCatalog.loadSync(samplesDir);
   const shippedMarket = ShippedMarketData.loadSync(samplesDir);
   const market = createMarketData(config, shippedMarket);
@@ -334,6 +338,7 @@ export function createServices(
       await bus.close();
       files.close();
       await db.close();
+      changes?.close();
     },
   };
 }

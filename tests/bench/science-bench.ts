@@ -15,6 +15,10 @@
  * - brain tumor: the QCNN at the form's defaults (its range too: a new application's), with the patient
  *   split, above the majority class's accuracy.
  * The exit code is 1 when a goal fails or a run does not complete.
+ *
+ * SCHEMAS_DIR is read as the server reads it (server/config's rule): the problems and their examples come
+ * from that directory, the samples from samples/ beside it, and the worker is given the same directory,
+ * so a copy of schemas/ with another example range is benched without touching the repository's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,9 +34,11 @@ import {
   type EngineContext,
   type Problem,
 } from '../../src/engine';
-import { DEFAULT_SCHEMAS_DIR, loadRegistry } from '../../src/engine/node/load-schemas';
+import { loadRegistry } from '../../src/engine/node/load-schemas';
+import { readConfigVariable, samplesDirBeside } from '../../server/config';
 import { WarmWorkerPool } from '../../server/jobs/warm-worker-pool';
 import { buildJobEnvelope } from '../../server/jobs/worker-protocol';
+import { workerSchemasEnvironment } from '../../server/jobs/worker-process';
 import { DEFAULT_SEED } from '../../server/outputs/outputs-service';
 import { SampleCatalog } from '../../server/samples/sample-catalog';
 import { datasetForWorker, datasetReferenceOf } from '../../server/datasets/dataset-resolver';
@@ -257,10 +263,14 @@ async function runJob(pool: WarmWorkerPool, envelope: unknown): Promise<Result> 
 }
 
 // ---------------------------------------------------------------------------------------------------
-const registry = loadRegistry(DEFAULT_SCHEMAS_DIR);
-const samples = await SampleCatalog.load();
+// SCHEMAS_DIR as the server reads it: its problems (examples, forms), the samples beside it, and the
+// workers told the same directory, so a schema copy can try another example range.
+const schemasDir = readConfigVariable('schemasDir');
+const registry = loadRegistry(schemasDir);
+const samples = await SampleCatalog.load(samplesDirBeside(schemasDir));
 const pool = new WarmWorkerPool({
   python: PYTHON,
+  env: workerSchemasEnvironment(schemasDir),
   startNow: true,
   log: { info: () => {}, warn: (o, m) => console.error(m, o), error: (o, m) => console.error(m, o) },
 });
