@@ -209,6 +209,65 @@ export const jobResultSchema = {
             { type: 'null' },
           ],
         },
+        curves: {
+          description:
+            "Every per-epoch or per-step line chart whose series differ between the seeds (accuracy and loss histories, optimizer traces, a forecast's predicted line): the chart of that title in charts is then drawn with each such series' mean, and this holds each seed's series (full length, in seed order) and the per-point mean and sample standard deviation over the points every seed reached (the band is mean ± one sd). Absent in outputs stored before it was recorded.",
+          type: 'array',
+          items: { $ref: '#/definitions/repeatedCurve' },
+        },
+        confusion_matrices: {
+          description:
+            'Each confusion matrix chart per seed: the chart of that title in charts holds their sum over the seeds (its title says so).',
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['title', 'runs'],
+            additionalProperties: false,
+            properties: {
+              title: { type: 'string' },
+              runs: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['seed', 'matrix'],
+                  additionalProperties: false,
+                  properties: {
+                    seed: { type: 'integer' },
+                    matrix: {
+                      type: 'array',
+                      items: { type: 'array', items: { type: 'integer', minimum: 0 } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    repeatedCurve: {
+      type: 'object',
+      required: ['title', 'series'],
+      additionalProperties: false,
+      properties: {
+        title: { description: 'The title of the chart in charts this curve belongs to.', type: 'string' },
+        series: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'runs', 'mean', 'sd'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string' },
+              runs: {
+                type: 'array',
+                items: { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+              },
+              mean: { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+              sd: { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+            },
+          },
+        },
       },
     },
     datasetUsed: {
@@ -605,6 +664,20 @@ export interface Repeats {
     train: CurveBand;
     test: CurveBand;
   } | null;
+  /**
+   * Every per-epoch or per-step line chart whose series differ between the seeds (accuracy and loss histories, optimizer traces, a forecast's predicted line): the chart of that title in charts is then drawn with each such series' mean, and this holds each seed's series (full length, in seed order) and the per-point mean and sample standard deviation over the points every seed reached (the band is mean ± one sd). Absent in outputs stored before it was recorded.
+   */
+  curves?: RepeatedCurve[];
+  /**
+   * Each confusion matrix chart per seed: the chart of that title in charts holds their sum over the seeds (its title says so).
+   */
+  confusion_matrices?: {
+    title: string;
+    runs: {
+      seed: number;
+      matrix: number[][];
+    }[];
+  }[];
 }
 export interface MetricStatsMap {
   [k: string]: MetricStats;
@@ -623,6 +696,18 @@ export interface MetricStats {
 export interface CurveBand {
   mean: number[];
   sd: number[];
+}
+export interface RepeatedCurve {
+  /**
+   * The title of the chart in charts this curve belongs to.
+   */
+  title: string;
+  series: {
+    name: string;
+    runs: (number | null)[][];
+    mean: (number | null)[];
+    sd: (number | null)[];
+  }[];
 }
 /**
  * Where the circuits ran: the simulation in words, the noise model or device (null: ideal), the noisy run's summary and, when the model trained on the exact noisy channel, that training's summary.

@@ -2,11 +2,18 @@
 
 The envelope's ``extension.repeats`` (the form's Repeats, 1 to 10) asks for it. Each repeat is the
 problem's own handler with only the seed changed, so every baseline is computed on that repeat's split,
-next to the model it is compared with. The result is the first repeat's (its model, charts and run
+next to the model it is compared with. The result is the first repeat's (its model and run
 record are the ones kept: inference uses that model) with:
 
 - ``metrics``, ``baseline.metrics`` and ``baselines`` replaced by their means over the repeats;
 - ``losses`` replaced by the per-epoch mean (the band is in ``repeats.losses``);
+- every per-epoch or per-step line chart (loss and accuracy histories, optimizer traces, a forecast's
+  predicted line) whose series differ between the seeds drawn with those series' means, each seed's
+  series kept in ``repeats.curves`` (the page draws the mean with a band of ± one standard deviation);
+  ``output_data.training_history`` is the per-epoch mean too;
+- each confusion matrix the sum of every seed's (its title says "summed over n seeds"; a user comparing
+  seeds sees all their test predictions at once, and each seed's matrix is in
+  ``repeats.confusion_matrices``), as is ``confusion_matrix``;
 - ``repeats``: the seeds, each repeat's metrics and baseline metrics, and for every metric its mean,
   sample standard deviation and 95% confidence interval of the mean (Student t with n-1 degrees of
   freedom), which the server's comparison reads to say whether a difference exceeds the noise.
@@ -132,6 +139,152 @@ def _curve_band(curves: Sequence[Sequence[float]]) -> dict[str, list[float]] | N
     return {"mean": mean, "sd": sd}
 
 
+def _is_number(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def _same_chart(result: Mapping[str, Any], chart: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The chart of the same type and title in another repeat's result, if it has one."""
+    for other in result.get("charts") or []:
+        if other.get("type") == chart.get("type") and other.get("title") == chart.get("title"):
+            return dict(other)
+    return None
+
+
+def _point_stats(runs: Sequence[Sequence[float | None]], length: int) -> tuple[list[Any], list[Any]]:
+    mean: list[Any] = []
+    sd: list[Any] = []
+    for i in range(length):
+        stat = summarize([run[i] for run in runs])
+        mean.append(stat["mean"])
+        sd.append(stat["sd"])
+    return mean, sd
+
+
+def _repeated_curve(chart: dict[str, Any], charts: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """A per-epoch or per-step line chart over the repeats (``charts``, one per repeat in seed order):
+    ``chart`` (the first repeat's copy) is cut to the points every repeat reached and each series that
+    differs between the seeds is replaced by its mean; the returned entry holds those series' runs, mean
+    and sd. None for a chart that is not such a curve (pairs such as ROC points; categories that differ,
+    as a split that follows the seed gives) or whose series are the same for every seed."""
+    if chart.get("type") != "line" or not chart.get("categories"):
+        return None
+    names = [s["name"] for s in chart["series"]]
+    if any([s["name"] for s in other["series"]] != names for other in charts):
+        return None
+    if not all(_is_number(v) for other in charts for s in other["series"] for v in s["data"]):
+        return None
+    length = min(
+        min(len(other["categories"]), *(len(s["data"]) for s in other["series"])) if other["series"] else 0
+        for other in charts
+    )
+    if length == 0:
+        return None
+    categories = [str(c) for c in chart["categories"][:length]]
+    if any([str(c) for c in other["categories"][:length]] != categories for other in charts):
+        return None
+    entry_series: list[dict[str, Any]] = []
+    for index, name in enumerate(names):
+        runs = [list(other["series"][index]["data"]) for other in charts]
+        if all(run[:length] == runs[0][:length] for run in runs):
+            continue  # the same for every seed (the actual values, a baseline on a fixed split): no band
+        mean, sd = _point_stats(runs, length)
+        entry_series.append({"name": name, "runs": runs, "mean": mean, "sd": sd})
+    chart["categories"] = list(chart["categories"][:length])
+    means = {s["name"]: s["mean"] for s in entry_series}
+    chart["series"] = [
+        {"name": s["name"], "data": means.get(s["name"], list(s["data"][:length]))} for s in chart["series"]
+    ]
+    if not entry_series:
+        return None
+    return {"title": chart["title"], "series": entry_series}
+
+
+def _summed_matrix(
+    chart: dict[str, Any], charts: Sequence[Mapping[str, Any]], seeds: Sequence[int]
+) -> dict[str, Any] | None:
+    """A confusion matrix over the repeats: ``chart`` becomes the sum of every seed's counts (its title
+    says so) and the returned entry holds each seed's matrix. None when the seeds' classes differ."""
+    names = [s["name"] for s in chart["series"]]
+    categories = [str(c) for c in chart["categories"]]
+    for other in charts:
+        other_names = [s["name"] for s in other["series"]]
+        if other_names != names or [str(c) for c in other["categories"]] != categories:
+            return None
+    matrices = [[[int(v or 0) for v in s["data"]] for s in other["series"]] for other in charts]
+    if any([len(row) for row in m] != [len(row) for row in matrices[0]] for m in matrices):
+        return None
+    summed = [[sum(m[r][c] for m in matrices) for c in range(len(row))] for r, row in enumerate(matrices[0])]
+    chart["title"] = f"{chart['title']} (summed over {len(seeds)} seeds, {seeds[0]} to {seeds[-1]})"
+    chart["series"] = [{"name": name, "data": row} for name, row in zip(names, summed, strict=True)]
+    return {
+        "title": chart["title"],
+        "runs": [{"seed": seed, "matrix": m} for seed, m in zip(seeds, matrices, strict=True)],
+    }
+
+
+def _repeated_charts(
+    first: dict[str, Any], results: Sequence[Mapping[str, Any]], seeds: Sequence[int]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The first repeat's charts made charts of all repeats (curves: each varying series' mean; confusion
+    matrices: the sum), with each seed's series and matrices: (curves, confusion matrices)."""
+    curves: list[dict[str, Any]] = []
+    matrices: list[dict[str, Any]] = []
+    charts: list[dict[str, Any]] = []
+    for original in first.get("charts") or []:
+        chart = dict(original)
+        charts.append(chart)
+        others = [_same_chart(r, original) for r in results]
+        if any(other is None for other in others):
+            continue
+        present = [o for o in others if o is not None]
+        if chart.get("type") == "line":
+            curve = _repeated_curve(chart, present)
+            if curve is not None:
+                curves.append(curve)
+        elif chart.get("type") == "confusion_matrix":
+            matrix = _summed_matrix(chart, present, seeds)
+            if matrix is not None:
+                matrices.append(matrix)
+    if first.get("charts") is not None:
+        first["charts"] = charts
+    return curves, matrices
+
+
+def _summed_confusion(results: Sequence[Mapping[str, Any]]) -> list[list[int]] | None:
+    matrices = [r.get("confusion_matrix") for r in results]
+    if not all(isinstance(m, list) for m in matrices):
+        return None
+    shapes = {tuple(len(row) for row in m) for m in matrices if isinstance(m, list)}
+    if len(shapes) != 1:
+        return None
+    first = matrices[0]
+    assert isinstance(first, list)
+    return [
+        [sum(int(m[r][c]) for m in matrices if isinstance(m, list)) for c in range(len(row))]
+        for r, row in enumerate(first)
+    ]
+
+
+def _mean_history(results: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]] | None:
+    """``output_data.training_history`` (per-epoch lists by name) as the mean over the repeats, over
+    the epochs every repeat ran; None when a repeat has none."""
+    histories = [(r.get("output_data") or {}).get("training_history") for r in results]
+    if not all(isinstance(h, Mapping) for h in histories):
+        return None
+    first = histories[0]
+    assert isinstance(first, Mapping)
+    out: dict[str, list[Any]] = {}
+    for name, values in first.items():
+        runs = [h.get(name) for h in histories if isinstance(h, Mapping)]
+        if not all(isinstance(run, list) and all(_is_number(v) for v in run) for run in runs):
+            out[name] = values
+            continue
+        length = min(len(run) for run in runs if isinstance(run, list))
+        out[name] = _point_stats([run for run in runs if isinstance(run, list)], length)[0]
+    return out
+
+
 def aggregate(results: Sequence[dict[str, Any]], seeds: Sequence[int]) -> dict[str, Any]:
     """One result from the repeats' results (the first one's, with means and the ``repeats`` block)."""
     first = dict(results[0])
@@ -185,6 +338,14 @@ def aggregate(results: Sequence[dict[str, Any]], seeds: Sequence[int]) -> dict[s
                 ),
             }
 
+    curves, matrices = _repeated_charts(first, results, seeds)
+    summed = _summed_confusion(results)
+    if summed is not None:
+        first["confusion_matrix"] = summed
+    history = _mean_history(results)
+    if history is not None:
+        first["output_data"] = {**first["output_data"], "training_history": history}
+
     first["repeats"] = {
         "count": len(results),
         "seeds": list(seeds),
@@ -197,6 +358,8 @@ def aggregate(results: Sequence[dict[str, Any]], seeds: Sequence[int]) -> dict[s
             for i, seed in enumerate(seeds)
         ],
         "losses": losses_block,
+        "curves": curves,
+        "confusion_matrices": matrices,
     }
     first["duration_seconds"] = float(sum(float(r.get("duration_seconds") or 0) for r in results))
     return first

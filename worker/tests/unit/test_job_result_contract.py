@@ -100,6 +100,11 @@ def stops_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def mat_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_mat(tmp_path_factory.mktemp("mat"))
+
+
+def tiny_mat(folder: Path) -> Path:
+    """18 synthetic 32-pixel slices of 6 patients, 3 classes, as a .mat file in ``folder``."""
     from qmlstudio_worker.problems.brain_tumor.mat_data import MriSlice
     from qmlstudio_worker.problems.brain_tumor.mat_write import write_struct_array
     from qmlstudio_worker.problems.brain_tumor.synthetic_mri import make_patient, render_slice
@@ -111,17 +116,17 @@ def mat_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for level in (-0.3, 0.0, 0.3):
             drawn = render_slice(patient, rng, 32, level)
             items.append(MriSlice(drawn.image, p % 3 + 1, patient.pid, drawn.border, drawn.mask))
-    path = tmp_path_factory.mktemp("mat") / "tiny.mat"
+    path = folder / "tiny.mat"
     write_struct_array(path, items)
     return path
 
 
-def brain_body(model: str) -> dict[str, Any]:
+def brain_body(model: str, epochs: int = 1) -> dict[str, Any]:
     quantum = model == "QCNN"
     body: dict[str, Any] = {
         "id": 5,
         "batch_size": 8,
-        "epochs": 1,
+        "epochs": epochs,
         "learning_rate": 0.01,
         "optimizer": "adam",
         "training_model_type": "quantum" if quantum else "classical",
@@ -134,7 +139,7 @@ def brain_body(model: str) -> dict[str, Any]:
     return body
 
 
-def brain_run(model: str, mat: Path, out_dir: Path) -> dict[str, Any]:
+def brain_run(model: str, mat: Path, out_dir: Path, epochs: int = 1, **extension: Any) -> dict[str, Any]:
     sha256 = hashlib.sha256(mat.read_bytes()).hexdigest()
     entry = {
         "path": str(mat),
@@ -145,7 +150,13 @@ def brain_run(model: str, mat: Path, out_dir: Path) -> dict[str, Any]:
         "columns": [],
     }
     return run(
-        "brain-tumor", brain_body(model), entry, out_dir, range={"start": 1, "end": 18}, split="stratified"
+        "brain-tumor",
+        brain_body(model, epochs),
+        entry,
+        out_dir,
+        range={"start": 1, "end": 18},
+        split="stratified",
+        **extension,
     )
 
 
@@ -220,6 +231,18 @@ CASES: dict[str, tuple[Case, bool]] = {
     ),
     "brain tumor FCN": (lambda out, data: brain_run("FCN", data["mat"], out), False),
     "brain tumor QCNN": (lambda out, data: brain_run("QCNN", data["mat"], out), True),
+    # Repeated seeds: each seed's curves and confusion matrices in the repeats block.
+    "brain tumor FCN, 2 repeats": (lambda out, data: brain_run("FCN", data["mat"], out, 2, repeats=2), False),
+    "portfolio VQE, 2 repeats": (
+        lambda out, data: run(
+            "portfolio-optimization",
+            example_body("portfolio-optimization", "Quantum", optimizer_alg_maxiter=3),
+            SAMPLES / "five_companies_stock.csv",
+            out,
+            repeats=2,
+        ),
+        True,
+    ),
 }
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats  # type: ignore[import-untyped]
 from test_handlers_financial import Lines, classical_body, refusal, result_of, run
-from test_job_result_contract import assert_valid, validator_for
+from test_job_result_contract import assert_valid, brain_run, tiny_mat, validator_for
 
 from qmlstudio_worker.jobs.repeats import summarize
 
@@ -86,9 +86,10 @@ def test_three_repeats_report_the_statistics_of_the_three_single_seed_runs(
             assert stat["mean"] == pytest.approx(np.mean(values))
             assert data["baseline"]["metrics"][metric] == pytest.approx(np.mean(values))
 
-    # The kept model is the first seed's: only its files are in the output folder.
+    # The kept model is the first seed's: only its files are in the output folder. The confusion
+    # matrix holds every seed's test predictions.
     assert data["seed"] == SEEDS[0]
-    assert data["confusion_matrix"] == singles[0]["confusion_matrix"]
+    assert data["confusion_matrix"] == np.sum([s["confusion_matrix"] for s in singles], axis=0).tolist()
     assert (tmp_path / "repeated" / data["trained_model_path"]).is_file()
 
 
@@ -106,3 +107,115 @@ def test_summarize_leaves_out_missing_values_and_gives_no_interval_for_one_numbe
     assert summarize([2.0, None, 4.0])["n"] == 2
     one = summarize([5.0])
     assert (one["mean"], one["sd"], one["ci_low"]) == (5.0, None, None)
+
+
+def _line(title: str, series: dict[str, list[float | None]], categories: list[Any]) -> dict[str, Any]:
+    return {
+        "type": "line",
+        "title": title,
+        "label": "y",
+        "series": [{"name": n, "data": d} for n, d in series.items()],
+        "categories": categories,
+    }
+
+
+def _result(charts: list[dict[str, Any]], metric: float) -> dict[str, Any]:
+    return {
+        "problem": "p",
+        "model": "m",
+        "model_type": "Classical",
+        "metrics": {"m": metric},
+        "charts": charts,
+    }
+
+
+def test_per_step_curves_keep_every_seeds_series_and_draw_their_mean() -> None:
+    from qmlstudio_worker.jobs.repeats import aggregate
+
+    roc = {
+        "type": "line",
+        "title": "ROC",
+        "label": "tpr",
+        "series": [{"name": "m", "data": [[0, 0], [1, 1]]}],
+    }
+    roc["categories"] = []
+    matrix = {
+        "type": "confusion_matrix",
+        "title": "Confusion Matrix",
+        "label": "rows",
+        "series": [{"name": "true a", "data": [3, 1]}, {"name": "true b", "data": [0, 4]}],
+        "categories": ["a", "b"],
+    }
+    matrix2 = {**matrix, "series": [{"name": "true a", "data": [2, 2]}, {"name": "true b", "data": [1, 3]}]}
+    results = [
+        # COBYLA-like traces of different lengths: the band covers the steps every seed reached.
+        _result([_line("trace per step", {"energy": [3.0, 2.0, 1.0]}, [1, 2, 3]), roc, matrix], 1.0),
+        _result([_line("trace per step", {"energy": [5.0, 2.0]}, [1, 2]), roc, matrix2], 2.0),
+    ]
+    results[0]["charts"].append(
+        _line("forecast", {"actual": [1.0, 2.0], "predicted": [1.5, 2.5]}, ["d1", "d2"])
+    )
+    results[1]["charts"].append(
+        _line("forecast", {"actual": [1.0, 2.0], "predicted": [0.5, 2.5]}, ["d1", "d2"])
+    )
+    data = aggregate(results, [42, 43])
+    curves = {c["title"]: c for c in data["repeats"]["curves"]}
+    assert set(curves) == {"trace per step", "forecast"}  # the ROC points are not a per-step curve
+    (energy,) = curves["trace per step"]["series"]
+    assert energy["runs"] == [[3.0, 2.0, 1.0], [5.0, 2.0]]
+    assert energy["mean"] == [4.0, 2.0]
+    assert energy["sd"] == pytest.approx([math.sqrt(2), 0.0])
+    trace = next(c for c in data["charts"] if c["title"] == "trace per step")
+    assert trace["series"][0]["data"] == [4.0, 2.0]
+    assert trace["categories"] == [1, 2]
+    # The actual values are the same for both seeds: no band, drawn as they are.
+    assert [s["name"] for s in curves["forecast"]["series"]] == ["predicted"]
+    forecast = next(c for c in data["charts"] if c["title"] == "forecast")
+    assert forecast["series"] == [
+        {"name": "actual", "data": [1.0, 2.0]},
+        {"name": "predicted", "data": [1.0, 2.5]},
+    ]
+    # The confusion matrix is the sum over the seeds, titled so; each seed's is kept.
+    summed = next(c for c in data["charts"] if c["type"] == "confusion_matrix")
+    assert summed["title"] == "Confusion Matrix (summed over 2 seeds, 42 to 43)"
+    assert [s["data"] for s in summed["series"]] == [[5, 3], [1, 7]]
+    (kept,) = data["repeats"]["confusion_matrices"]
+    assert kept["title"] == summed["title"]
+    assert [r["matrix"] for r in kept["runs"]] == [[[3, 1], [0, 4]], [[2, 2], [1, 3]]]
+    assert [r["seed"] for r in kept["runs"]] == [42, 43]
+
+
+def test_a_repeated_brain_tumor_training_records_every_seeds_history_and_sums_the_confusion_matrix(
+    tmp_path: Path,
+) -> None:
+    mat = tiny_mat(tmp_path)
+    singles = [brain_run("FCN", mat, tmp_path / f"single-{seed}", 3, seed=seed) for seed in (42, 43)]
+    data = brain_run("FCN", mat, tmp_path / "repeated", 3, repeats=2)
+    assert_valid(validator_for("trainingResult"), data)
+    curves = {c["title"]: {s["name"]: s for s in c["series"]} for c in data["repeats"]["curves"]}
+    charts = {c["title"]: c for c in data["charts"]}
+    for title in ("Loss over Epochs", "Accuracy vs Validation Accuracy"):
+        single_charts = [{c["title"]: c for c in s["charts"]}[title] for s in singles]
+        for index, series in enumerate(single_charts[0]["series"]):
+            runs = [chart["series"][index]["data"] for chart in single_charts]
+            if runs[0] == runs[1]:
+                continue  # the same for both seeds: drawn as it is
+            recorded = curves[title][series["name"]]
+            assert recorded["runs"] == runs
+            assert recorded["mean"] == pytest.approx(np.mean(runs, axis=0))
+            assert recorded["sd"] == pytest.approx(np.std(runs, axis=0, ddof=1))
+            assert charts[title]["series"][index]["data"] == pytest.approx(np.mean(runs, axis=0))
+    # The seeds train differently, so at least the training loss has a band.
+    assert "Training loss" in curves["Loss over Epochs"]
+    history = data["output_data"]["training_history"]
+    assert history["accuracy"] == pytest.approx(
+        np.mean([s["output_data"]["training_history"]["accuracy"] for s in singles], axis=0)
+    )
+    matrix = next(c for c in data["charts"] if c["type"] == "confusion_matrix")
+    assert matrix["title"] == "Confusion Matrix (summed over 2 seeds, 42 to 43)"
+    assert (
+        data["confusion_matrix"]
+        == (np.asarray(singles[0]["confusion_matrix"]) + np.asarray(singles[1]["confusion_matrix"])).tolist()
+    )
+    (per_seed,) = data["repeats"]["confusion_matrices"]
+    assert [r["matrix"] for r in per_seed["runs"]] == [s["confusion_matrix"] for s in singles]
