@@ -32,7 +32,7 @@ from qmlstudio_worker.jobs.support import (
     run_record,
     save_model,
 )
-from qmlstudio_worker.ml.forecast_metrics import baseline_verdict, comparison_chart
+from qmlstudio_worker.ml.forecast_metrics import baseline_label, baseline_verdict, comparison_chart
 from qmlstudio_worker.ml.preprocess import numeric_features, select_rows
 from qmlstudio_worker.ml.recurrent import DEFAULT_WINDOW, RECURRENT_MODELS, train_recurrent_forecaster
 from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
@@ -200,7 +200,7 @@ def run_forecast_job(
     model_name = str(trained.get("model") or method)
     comparison = comparison_chart({model_name: trained.get("metrics") or {}, **baselines})
     comparison["series"] = [
-        {"name": s["name"].replace("_", " "), "data": s["data"]} for s in comparison["series"]
+        {"name": baseline_label(s["name"]), "data": s["data"]} for s in comparison["series"]
     ]
     emit.chart_spec(comparison)
     result = base_result(

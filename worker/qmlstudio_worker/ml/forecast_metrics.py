@@ -137,15 +137,36 @@ def seasonal_naive_forecast(series: ArrayLike, test_start: int, season_length: i
     return s[test_start - season_length : s.size - season_length].copy()
 
 
+def aligned_naive_forecast(series: ArrayLike, test_start: int, reference: ArrayLike) -> np.ndarray:
+    """Forecasts for series[test_start:]: the value of each target's reference row (``reference[t]``, e.g.
+    last year's week at the same distance from Easter)."""
+    s = _vector("series", series)
+    rows = np.asarray(reference, dtype=np.int64)[test_start : s.size]
+    if rows.size != s.size - test_start or (rows < 0).any() or (rows >= np.arange(test_start, s.size)).any():
+        raise ValueError("every test target needs an earlier reference row")
+    return s[rows].copy()
+
+
+#: Baselines named for people (the result's keys stay identifiers).
+BASELINE_LABELS = {"seasonal_naive_easter": "seasonal naive, Easter aligned"}
+
+
+def baseline_label(name: str) -> str:
+    return BASELINE_LABELS.get(name, name.replace("_", " "))
+
+
 def evaluate_forecast(
     series: ArrayLike,
     predicted: ArrayLike,
     test_start: int,
     season_length: int | None = None,
+    aligned_reference: ArrayLike | None = None,
 ) -> dict[str, Metrics]:
     """The model's metrics on series[test_start:] next to the persistence baseline and, when
     ``season_length`` is given, the seasonal-naive baseline, all on the same targets; direction accuracy
-    is measured from each target's previous actual value."""
+    is measured from each target's previous actual value. With ``aligned_reference`` (each row's reference
+    row, aligned on Easter) also ``seasonal_naive_easter``, seasonal naive from those rows: the reference an
+    Easter-aligned forecaster is a residual on, shown so that its gain is not taken for the model's."""
     s = _vector("series", series)
     _check_start(s, test_start, 1, "scoring")
     actual = s[test_start:]
@@ -157,6 +178,9 @@ def evaluate_forecast(
     if season_length is not None:
         naive = seasonal_naive_forecast(s, test_start, season_length)
         results["seasonal_naive"] = regression_metrics(actual, naive, previous)
+    if aligned_reference is not None:
+        aligned = aligned_naive_forecast(s, test_start, aligned_reference)
+        results["seasonal_naive_easter"] = regression_metrics(actual, aligned, previous)
     return results
 
 
@@ -201,7 +225,7 @@ def baseline_verdict(model: str, metrics: Metrics, baselines: Mapping[str, Metri
     best = float(scored[name] or 0.0)
     # Equal to rounding (a float32 network at its reference forecast) is not beating it.
     beats = float(model_rmse) < best * (1 - TIE_TOLERANCE)
-    label = name.replace("_", " ")
+    label = baseline_label(name)
     sentence = (
         f"{model} beat its best baseline, {label}: test RMSE {float(model_rmse):.6g} against {best:.6g}."
         if beats

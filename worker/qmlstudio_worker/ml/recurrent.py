@@ -215,9 +215,18 @@ class FittedForecaster:
         x, _ = sliding_windows(scaled, np.zeros(len(scaled)), self.window, first, len(scaled))
         last = np.zeros(len(x))
         if self.target_mode == "change":
-            lag = self.reference_lag
-            last = values[self.prediction_feature].to_numpy(dtype="float64")[first - lag : len(scaled) - lag]
+            reference = self.reference_rows(frame)
+            last = values[self.prediction_feature].to_numpy(dtype="float64")[reference[first : len(scaled)]]
         return x, last
+
+    def reference_rows(self, frame: pd.DataFrame) -> np.ndarray[Any, Any]:
+        """Each row's reference row: the row before (persistence), or a season back (aligned on Easter when
+        the inputs say so)."""
+        if self.inputs is not None:
+            return self.inputs.reference_rows(frame)
+        reference = np.arange(len(frame)) - 1
+        reference[reference < 0] = -1
+        return reference
 
     @property
     def reference_lag(self) -> int:
@@ -341,10 +350,22 @@ class ForecastWindows:
         """Values per window row."""
         return int(self.x_train.shape[2]) if self.x_train.ndim == 3 else len(self.features)
 
+    def reference_rows(self) -> np.ndarray[Any, Any]:
+        """Each row's reference row (see :meth:`ForecastInputs.reference_rows`); the row before without
+        forecaster inputs."""
+        if self.inputs is not None:
+            return self.inputs.reference_rows(self.frame)
+        reference = np.arange(len(self.y_raw)) - 1
+        reference[reference < 0] = -1
+        return reference
+
+    @property
+    def easter_aligned(self) -> bool:
+        return bool(self.inputs is not None and self.inputs.season_length and self.inputs.easter_aligned)
+
     def levels(self, scaled: FloatArray) -> FloatArray:
         """The test windows' (scaled) network outputs in the prediction feature's units."""
-        lag = self.reference_lag
-        last = self.y_raw[self.test_start - lag : len(self.y_raw) - lag]
+        last = self.y_raw[self.reference_rows()[self.test_start :]]
         return to_levels(scaled, self.target_normalizer, self.target_mode, last)
 
 
@@ -408,11 +429,12 @@ def prepare_windows(
         x_scaled = feature_normalizer.transform(full[features])
     y_raw = full[prediction_feature].to_numpy(dtype="float64")
     if target_mode == "change":
-        # changes[t] = y[t] - y[t-lag], the change from the reference forecast (the last value, or the value
-        # a season before); the first lag rows are never targets.
+        # changes[t] = y[t] - y[reference[t]], the change from the reference forecast (the last value, or the
+        # value a season before, aligned on Easter when planned); the first lag rows are never targets.
         lag = inputs.season_length if inputs is not None and inputs.season_length else 1
+        reference = inputs.reference_rows(frame) if inputs is not None else np.arange(len(y_raw)) - 1
         changes = np.zeros(len(y_raw))
-        changes[lag:] = y_raw[lag:] - y_raw[:-lag]
+        changes[lag:] = y_raw[lag:] - y_raw[reference[lag:]]
         target_normalizer = MinMaxNormalizer(normalization).fit(changes[lag:test_start])
         y_scaled = target_normalizer.transform(changes)
     else:
@@ -654,7 +676,8 @@ def scored_forecast(
     data facts; metrics and charts are emitted."""
     y_raw, test_start = data.y_raw, data.test_start
     predicted = data.levels(predicted_scaled)
-    results = evaluate_forecast(y_raw, predicted, test_start, season)
+    aligned = data.reference_rows() if season and data.easter_aligned else None
+    results = evaluate_forecast(y_raw, predicted, test_start, season, aligned)
     seasonal = seasonal_naive_forecast(y_raw, test_start, season) if seasonal_chart and season else None
     charts = forecast_charts(
         data.frame,

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from qmlstudio_worker.ml.artifacts import load_fitted, save_fitted
-from qmlstudio_worker.ml.forecast_inputs import plan_inputs
-from qmlstudio_worker.ml.forecast_metrics import baseline_verdict
+from qmlstudio_worker.ml.forecast_inputs import easter_sunday, plan_inputs, reference_rows
+from qmlstudio_worker.ml.forecast_metrics import baseline_verdict, evaluate_forecast
 from qmlstudio_worker.ml.recurrent import (
     beats_reference,
     prepare_windows,
@@ -49,8 +49,10 @@ def test_the_plan_reads_the_data_dates_holiday_flag_and_season() -> None:
     assert plan.describe() == (
         "forecaster inputs per window row: the selected features (Temperature, CPI) and Weekly_Sales's own "
         "recent values, each as its change from the row before; the week of year of the forecast row (from "
-        "Date); its holiday flag (IsHoliday); the seasonal-naive change (52 rows back)"
+        "Date); its holiday flag (IsHoliday); the seasonal-naive change (52 rows back; around Easter, last "
+        "year's week as far from Easter)"
     )
+    assert plan.easter_aligned
     # A season needs a window of training rows beyond it.
     assert plan_inputs(demand, ["CPI"], "Weekly_Sales", 60, window=10).season_length is None
     # Trading days are not regular (weekends): day of week, no season; a selected target is not repeated.
@@ -280,3 +282,73 @@ def test_the_verdict_names_the_best_baseline_in_one_sentence() -> None:
     tie = baseline_verdict("LSTM", {"rmse": 2881.2999}, baselines)
     assert tie is not None
     assert tie["beats"] is False
+
+
+def test_easter_sunday_is_the_computus() -> None:
+    known = {2010: (4, 4), 2011: (4, 24), 2012: (4, 8), 2019: (4, 21), 2024: (3, 31), 2038: (4, 25)}
+    for year, (month, day) in known.items():
+        assert (easter_sunday(year).month, easter_sunday(year).day) == (month, day)
+
+
+def test_the_weekly_reference_is_last_years_week_as_far_from_easter() -> None:
+    demand = pd.read_csv(REPO / "samples" / "product_demand.csv").iloc[:143]
+    dates = demand["Date"]
+    reference = reference_rows(dates, 52, easter_aligned=True)
+    plain = reference_rows(dates, 52, easter_aligned=False)
+    assert (plain[52:] == np.arange(52, 143) - 52).all()
+    assert (plain[:52] == -1).all()
+    row = {d: i for i, d in enumerate(dates)}
+    # The weeks ending on Good Friday: 2010-04-02, 2011-04-22, 2012-04-06.
+    assert reference[row["2011-04-22"]] == row["2010-04-02"]
+    assert reference[row["2012-04-06"]] == row["2011-04-22"]
+    assert reference[row["2012-04-13"]] == row["2011-04-29"]  # the week after Easter
+    # 2011-04-01 lies 3 weeks before its Good Friday, but 52 weeks back is 2010's Good Friday week: it takes
+    # 2010's week 3 weeks before Easter instead of the Easter peak.
+    assert reference[row["2011-04-01"]] == row["2010-03-12"]
+    # Far from Easter, and for fixed holidays (Thanksgiving), the week 52 rows back.
+    assert reference[row["2011-11-25"]] == row["2010-11-26"]
+    assert reference[row["2012-07-06"]] == row["2011-07-08"]
+    # Every reference is an earlier row.
+    assert all(reference[t] < t for t in range(143))
+    # The alignment is chosen on the training part: the demand sample's Easter weeks move with Easter; a
+    # series without an Easter effect (a smooth yearly wave) keeps the week 52 rows back.
+    assert plan_inputs(demand, ["CPI"], "Weekly_Sales", 100, window=10).easter_aligned
+    assert not plan_inputs(_weekly(143), ["noise"], "Sales", 100, window=10).easter_aligned
+    # Without dates there is no season to align.
+    assert not plan_inputs(
+        demand.drop(columns=["Date"]), ["CPI"], "Weekly_Sales", 100, window=10
+    ).easter_aligned
+
+
+def test_an_easter_aligned_forecaster_reports_its_reference_as_a_baseline() -> None:
+    demand = pd.read_csv(REPO / "samples" / "product_demand.csv").iloc[:143]
+    result, fitted = train_recurrent_forecaster(
+        demand,
+        model="LSTM",
+        training_features=["CPI"],
+        prediction_feature="Weekly_Sales",
+        train_share=0.7,
+        epochs=1,
+        learning_rate=0.01,
+        hidden_layers=4,
+        seed=0,
+        season_length=52,
+        torch_threads=1,
+    )
+    baselines = result["baselines"]
+    sales = demand["Weekly_Sales"].to_numpy(dtype=float)
+    reference = reference_rows(demand["Date"], 52, easter_aligned=True)
+    expected = evaluate_forecast(sales, sales[reference[100:]], 100, 52, reference)
+    assert baselines["seasonal_naive_easter"] == pytest.approx(expected["seasonal_naive_easter"])
+    # The test part holds Easter 2012 (two weeks before 2011's): the aligned reference keeps it in place.
+    assert baselines["seasonal_naive_easter"]["rmse"] < baselines["seasonal_naive"]["rmse"] / 2
+    # The network is a residual on the aligned reference: inference reads the same rows.
+    assert result["data"]["inputs"]["easter_aligned"] is True
+    predicted = fitted.predict(demand)
+    assert predicted[100 - 52 :] == pytest.approx(result["data"]["predicted"], rel=1e-5)
+    # The verdict names the best baseline for people.
+    verdict = baseline_verdict("LSTM", result["metrics"], baselines)
+    assert verdict is not None
+    label = "seasonal naive, Easter aligned"
+    assert verdict["baseline"] == label
+    assert label in verdict["sentence"]

@@ -122,16 +122,20 @@ def test_demand_trains_an_lstm_next_to_the_seasonal_naive_baseline_and_saves_a_l
     assert (data["problem"], data["model"], data["model_type"]) == ("demand-forecasting", "LSTM", "Classical")
     assert set(data["metrics"]) == FORECAST_METRICS
 
-    # Rows 1..100 of the file: store 1, department 1, weekly. Split 0.7: 70 training rows, 30 test rows;
+    # Rows 1..143 of the file: store 1, department 1, weekly. Split 0.7: 100 training rows, 43 test rows;
     # the seasonal-naive forecast of week t is week t - 52.
-    sales = pd.read_csv(dataset)["Weekly_Sales"].to_numpy()[:100]
-    actual, seasonal = sales[70:], sales[18:48]
+    sales = pd.read_csv(dataset)["Weekly_Sales"].to_numpy()[:143]
+    actual, seasonal = sales[100:], sales[48:91]
     assert data["prediction"]["actual"] == pytest.approx(actual.tolist())
     assert data["baseline"]["name"] == "seasonal naive (52 rows)"
     assert data["baseline"]["metrics"]["rmse"] == pytest.approx(rmse(actual, seasonal))
-    assert data["baselines"]["persistence"]["rmse"] == pytest.approx(rmse(actual, sales[69:99]))
+    assert data["baselines"]["persistence"]["rmse"] == pytest.approx(rmse(actual, sales[99:142]))
+    # The training part's Easter weeks follow Easter: the reference (and a baseline) is aligned on it.
+    easter = data["baselines"]["seasonal_naive_easter"]["rmse"]
+    assert easter < data["baseline"]["metrics"]["rmse"]
+    assert data["training_data"]["inputs"]["easter_aligned"] is True
     assert data["metrics"]["rmse"] == pytest.approx(rmse(actual, np.array(data["prediction"]["predicted"])))
-    assert data["dataset"]["rows_used"] == 100
+    assert data["dataset"]["rows_used"] == 143
     assert data["dataset"]["sha256"] == hashlib.sha256(dataset.read_bytes()).hexdigest()
     assert len(data["losses"]["train"]) == len(data["losses"]["test"]) == 5
 
@@ -141,11 +145,17 @@ def test_demand_trains_an_lstm_next_to_the_seasonal_naive_baseline_and_saves_a_l
     assert stages[-1] == "done"
     metric_names = {line["name"] for line in lines if line["type"] == "metric"}
     assert {"rmse", "persistence_rmse", "seasonal_naive_rmse", "train_loss", "test_loss"} <= metric_names
+    assert "seasonal_naive_easter_rmse" in metric_names
     chart = next(c for c in data["charts"] if c["title"].startswith("Actual vs predicted"))
     assert [s["name"] for s in chart["series"]] == ["actual", "predicted", "persistence", "seasonal naive"]
     comparison = data["charts"][-1]
     assert (comparison["type"], comparison["categories"]) == ("bar", ["rmse", "mae"])
-    assert [s["name"] for s in comparison["series"]] == ["LSTM", "persistence", "seasonal naive"]
+    assert [s["name"] for s in comparison["series"]] == [
+        "LSTM",
+        "persistence",
+        "seasonal naive",
+        "seasonal naive, Easter aligned",
+    ]
     assert comparison["series"][2]["data"][0] == pytest.approx(rmse(actual, seasonal))
     announced = {line["name"]: line["path"] for line in lines if line["type"] == "artifact"}
     assert announced == {name: str(tmp_path / file) for name, file in data["artifacts"].items()}
@@ -156,15 +166,16 @@ def test_demand_trains_an_lstm_next_to_the_seasonal_naive_baseline_and_saves_a_l
     assert (card["framework"], card["model"], card["target"]) == ("torch", "LSTM", "Weekly_Sales")
     assert card["features"] == body["training_features"]
     predictor = load_fitted(tmp_path)
-    rows = pd.read_csv(dataset).iloc[:100]
+    rows = pd.read_csv(dataset).iloc[:143]
     got_actual, got_predicted = predictor.predict_frame(rows)
     # A weekly series with a season in its training part is forecast from the value a season (52 rows)
     # before: the model forecasts the rows from the 53rd on.
     first = predictor.fitted.first_target
     assert first == 52
     assert got_actual == pytest.approx(sales[first:].tolist())
-    assert got_predicted[70 - first :] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
-    assert data["baseline_verdict"]["baseline"] == "seasonal naive"
+    assert got_predicted[100 - first :] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
+    # The verdict is against the best baseline: the aligned reference, not plain seasonal naive.
+    assert data["baseline_verdict"]["baseline"] == "seasonal naive, Easter aligned"
 
     with pytest.raises(DatasetError, match="'CPI'"):
         predictor.predict_frame(rows.drop(columns=["CPI"]))
@@ -211,9 +222,9 @@ def test_demand_quantum_runs_the_hybrid_model_and_its_artifacts_load(
     assert card["framework"] != "torch"
     assert card["architecture"]["qubits"] == body["qubits"]
     assert "(16)" in card["architecture"]["encoder"]  # the body's hidden_layers takes effect
-    actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(dataset).iloc[:100])
-    assert actual[-30:] == pytest.approx(data["prediction"]["actual"])
-    assert predicted[-30:] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
+    actual, predicted = load_fitted(tmp_path).predict_frame(pd.read_csv(dataset).iloc[:143])
+    assert actual[-43:] == pytest.approx(data["prediction"]["actual"])
+    assert predicted[-43:] == pytest.approx(data["prediction"]["predicted"], rel=1e-5)
 
 
 # --- stock price prediction -----------------------------------------------------------------------

@@ -9,8 +9,11 @@ from the envelope's extension (fit on the training part only).
 
 Baseline: seasonal naive (the value one season earlier) with a season of 52 rows when the rows are weekly
 (the median step of the Date column is 7 days) and the training part holds at least 52 rows; otherwise
-persistence (tomorrow = today), said so in the log. The metrics (MSE, RMSE, MAE, MAPE, R2, direction
-accuracy) of the model and of both baselines are on the same test targets.
+persistence (tomorrow = today), said so in the log. When the training part shows Easter's weeks moving
+with Easter, the forecaster's reference is aligned on it and shown as one more baseline, seasonal naive
+aligned on Easter (``ml/forecast_inputs.py``); the verdict compares the model with the best baseline.
+The metrics (MSE, RMSE, MAE, MAPE, R2, direction accuracy) of the model and of every baseline are on the
+same test targets.
 """
 
 from __future__ import annotations
