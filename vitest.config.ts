@@ -30,9 +30,14 @@ export default defineConfig({
           // Recording fixtures trains every problem for minutes; it is its own project, never in make test.
           exclude: [...configDefaults.exclude, RECORD_FIXTURES],
           environment: 'node',
+          // One migrated PGlite dumped per run; each test database starts from it (pglite-template.ts).
+          globalSetup: ['server/test-support/pglite-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
+          // Two files at a time: each stack has its own database, Redis prefix, DATA_DIR and port 0, and
+          // most of a file's time is spent waiting (Python imports, training, polls), not computing.
+          fileParallelism: true,
+          maxWorkers: 2,
         },
       },
       {
@@ -48,6 +53,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          // The server bundle and the migrated database template every product start uses.
+          globalSetup: ['tests/e2e/global-setup.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,

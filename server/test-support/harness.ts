@@ -6,14 +6,16 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { inject, it } from 'vitest';
 import { mapJobRequest, type AppData } from '../../src/engine';
 import { buildApp } from '../app';
 import { hashPassword } from '../auth/passwords';
 import { UsersRepository } from '../auth/users-repository';
 import { loadConfig, type Config } from '../config';
-import { openDatabase, openMemoryDatabase, type Database } from '../db/database';
+import { openDatabase, type Database } from '../db/database';
 import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
+import { openMigratedMemoryDatabase } from './pglite-template';
 
 export const POSTGRES_ADMIN_URL =
   process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -62,15 +64,46 @@ if (missing.length > 0 && process.env.CI) {
 }
 for (const reason of missing) console.warn(`\n!!!!! ${reason} is SKIPPED !!!!!\n`);
 
+/**
+ * A new in-memory PGlite with every migration applied, started from the run's migrated template
+ * (pglite-global-setup.ts) when the project provides one.
+ */
+export function migratedMemoryDatabase(): Promise<Database> {
+  return openMigratedMemoryDatabase(inject('pgliteTemplate') || undefined);
+}
+
 export type DatabaseMode = 'pglite' | 'postgres';
 export type QueueMode = 'in-process' | 'bullmq';
 
+/**
+ * Which modes a server test runs in (each mode is a stack: a database, an app and its worker):
+ * - MODES, all four: what depends on the database and the queue together: a job's lifecycle (queued,
+ *   running, final, stopped, lost), queue behaviour, the events and results a run persists.
+ * - EACH_ONCE, [pglite + in-process, postgres + bullmq]: each database and each queue once: persistence
+ *   through the repositories, SQL, and the stores that move to Redis with it (rate limits, sessions).
+ * - ONE_MODE, pglite + in-process: validation, permissions, messages and routes that only read and write
+ *   through repositories proven in the passes above.
+ * Every repository's behaviour keeps at least one PostgreSQL and one BullMQ pass somewhere. A test kept to
+ * fewer modes is not registered in the others (`if`, never a skip: CI counts a skip as a failure).
+ */
 export const MODES: { database: DatabaseMode; queue: QueueMode; available: boolean }[] = [
   { database: 'pglite', queue: 'in-process', available: true },
   { database: 'pglite', queue: 'bullmq', available: redisAvailable },
   { database: 'postgres', queue: 'in-process', available: postgresAvailable },
   { database: 'postgres', queue: 'bullmq', available: postgresAvailable && redisAvailable },
 ];
+export type Mode = (typeof MODES)[number];
+export const ONE_MODE = MODES[0]!;
+export const EACH_ONCE = [ONE_MODE, MODES[3]!];
+
+/**
+ * Inside a per-mode describe: `it` (skipped only when the mode's service is down) when `mode` is one of
+ * `modes`, else a function that registers nothing.
+ */
+export function itIn(mode: Mode, modes: Mode[]): ReturnType<typeof it.runIf> {
+  if (modes.includes(mode)) return it.runIf(mode.available);
+  return (() => undefined) as unknown as ReturnType<typeof it.runIf>;
+}
 
 export interface TestStack {
   app: FastifyInstance;
@@ -113,10 +146,10 @@ export async function startStack(
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     };
+    await migrate(db);
   } else {
-    db = await openMemoryDatabase();
+    db = await migratedMemoryDatabase();
   }
-  await migrate(db);
   const config: Config = {
     // WORKER_WARM lazy: a stack starts its preloaded Python at its first job, not at start (most
     // stacks run none, and the imports take seconds).
