@@ -4,14 +4,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportFileBase, exportNotebook, exportScript, type ExportedRun } from './run-export';
+import { createHash } from 'node:crypto';
+import {
+  exportFileBase,
+  exportNotebook,
+  exportScript,
+  IBM_TOKEN_VARIABLE,
+  type ExportedRun,
+} from './run-export';
 
 // The exported code's source, whatever the names in it: an application name, column names and values
 // with quotes, backslashes, line breaks and other scripts stay data. Python reads the script back to the
 // same body, extension and metrics (nothing of a name runs), and the download's name is safe.
 
+type Json = Record<string, unknown>;
 const run = promisify(execFile);
 const PYTHON = path.resolve(import.meta.dirname, '../../worker/.venv/bin/python');
+const STANDIN_DIR = path.resolve(import.meta.dirname, '../../worker/tests/unit');
 const HOSTILE = 'Q3 "report"\n__import__("os").system("echo pwned") # \\ \u2028 ` """ é 数据 😀';
 
 const RUN: ExportedRun = {
@@ -101,4 +110,114 @@ describe('the exported source', () => {
       `${'x'.repeat(60)}_output_1`,
     );
   });
+});
+
+// An IBM device run: the export never holds a token (the body's custom one, the stored one the server put in
+// the envelope); the script reads QISKIT_IBM_TOKEN when it runs and refuses, naming it, when it is unset.
+describe("an IBM device run's export", () => {
+  const BODY_SECRET = 'custom-token-in-the-body-0123456789';
+  const STORED_SECRET = 'stored-token-in-the-envelope-9876543210';
+  const DATASET = 'Time,Amount,Class\n0,1.5,0\n1,2.5,1\n';
+  let dir: string;
+  let device: ExportedRun;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'qml-export-ibm-'));
+    await writeFile(path.join(dir, 'data.csv'), DATASET);
+    device = {
+      ...RUN,
+      applicationName: 'Fraud on ibm_kyiv',
+      body: {
+        id: 3,
+        use_quantum_simulator: false,
+        quantum_device_backend: 'ibm_kyiv',
+        actual_quantum_device_token: BODY_SECRET,
+      },
+      extension: { ...RUN.extension, ibm_token: STORED_SECRET },
+      datasetSha256: createHash('sha256').update(DATASET).digest('hex'),
+      versions: {},
+      metrics: {},
+      baseline: null,
+    };
+    await writeFile(path.join(dir, 'device_run.py'), exportScript(device));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('writes no token: the body keeps the field as None, the extension loses the stored one', async () => {
+    for (const source of [exportScript(device), exportNotebook(device)]) {
+      expect(source).not.toContain(BODY_SECRET);
+      expect(source).not.toContain(STORED_SECRET);
+    }
+    const { stdout } = await run(
+      PYTHON,
+      ['-c', 'import json, device_run as m; print(json.dumps([m.JOB_BODY, m.EXTENSION, m.IBM_DEVICE]))'],
+      { cwd: dir, env: { PATH: '/usr/bin:/bin' } },
+    );
+    const [body, extension, ibmDevice] = JSON.parse(stdout) as [Record<string, unknown>, object, string];
+    expect(body).toEqual({ ...device.body, actual_quantum_device_token: null });
+    expect(extension).not.toHaveProperty('ibm_token');
+    expect(ibmDevice).toBe('ibm_kyiv');
+    expect(exportScript(RUN)).toContain('IBM_DEVICE = None'); // a simulator run needs no token
+  });
+
+  it('refuses to run without QISKIT_IBM_TOKEN, naming the variable and the device', async () => {
+    const failure = await run(PYTHON, ['device_run.py', '--dataset', 'data.csv'], {
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+    }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toContain(`set the environment variable ${IBM_TOKEN_VARIABLE}`);
+    expect(failure?.stderr).toContain('ibm_kyiv');
+  });
+
+  it("hands the variable's token to the worker's device path, which opens the device on the IBM stand-in", async () => {
+    // The script's own main, with run_job replaced by the worker's device step alone (no training): the
+    // envelope's token goes through support.device_target to the real qiskit-ibm-runtime client, pointed
+    // at worker/tests/unit/ibm_standin.py. The stand-in accepts only its API key.
+    const driver = `
+import json, os, sys
+sys.path.insert(0, ${JSON.stringify(STANDIN_DIR)})
+from types import SimpleNamespace
+from ibm_standin import IAM_URL, IBMStandIn, running
+from qmlstudio_worker.jobs import runner, support
+from qmlstudio_worker.quantum import devices
+import device_run
+
+def device_step(raw, emit):
+    envelope = json.loads(raw)
+    inputs = SimpleNamespace(ibm_token=envelope["extension"].get("ibm_token"))
+    try:
+        backend = support.device_target(envelope["params"], inputs).open()
+    except devices.DeviceError as refusal:
+        emit.error(refusal.message, "validation", refusal.field)
+        return
+    emit.result({"metrics": {"device_opened": 1.0 if backend.name == "ibm_kyiv" else 0.0}, "baseline": None})
+
+runner.run_job = device_step
+with running(IBMStandIn()) as standin:
+    os.environ["IAM_URL"] = IAM_URL
+    devices.SERVICE_OPTIONS = standin.service_options()
+    for token in ("standin-api-key", "not-the-key"):
+        os.environ[${JSON.stringify(IBM_TOKEN_VARIABLE)}] = token
+        before = len(standin.calls("iam."))
+        code = device_run.main(["--dataset", "data.csv"])
+        print(json.dumps({"code": code, "iam": standin.calls("iam.")[before:]}), flush=True)
+`;
+    const { stdout, stderr } = await run(PYTHON, ['-c', driver], {
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+      timeout: 120_000,
+    });
+    const [printed, accepted, rejected] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
+    expect(printed).toMatchObject({ metrics: { device_opened: 1 } });
+    // Each token was exchanged at the stand-in's IAM; only its API key opened the device.
+    expect(accepted).toMatchObject({ code: 0, iam: expect.arrayContaining(['POST /identity/token']) });
+    expect(rejected).toMatchObject({ code: 1, iam: expect.arrayContaining(['POST /identity/token']) });
+    expect(stderr).toContain('IBM Quantum rejected the token');
+  }, 150_000);
 });

@@ -4,7 +4,8 @@
 // library versions recorded at run time, and call the worker's own run_job, the function
 // `python -m qmlstudio_worker run` calls for every job: the export carries no training code of its own.
 // The checks (dataset hash, versions) use the standard library only, so a wrong file or a different
-// library is refused before torch or qiskit are imported.
+// library is refused before torch or qiskit are imported. An IBM device run's token is never written: the
+// body's custom token is left out and the script reads the token from QISKIT_IBM_TOKEN when it runs.
 
 import path from 'node:path';
 import { isPlainObject } from '../../src/engine';
@@ -12,6 +13,32 @@ import { definedMetrics, jobResultOf } from '../jobs/job-result';
 import type { JobRecord } from '../jobs/jobs-repository';
 
 export const EXPORT_NOT_TRAINING = 'Only a completed training output can be exported as code';
+
+/** The variable qiskit-ibm-runtime reads the IBM Quantum API key from; the exported script reads it too. */
+export const IBM_TOKEN_VARIABLE = 'QISKIT_IBM_TOKEN';
+/** The job body's custom IBM token (the form's 'Use Custom IBM Token'): never exported. */
+const BODY_TOKEN_FIELD = 'actual_quantum_device_token';
+/** The owner's stored token as the server adds it to a device run's envelope: never exported. */
+const EXTENSION_TOKEN_FIELD = 'ibm_token';
+
+/** The IBM device a body ran on (use_quantum_simulator false), null for a simulator run. */
+export function ibmDeviceOf(body: Record<string, unknown>): string | null {
+  const device = body.quantum_device_backend;
+  return body.use_quantum_simulator === false && typeof device === 'string' && device ? device : null;
+}
+
+/** A device name in prose (docstring, Markdown): IBM's names are letters, digits and '_'; others are masked. */
+const deviceText = (device: string) => device.replace(/[^A-Za-z0-9_.-]/g, '?');
+
+/** The body and extension as exported: a token in either is replaced by null / left out. */
+function withoutTokens(run: ExportedRun): {
+  body: Record<string, unknown>;
+  extension: Record<string, unknown>;
+} {
+  const { [EXTENSION_TOKEN_FIELD]: _stored, ...extension } = run.extension;
+  const body = BODY_TOKEN_FIELD in run.body ? { ...run.body, [BODY_TOKEN_FIELD]: null } : run.body;
+  return { body, extension };
+}
 
 /** What the export is made of, read from the output. */
 export interface ExportedRun {
@@ -129,8 +156,10 @@ const markdownText = (text: string) =>
   oneLine(text).replace(/[&<>[\]*_`\\#|]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : `\\${c}`));
 
 function constantsSource(run: ExportedRun): string {
+  const { body, extension } = withoutTokens(run);
   return `import hashlib
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -141,9 +170,9 @@ from pathlib import Path
 OUTPUT_ID = ${run.outputId}
 KIND = ${pythonLiteral(run.kind)}
 # The job body after defaults (the worker fills the same defaults again: nothing changes).
-JOB_BODY = ${pythonLiteral(run.body)}
+JOB_BODY = ${pythonLiteral(body)}
 # What the server sent beside the body: preprocessing, the seed and the dataset's facts (its path is yours).
-EXTENSION = ${pythonLiteral(run.extension)}
+EXTENSION = ${pythonLiteral(extension)}
 SEED = ${run.seed}
 DATASET_SHA256 = ${pythonLiteral(run.datasetSha256)}
 # A shipped sample is found in the QML Studio checkout; your own file must be given.
@@ -153,6 +182,10 @@ RECORDED_VERSIONS = ${pythonLiteral(run.versions)}
 # What the output showed, to compare with.
 OUTPUT_METRICS = ${pythonLiteral(run.metrics)}
 OUTPUT_BASELINE = ${pythonLiteral(run.baseline)}
+# The IBM device the run used (None: a simulator). Its IBM Quantum token is not in this file: it is read
+# from the environment variable below when the script runs (channel ibm_quantum_platform, as the run's).
+IBM_DEVICE = ${pythonLiteral(ibmDeviceOf(run.body))}
+IBM_TOKEN_VARIABLE = ${pythonLiteral(IBM_TOKEN_VARIABLE)}
 `;
 }
 
@@ -193,6 +226,22 @@ def check_dataset(dataset):
             f"{dataset} is not the dataset this run trained on: its sha256 is {digest.hexdigest()}, "
             f"the run's is {DATASET_SHA256}. Give the run's file with --dataset PATH."
         )
+
+
+def device_token():
+    """A device run's IBM Quantum token, read from the environment now (None for a simulator run)."""
+    if IBM_DEVICE is None:
+        return None
+    token = os.environ.get(IBM_TOKEN_VARIABLE, "").strip()
+    if token:
+        return token
+    if os.environ.get("QMLSTUDIO_IBM_LOCAL_TESTING") == "1":
+        return None  # the worker's local testing mode: the device's fake backend, no token sent
+    raise RunRefused(
+        f"This run ran on the IBM device {IBM_DEVICE} and needs your IBM Quantum API key: set the "
+        f"environment variable {IBM_TOKEN_VARIABLE} (e.g. {IBM_TOKEN_VARIABLE}=... python {Path(sys.argv[0]).name}). "
+        "The script never holds the key."
+    )
 
 
 def installed_version(key):
@@ -248,8 +297,9 @@ class ProtocolLines:
         pass
 
 
-def train(dataset, output_dir=None):
-    """Train the run again: the worker's run_job, as the QML Studio job runner calls it, on this dataset."""
+def train(dataset, output_dir=None, token=None):
+    """Train the run again: the worker's run_job, as the QML Studio job runner calls it, on this dataset.
+    token (a device run's, from device_token) goes where the server puts the owner's stored token."""
     from qmlstudio_worker.jobs.runner import run_job
     from qmlstudio_worker.protocol import Emitter
 
@@ -261,6 +311,8 @@ def train(dataset, output_dir=None):
             "output_dir": str(output_dir or scratch),
             "extension": {**EXTENSION, "dataset": {**EXTENSION["dataset"], "path": str(dataset.resolve())}},
         }
+        if token:
+            envelope["extension"]["ibm_token"] = token
         lines = ProtocolLines()
         run_job(json.dumps(envelope), Emitter(lines))
     if lines.final is None or lines.final["type"] != "result":
@@ -309,6 +361,7 @@ const MAIN_SOURCE = `def main(argv=None):
     parser.add_argument("--output-dir", metavar="DIR", help="keep the trained model in DIR")
     args = parser.parse_args(argv)
     try:
+        token = device_token()
         dataset = find_dataset(args.dataset)
         check_dataset(dataset)
         check_versions(args.ignore_versions)
@@ -316,7 +369,7 @@ const MAIN_SOURCE = `def main(argv=None):
         print(f"Refused: {refusal}", file=sys.stderr)
         return 2
     try:
-        result = train(dataset, args.output_dir)
+        result = train(dataset, args.output_dir, token)
     except RuntimeError as failure:
         print(f"The training failed: {failure}", file=sys.stderr)
         return 1
@@ -343,6 +396,10 @@ export function exportScript(run: ExportedRun): string {
   const usage = run.shippedDataset
     ? `python ${file} [--dataset PATH]\n(the dataset defaults to ${run.shippedDataset}, here or in the QML Studio checkout)`
     : `python ${file} --dataset PATH/TO/YOUR/FILE`;
+  const device = ibmDeviceOf(run.body);
+  const deviceNote = device
+    ? `\nThe run ran on the IBM device ${deviceText(device)}: set ${IBM_TOKEN_VARIABLE} to your IBM Quantum API key first\n(read when the script runs; the script never holds it).`
+    : '';
   return `#!/usr/bin/env python3
 """Train QML Studio output ${run.outputId} again with the qmlstudio_worker package and print its metrics.
 
@@ -350,7 +407,7 @@ Run it with the Python of the QML Studio worker (worker/.venv/bin/python, which 
     ${usage}
 It checks the dataset against the run's sha256 and the installed libraries against the run's versions,
 trains through the worker's run_job (what the platform runs for every job) with the same body and seed,
-shows each metric beside the output's on stderr, and prints the metrics as one JSON line on stdout.
+shows each metric beside the output's on stderr, and prints the metrics as one JSON line on stdout.${deviceNote}
 """
 
 ${summary(run)
@@ -423,10 +480,14 @@ export function exportNotebook(run: ExportedRun): string {
     '## 2. Library versions\n\nOther versions can give other numbers: a difference stops here. Set `IGNORE_VERSIONS = True` to train anyway.',
   );
   code('IGNORE_VERSIONS = False\ncheck_versions(IGNORE_VERSIONS)');
+  const device = ibmDeviceOf(run.body);
   markdown(
-    '## 3. Train\n\nThe worker validates the body, fills its defaults, seeds every generator and trains.',
+    '## 3. Train\n\nThe worker validates the body, fills its defaults, seeds every generator and trains.' +
+      (device
+        ? ` The run ran on the IBM device ${deviceText(device)}: set the environment variable \`${IBM_TOKEN_VARIABLE}\` to your IBM Quantum API key before starting Jupyter (the notebook never holds it).`
+        : ''),
   );
-  code('result = train(dataset)');
+  code('result = train(dataset, token=device_token())');
   markdown("## 4. Metrics\n\nEach metric beside the output's, then all of them as one JSON line.");
   code('compare_with_output(result)\nprint(metrics_line(result))');
   return `${JSON.stringify(
