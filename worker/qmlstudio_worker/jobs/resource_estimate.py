@@ -149,17 +149,36 @@ def problem_handler(kind: str) -> Any:
     return importlib.import_module(found.handler_module)
 
 
-def quantum_family(handler: Any, kind: str, params: Mapping[str, Any], model: str) -> str:
-    """The model family the body's job runs, as its handler declares it (``ESTIMATE_MODELS``: the body's
-    model, else its ``training_model_type``, to a key of :data:`FAMILIES`). A body whose type is Classical,
-    or that names a model its handler runs without circuits, runs no quantum circuit."""
+#: Where a family's builder reads a problem's own figures: ``inputs(body)`` of the handler's declaration.
+EstimateInputs = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+
+
+def declared_family(
+    entry: str | tuple[str, EstimateInputs], params: Mapping[str, Any]
+) -> tuple[str, Mapping[str, Any]]:
+    """An ``ESTIMATE_MODELS`` entry as (family, the builder's inputs): a family alone, or (family,
+    ``inputs``) when the builder needs figures only the problem knows (the QCNN's patches, the QSVM's kernel
+    cap); the handler computes them, so this layer imports no problem."""
+    if isinstance(entry, str):
+        return entry, {}
+    family, inputs = entry
+    return family, inputs(params)
+
+
+def quantum_family(
+    handler: Any, kind: str, params: Mapping[str, Any], model: str
+) -> tuple[str, Mapping[str, Any]]:
+    """The model family the body's job runs and its builder's inputs, as its handler declares them
+    (``ESTIMATE_MODELS``: the body's model, else its ``training_model_type``, to a key of :data:`FAMILIES`,
+    see :func:`declared_family`). A body whose type is Classical, or that names a model its handler runs
+    without circuits, runs no quantum circuit."""
     declared = params.get("training_model_type")
     if isinstance(declared, str) and declared.lower() == "classical":
         raise ValueError(f"the {model} model runs no quantum circuit")
-    families: Mapping[str, str] = getattr(handler, "ESTIMATE_MODELS", {})
+    families: Mapping[str, Any] = getattr(handler, "ESTIMATE_MODELS", {})
     for choice in (model, declared):
         if isinstance(choice, str) and choice in families:
-            return families[choice]
+            return declared_family(families[choice], params)
     if "quantum" in model.lower() or (isinstance(declared, str) and declared.lower() == "quantum"):
         raise ValueError(f"problem {kind!r} has no quantum model to estimate")
     raise ValueError(f"the {model} model runs no quantum circuit")
@@ -525,18 +544,16 @@ def _forecaster(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     }
 
 
-def _qcnn(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
-    """The QCNN's patch circuit (angle encoding, then RealAmplitudes of ``circuit_depth``), run on every
-    patch of every training slice each epoch; timed forward and backward as the run trains it."""
+def _qcnn(params: Mapping[str, Any], rows: int | None, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The QCNN's patch circuit (angle encoding, then the ansatz of ``circuit_depth``), run on every patch of
+    every training slice each epoch; timed forward and backward as the run trains it. ``inputs`` (the
+    handler's declaration): ``qubits``, ``depth``, ``patches`` per slice and the ``ansatz``'s name."""
     import torch
 
-    from qmlstudio_worker.problems.brain_tumor import qcnn
     from qmlstudio_worker.quantum import hybrid
 
-    config = qcnn.qcnn_config(dict(params))
-    qubits, depth = int(config["n_qubits"]), int(config["circuit_depth"])
-    patches = qcnn.patch_positions(int(config["patch_size"]), int(config["step_size"]))
-    ansatz = Ansatz(qcnn.ANSATZ, qubits, depth)
+    qubits, depth, patches = int(inputs["qubits"]), int(inputs["depth"]), int(inputs["patches"])
+    ansatz = Ansatz(str(inputs["ansatz"]), qubits, depth)
     batch = 64
     angles = torch.rand(batch, qubits, dtype=torch.float64)
     weights = torch.zeros(ansatz.num_parameters, dtype=torch.float64, requires_grad=True)
@@ -558,12 +575,11 @@ def _qcnn(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
     }
 
 
-def _image_kernel(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]:
-    """The brain tumor QSVM's fidelity kernel (ZZ feature map of ``n_qubits``, ``circuit_depth`` reps) on
-    the training slices (at most ``MAX_KERNEL_ROWS``) and the held-out slices against them, timed as the
-    run computes it; the embedding network's epochs before it run no circuit and are not counted."""
-    from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS
-    from qmlstudio_worker.problems.brain_tumor.training import VALIDATION_SHARE
+def _image_kernel(params: Mapping[str, Any], rows: int | None, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """An image QSVM's fidelity kernel (ZZ feature map of ``n_qubits``, ``circuit_depth`` reps) on the
+    training slices (at most the declaration's ``max_kernel_rows``) and the held-out slices (its
+    ``validation_share``) against them, timed as the run computes it; the embedding network's epochs
+    before it run no circuit and are not counted."""
     from qmlstudio_worker.quantum.kernel_classifier import fidelity_kernel
     from qmlstudio_worker.quantum.statevector import qiskit_feature_map
 
@@ -572,8 +588,8 @@ def _image_kernel(params: Mapping[str, Any], rows: int | None) -> dict[str, Any]
     per_entry = _timed(lambda: fidelity_kernel(sample, sample, reps, symmetric=True)) / (32 * 32)
     entries = None
     if rows is not None:
-        held = round(max(1, rows) * VALIDATION_SHARE)
-        train = min(max(1, rows) - held, MAX_KERNEL_ROWS)
+        held = round(max(1, rows) * float(inputs["validation_share"]))
+        train = min(max(1, rows) - held, int(inputs["max_kernel_rows"]))
         entries = train * train + held * train
     return {
         "model": "QSVM",
@@ -685,22 +701,23 @@ def _noisy_run_seconds(
     return setup + search + training + testing, plan
 
 
-Builder = Callable[[Any, Mapping[str, Any], "int | None", bool], dict[str, Any]]
+Builder = Callable[[Any, Mapping[str, Any], "int | None", bool, Mapping[str, Any]], dict[str, Any]]
 
 #: What each model family's run builds, by family (the keys a handler's ``ESTIMATE_MODELS`` maps to); each
-#: takes (handler, body, rows, measured) and returns the circuit, its evaluations, iterations and time.
+#: takes (handler, body, rows, measured, the declaration's inputs) and returns the circuit, its
+#: evaluations, iterations and time.
 FAMILIES: dict[str, Builder] = {
-    "Variational Quantum Classifier": lambda _h, params, rows, measured: _binary_classifier(
+    "Variational Quantum Classifier": lambda _h, params, rows, measured, _i: _binary_classifier(
         params, rows, measured
     ),
-    "Quantum Support Vector Classifier": lambda _h, params, rows, measured: _binary_classifier(
+    "Quantum Support Vector Classifier": lambda _h, params, rows, measured, _i: _binary_classifier(
         params, rows, measured
     ),
-    "Hybrid quantum neural network": lambda _h, params, rows, _m: _forecaster(params, rows),
-    "VQE": lambda handler, params, rows, _m: _optimizer_problem(handler, params, rows),
-    "QAOA": lambda handler, params, rows, _m: _optimizer_problem(handler, params, rows),
-    "QCNN": lambda _h, params, rows, _m: _qcnn(params, rows),
-    "QSVM": lambda _h, params, rows, _m: _image_kernel(params, rows),
+    "Hybrid quantum neural network": lambda _h, params, rows, _m, _i: _forecaster(params, rows),
+    "VQE": lambda handler, params, rows, _m, _i: _optimizer_problem(handler, params, rows),
+    "QAOA": lambda handler, params, rows, _m, _i: _optimizer_problem(handler, params, rows),
+    "QCNN": lambda _h, params, rows, _m, inputs: _qcnn(params, rows, inputs),
+    "QSVM": lambda _h, params, rows, _m, inputs: _image_kernel(params, rows, inputs),
 }
 
 
@@ -760,9 +777,9 @@ def _estimate_one_run(
         params = ProblemSchemas(resolve_schemas_dir()).fill_defaults(kind, params, optional=True)
     model = model_name(params)
     handler = problem_handler(kind)
-    family = quantum_family(handler, kind, params, model)
+    family, inputs = quantum_family(handler, kind, params, model)
     measured = params.get("use_quantum_simulator") is False or noise_model not in (None, "None")
-    found = FAMILIES[family](handler, params, rows, measured)
+    found = FAMILIES[family](handler, params, rows, measured, inputs)
     where, name, snapshot = _target(params, noise_model)
     backend = params.get("quantum_device_backend")
     shots = quantum_shots(params, name if where == "noise_model" else None, device_ok=True)

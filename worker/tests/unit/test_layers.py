@@ -4,6 +4,9 @@
   nor ``problems``;
 - ``quantum`` (circuits, simulators, noise, optimizers, the variational loop, quantum models) imports
   neither ``jobs`` nor ``problems``;
+- ``jobs`` (the runner, support, the resource estimate, repeats) imports no ``problems``: it reaches a
+  problem's handler by name (its problem file's ``job.worker``), and what a generic step needs of a problem
+  the handler declares (e.g. ``ESTIMATE_MODELS``);
 - the core modules at the package's top (protocol, errors, problem_schemas, ...) import no ``problems``;
 - a problem's package imports no other problem's.
 
@@ -23,6 +26,7 @@ ROOT = WORKER_DIR / PACKAGE
 FORBIDDEN = {
     "ml": ("quantum", "jobs", "problems"),
     "quantum": ("jobs", "problems"),
+    "jobs": ("problems",),
     "core": ("problems",),
 }
 
@@ -81,6 +85,10 @@ def violations(module: str, source: str) -> list[str]:
         ),
         ("qmlstudio_worker.quantum.circuits", "from qmlstudio_worker.jobs.support import quantum_shots\n"),
         ("qmlstudio_worker.problem_schemas", "from qmlstudio_worker.problems import brain_tumor\n"),
+        (
+            "qmlstudio_worker.jobs.resource_estimate",
+            "def f():\n    from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS\n",
+        ),
         (
             "qmlstudio_worker.problems.vehicle_routing.routing",
             "from ..portfolio_optimization import quantum_solver\n",

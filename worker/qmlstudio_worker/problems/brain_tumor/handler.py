@@ -42,8 +42,35 @@ from qmlstudio_worker.problems.brain_tumor.models import (
 from qmlstudio_worker.quantum.run_facts import TEST_PREDICTIONS, quantum_run
 
 PROBLEM = "brain-tumor"
-#: The model family each quantum choice runs (the resource estimate builds what the job runs from it).
-ESTIMATE_MODELS = {"QCNN": "QCNN", "QSVM": "QSVM"}
+
+
+def _qcnn_estimate_inputs(params: Mapping[str, Any]) -> dict[str, Any]:
+    """What the estimate's QCNN builder needs of this problem: the body's QCNN settings over the defaults."""
+    from qmlstudio_worker.problems.brain_tumor import qcnn
+
+    config = qcnn.qcnn_config(dict(params))
+    return {
+        "qubits": int(config["n_qubits"]),
+        "depth": int(config["circuit_depth"]),
+        "patches": qcnn.patch_positions(int(config["patch_size"]), int(config["step_size"])),
+        "ansatz": qcnn.ANSATZ,
+    }
+
+
+def _qsvm_estimate_inputs(_params: Mapping[str, Any]) -> dict[str, Any]:
+    """What the estimate's QSVM builder needs of this problem: the kernel's row cap and the held-out share."""
+    from qmlstudio_worker.problems.brain_tumor.qsvm import MAX_KERNEL_ROWS
+    from qmlstudio_worker.problems.brain_tumor.training import VALIDATION_SHARE
+
+    return {"max_kernel_rows": MAX_KERNEL_ROWS, "validation_share": VALIDATION_SHARE}
+
+
+#: The model family each quantum choice runs, with the figures its builder reads from this problem (the
+#: resource estimate builds what the job runs from it and imports no problem).
+ESTIMATE_MODELS = {
+    "QCNN": ("QCNN", _qcnn_estimate_inputs),
+    "QSVM": ("QSVM", _qsvm_estimate_inputs),
+}
 DEFAULT_SEED = 42
 DEFAULT_RANGE = (1, 100)
 SAMPLE_FILE = "brain_tumor_dataset.mat"
