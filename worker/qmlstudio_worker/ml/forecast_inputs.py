@@ -74,7 +74,8 @@ def easter_sunday(year: int) -> date:
 
 def _weeks_from_good_friday(day: pd.Timestamp, year: int) -> int:
     good_friday = pd.Timestamp(easter_sunday(year)) - pd.Timedelta(days=2)
-    return round((day.normalize() - good_friday).days / 7)
+    days = int((day.normalize() - good_friday).days)
+    return round(days / 7)
 
 
 def reference_rows(dates: pd.Series | None, season: int, easter_aligned: bool) -> np.ndarray[Any, Any]:
