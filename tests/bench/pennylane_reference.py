@@ -25,6 +25,7 @@ interface: torch is not imported here.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import json
 import math
@@ -90,6 +91,33 @@ def device_and_method(name: str, n: int) -> tuple[Any, str]:
     return qml.device("lightning.qubit", wires=n), "adjoint"
 
 
+def broadcasts(name: str, n: int) -> bool:
+    """Whether default.qubit gets a batch of rows as one broadcast circuit, else one circuit per row.
+
+    default.qubit applies a gate by einsum while the state has fewer axes than
+    ``EINSUM_STATE_WIRECOUNT_PERF_THRESHOLD`` (13 in PennyLane 0.45) and by tensordot from there on. A
+    broadcast state has one axis per wire plus the batch axis, so from 12 wires a broadcast gate meets a
+    broadcast state in the tensordot path, which does not handle two batch axes: ``ValueError:
+    shape-mismatch for sum`` (reproduced with a bare 12-wire qnode: RY(a[..., q]) on every wire, 3 rows;
+    with the threshold raised to 14 the same call returns cos(a), so the einsum path is right). There each
+    row runs as its own circuit: the same circuits, values and gradients, one tape per row.
+    lightning.qubit's adjoint takes no broadcast tapes: PennyLane splits a batch into one tape per row
+    itself, so it is given the batch either way."""
+    if name != "default.qubit":
+        return True
+    threshold = importlib.import_module(
+        "pennylane.devices.qubit.apply_operation"
+    ).EINSUM_STATE_WIRECOUNT_PERF_THRESHOLD
+    return n + 1 < int(threshold)
+
+
+def each_row(fn: Any, batched: bool, x: Any, *args: Any) -> Any:
+    """``fn`` on the rows of ``x``: one broadcast call, or one call per row stacked (rows first)."""
+    if batched:
+        return fn(x, *args)
+    return pnp.stack([fn(x[i], *args) for i in range(x.shape[0])])
+
+
 def qnode(dev: Any, method: str, device_vjp: bool = False) -> Any:
     """The qnode decorator. ``device_vjp``: lightning's adjoint computes the vector-Jacobian product
     itself; measured faster for the hybrid layer (n outputs per row: 9.1 s against 17.0 s CPU per 4-qubit
@@ -108,6 +136,7 @@ def timed(fn: Any) -> tuple[Any, float, float]:
 def vqc(data: Any, name: str) -> dict[str, Any]:
     n = int(data["vqc_qubits"])
     dev, method = device_and_method(name, n)
+    batched = broadcasts(name, n)
     parity_op = qml.prod(*[qml.PauliZ(q) for q in range(n)]) if n > 1 else qml.PauliZ(0)
 
     @qnode(dev, method)
@@ -130,8 +159,7 @@ def vqc(data: Any, name: str) -> dict[str, Any]:
     class_weights = onp.where(positive, rows / (2 * n_pos), rows / (2 * (rows - n_pos)))
 
     def odd_probability(x: Any, w: Any) -> Any:
-        # lightning's adjoint takes no broadcast tapes; default.qubit takes the whole batch at once
-        return (1.0 - circuit(x, w)) / 2.0
+        return (1.0 - each_row(circuit, batched, x, w)) / 2.0
 
     def loss(w: Any) -> Any:
         p = odd_probability(x_train, w)
@@ -144,8 +172,11 @@ def vqc(data: Any, name: str) -> dict[str, Any]:
     grad = qml.grad(loss, argnums=0)
     w = onp.asarray(data["vqc_w0"], dtype=float)
     check = onp.asarray(
-        probabilities(
-            pnp.asarray(data["check_vqc_x"]), pnp.asarray(data["check_vqc_w"])
+        each_row(
+            probabilities,
+            batched,
+            pnp.asarray(data["check_vqc_x"]),
+            pnp.asarray(data["check_vqc_w"]),
         )
     )
     adam = Adam(float(data["vqc_lr"]), [w.shape])
@@ -177,6 +208,7 @@ def vqc(data: Any, name: str) -> dict[str, Any]:
         "losses": losses,
         "test_accuracy": accuracy,
         "check_probabilities": check.tolist(),
+        "per_row": not batched,
     }
 
 
@@ -184,6 +216,7 @@ def hybrid(data: Any, name: str) -> dict[str, Any]:
     n = int(data["hyb_qubits"])
     reps = int(data["hyb_reps"])
     dev, method = device_and_method(name, n)
+    batched = broadcasts(name, n)
 
     @qnode(dev, method, device_vjp=True)
     def layer(angles: Any, w: Any) -> Any:
@@ -193,7 +226,9 @@ def hybrid(data: Any, name: str) -> dict[str, Any]:
         return [qml.expval(qml.PauliZ(q)) for q in range(n)]
 
     def expectations(angles: Any, w: Any) -> Any:
-        return pnp.stack(layer(angles, w), axis=-1)  # (batch, n)
+        return each_row(
+            lambda a, w: pnp.stack(layer(a, w), axis=-1), batched, angles, w
+        )  # (batch, n)
 
     def forward(params: list[Any], x: Any) -> Any:
         w1, b1, w2, b2, weights, wh, bh = params
@@ -245,6 +280,7 @@ def hybrid(data: Any, name: str) -> dict[str, Any]:
         "cpu_per_epoch": float(onp.mean(epoch_cpus)),
         "test_rmse_scaled": rmse,
         "check_expectations": check.tolist(),
+        "per_row": not batched,
     }
 
 

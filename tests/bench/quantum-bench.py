@@ -657,6 +657,14 @@ def _ours_hybrid(data: dict[str, np.ndarray], network: Any) -> dict[str, Any]:
     }
 
 
+def _pennylane_mode(name: str, result: dict[str, Any]) -> str:
+    """The differentiation method, and whether default.qubit ran one circuit per row (from 12 qubits its
+    broadcasting fails: see pennylane_reference.broadcasts)."""
+    if name != "default.qubit":
+        return "adjoint"
+    return "backprop, one circuit per row" if result["vqc"]["per_row"] else "backprop"
+
+
 def bench_pennylane() -> list[list[str]]:
     """Ours against PennyLane (default.qubit backprop, lightning.qubit adjoint) on the same circuits, data,
     initial parameters, optimizer and steps; PennyLane runs in its own venv as a subprocess."""
@@ -711,7 +719,7 @@ def bench_pennylane() -> list[list[str]]:
         results = {
             "ours (torch statevector)": ours,
             **{
-                f"PennyLane {theirs['pennylane']} {name} ({'backprop' if name == 'default.qubit' else 'adjoint'})": theirs[
+                f"PennyLane {theirs['pennylane']} {name} ({_pennylane_mode(name, theirs[name])})": theirs[
                     name
                 ]
                 for name in ("default.qubit", "lightning.qubit")
