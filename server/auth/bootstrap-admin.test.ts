@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
 import { bootstrapAdmin } from './bootstrap-admin';
 import { UsersRepository } from './users-repository';
 import { verifyPassword } from './passwords';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 describe('first admin', () => {
   it('is created once, with a generated password when none is given', async () => {
-    const db = await openMemoryDatabase();
-    await migrate(db);
+    const db = await migratedMemoryDatabase();
     const first = await bootstrapAdmin(db, { adminEmail: null, adminPassword: null });
     expect(first).toMatchObject({ created: true, email: 'admin@qmlstudio.local' });
     expect(first.generatedPassword!.length).toBeGreaterThanOrEqual(16);
@@ -24,8 +22,7 @@ describe('first admin', () => {
   });
 
   it('takes ADMIN_EMAIL and ADMIN_PASSWORD and prints no password', async () => {
-    const db = await openMemoryDatabase();
-    await migrate(db);
+    const db = await migratedMemoryDatabase();
     const result = await bootstrapAdmin(db, {
       adminEmail: 'root@example.com',
       adminPassword: 'a long password',

@@ -3,15 +3,13 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { loadConfig } from '../config';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
 import { LoginThrottle } from './login-throttle';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 /** The app on an empty database whose throttle allows 2 failures per e-mail and address. */
 async function start(env: Record<string, string>) {
-  const db = await openMemoryDatabase();
-  await migrate(db);
+  const db = await migratedMemoryDatabase();
   const config = {
     ...loadConfig({ DATA_DIR: '/tmp/qml-client-address', ...env }),
     jwtSecret: 'x'.repeat(32),

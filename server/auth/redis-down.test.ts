@@ -5,12 +5,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { loadConfig } from '../config';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
 import { hashPassword } from './passwords';
 import { SIGN_IN_UNAVAILABLE } from './auth-routes';
 import { UsersRepository } from './users-repository';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 // Scale-out with Redis down: sign-in counts failed attempts in Redis (the login throttle), and
 // registration counts sign-ups there. Neither may answer 500: a 503 with a sentence instead.
@@ -29,8 +28,7 @@ describe('Redis down (REDIS_URL at a closed port)', () => {
   let services: Services;
 
   beforeAll(async () => {
-    const db = await openMemoryDatabase();
-    await migrate(db);
+    const db = await migratedMemoryDatabase();
     const suffix = randomBytes(6).toString('hex');
     const config = {
       ...loadConfig({

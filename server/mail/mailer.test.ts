@@ -1,15 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemoryDatabase, type Database } from '../db/database';
-import { migrate } from '../db/migrate';
+import type { Database } from '../db/database';
 import { createMailer } from './mailer';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 describe('mail', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openMemoryDatabase();
-    await migrate(db);
+    db = await migratedMemoryDatabase();
   });
   afterAll(async () => db.close());
 

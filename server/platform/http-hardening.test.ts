@@ -6,9 +6,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, DIST_DIR } from '../app';
 import { loadConfig } from '../config';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino(
@@ -24,8 +23,7 @@ const logger = pino(
 let app: FastifyInstance;
 let services: Services;
 beforeAll(async () => {
-  const db = await openMemoryDatabase();
-  await migrate(db);
+  const db = await migratedMemoryDatabase();
   const config = { ...loadConfig({ DATA_DIR: '/tmp/qml-hardening' }), jwtSecret: 'x'.repeat(32) };
   services = createServices(config, db, logger);
   app = await buildApp(services, { logger, serveWebApp: false });

@@ -11,11 +11,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { loadConfig } from '../config';
-import { openMemoryDatabase } from '../db/database';
-import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
 import { precompressDirectory } from './precompressed-files';
 import { APP_SHELL_CACHE, HASHED_ASSET_CACHE, isAppRoute } from './web-app-files';
+import { migratedMemoryDatabase } from '../test-support/harness';
 
 describe('isAppRoute', () => {
   it('takes client-side routes and leaves the API, /assets/ and files to 404', () => {
@@ -46,8 +45,7 @@ describe('the built web app', () => {
     writeFileSync(path.join(dir, 'index.html'), shell);
     writeFileSync(path.join(dir, 'assets/index-0a1b2c3d.js'), script);
     await precompressDirectory(dir);
-    const db = await openMemoryDatabase();
-    await migrate(db);
+    const db = await migratedMemoryDatabase();
     const config = { ...loadConfig({ DATA_DIR: '/tmp/qml-web-app' }), jwtSecret: 'x'.repeat(32) };
     services = createServices(config, db, pino({ level: 'silent' }));
     app = await buildApp(services, { serveWebApp: true, webAppDir: dir });
