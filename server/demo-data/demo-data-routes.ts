@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_ID } from '../platform/id-schemas';
 import { envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import { notModified } from '../platform/conditional-get';
+import { sendConditional } from '../platform/conditional-get';
 import type { DemoRequest, DemoResultsData } from './demo-results-data';
 
 const problemId = { type: 'string', pattern: '^[a-z0-9-]{1,100}$' } as const;
@@ -24,8 +24,8 @@ const response = (what: string) => ({
 
 /**
  * Send one demo data reply with a strong ETag (content hash) and Last-Modified, or 304 when the
- * request's validators show the client's copy is current. `no-cache`: the browser keeps the reply
- * (Cache API) but asks every time, so a run that finishes is seen at once.
+ * request's validators show the client's copy is current (sendConditional). `no-cache`: the browser
+ * keeps the reply (Cache API) but asks every time, so a run that finishes is seen at once.
  */
 async function sendDemoFile(
   store: DemoResultsData,
@@ -39,13 +39,7 @@ async function sendDemoFile(
       what.kind === 'compare' || what.kind === 'records' ? store.missingReason() : 'No such demo data';
     return reply.code(404).send(errorBody(reason));
   }
-  reply
-    .header('etag', file.etag)
-    .header('last-modified', file.lastModified.toUTCString())
-    .header('cache-control', 'no-cache');
-  const headers = request.headers as { 'if-none-match'?: string; 'if-modified-since'?: string };
-  if (notModified(file, headers)) return reply.code(304).send();
-  return reply.code(200).type('application/json; charset=utf-8').send(file.body);
+  return sendConditional(request, reply, { ...file, type: 'application/json; charset=utf-8' });
 }
 
 /**

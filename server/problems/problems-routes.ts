@@ -10,7 +10,7 @@ import {
 } from '../../src/engine';
 import { isAdmin } from '../auth/auth-plugin';
 import { BODY_ERRORS, envelope, errorBody, errorReplies, PUBLIC } from '../platform/reply-schemas';
-import { notModified } from '../platform/conditional-get';
+import { sendConditional } from '../platform/conditional-get';
 import type { SchemaFiles, ServedBody } from './schema-files';
 
 const summarySchema = {
@@ -56,19 +56,12 @@ const checkBody = {
 } as const;
 
 /**
- * A body the server makes once (the schema files, their validators): no-cache, so the browser keeps its
- * copy but asks each time (a changed SCHEMAS_DIR is seen after a restart), 304 for the copy it holds,
- * gzip for a client that takes it.
+ * A body the server makes once (the schema files, their validators): the browser keeps its copy but
+ * asks each time (a changed SCHEMAS_DIR is seen after a restart), 304 for the copy it holds, gzip
+ * for a client that takes it.
  */
-function sendServed(request: FastifyRequest, reply: FastifyReply, served: ServedBody, type: string) {
-  reply.header('etag', served.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
-  if (notModified(served, request.headers as { 'if-none-match'?: string })) return reply.code(304).send();
-  reply.type(type);
-  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
-    return reply.code(200).header('content-encoding', 'gzip').send(served.gzipped);
-  }
-  return reply.code(200).send(served.body);
-}
+const sendServed = (request: FastifyRequest, reply: FastifyReply, served: ServedBody, type: string) =>
+  sendConditional(request, reply, { etag: served.etag, body: served.body, gzipped: served.gzipped, type });
 
 /**
  * The problem registry on the server: the same engine and schema files the browser uses, so the
