@@ -69,7 +69,16 @@ for (const reason of missing) console.warn(`\n!!!!! ${reason} is SKIPPED !!!!!\n
  * (pglite-global-setup.ts) when the project provides one.
  */
 export function migratedMemoryDatabase(): Promise<Database> {
-  return openMigratedMemoryDatabase(inject('pgliteTemplate') || undefined);
+  return openMigratedMemoryDatabase(providedTemplate());
+}
+
+/** The run's template file; none outside vitest, where inject throws (the benchmarks start stacks too). */
+function providedTemplate(): string | undefined {
+  try {
+    return inject('pgliteTemplate') || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export type DatabaseMode = 'pglite' | 'postgres';
