@@ -1,12 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startMailSink, type MailSink } from './mail-sink';
+import { SERVER_BUNDLE_DIR, serverBundle } from './server-bundle';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const MIGRATIONS_DIR = path.join(ROOT, 'server/db/migrations');
+const ADMIN = { email: 'admin@example.com', password: 'e2e admin password' };
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -54,37 +58,56 @@ export interface RunningProduct {
   stop(): Promise<void>;
 }
 
-/** Starts the built product (`tsx server/main.ts`) on a free port with a temporary data directory. */
-export async function startProduct(env: Record<string, string> = {}): Promise<RunningProduct> {
+/** Environment of every product start: a free port, a data directory, the admin, quiet logs. */
+function productEnv(port: number, dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'warn',
+    REDIS_PREFIX: `qml-e2e-${port}`,
+    // Links in mails and OAuth redirects must come back to the address the browser uses.
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // The landing page's example runs train in the background: only the tests of them turn them on.
+    DEMO_RESULTS: 'off',
+    // Most files run no job: the preloaded Python (about 5 CPU-s on this machine) starts at the first job instead.
+    WORKER_WARM: 'lazy',
+    ...env,
+  };
+}
+
+/**
+ * The server process: the bundled server under node (server-bundle.ts), or `tsx server/main.ts` with
+ * E2E_SERVER=tsx (the sources as they are, without the build).
+ */
+async function serverCommand(): Promise<[string, string[]]> {
+  if (process.env.E2E_SERVER === 'tsx') return [path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts']];
+  return [process.execPath, ['--enable-source-maps', await serverBundle()]];
+}
+
+interface Launched {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Spawns the server and resolves once it answers (its OpenAPI document). */
+async function launch(dataDir: string, env: Record<string, string>): Promise<Launched> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'qml-e2e-'));
-  const admin = { email: 'admin@example.com', password: 'e2e admin password' };
+  const [command, args] = await serverCommand();
   let output = '';
-  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'warn',
-      REDIS_PREFIX: `qml-e2e-${port}`,
-      // Links in mails and OAuth redirects must come back to the address the browser uses.
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      // The landing page's example runs train in the background: only the tests of them turn them on.
-      DEMO_RESULTS: 'off',
-      // Most files run no job: the preloaded Python (about 5 CPU-s on this machine) starts at the first job instead.
-      WORKER_WARM: 'lazy',
-      ...env,
-    },
+    env: productEnv(port, dataDir, env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  // A deadline, not a speed check: on a loaded 2-core CI machine tsx compiling the server and the
-  // migrations took over 60 s once. Start-up time is measured where it belongs, in tests/bench.
+  // A deadline, not a speed check: on a loaded 2-core CI machine a start (the embedded database's
+  // migrations, the worker runtime's check) took over 60 s once. Start-up time is measured in tests/bench.
   const deadline = Date.now() + 170_000; // under the e2e hook timeout (180 s)
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the product exited early:\n${output}`);
@@ -94,19 +117,117 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the product did not start:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the product did not start:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return {
-    url,
-    admin,
-    output: () => output,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { url, child, output: () => output };
+}
+
+/** A port found free can be taken by another process before the server binds it: one more try then. */
+async function launchOnFreePort(dataDir: string, env: Record<string, string>): Promise<Launched> {
+  try {
+    return await launch(dataDir, env);
+  } catch (error) {
+    if (!String(error).includes('EADDRINUSE')) throw error;
+    return launch(dataDir, env);
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * The embedded database of a product that has just started for the first time and stopped (migrated,
+ * the harness's admin created), under a key of the migrations, PGlite's version and the admin: a product
+ * copies it instead of creating and migrating a database of its own (initdb in WebAssembly and every
+ * migration: about 5 CPU-s and half a minute of a loaded machine per start).
+ */
+function databaseTemplatePath(): string {
+  const key = createHash('sha256');
+  for (const name of readdirSync(MIGRATIONS_DIR).sort())
+    key
+      .update(name)
+      .update('\0')
+      .update(readFileSync(path.join(MIGRATIONS_DIR, name)));
+  key.update(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  key.update(JSON.stringify(ADMIN));
+  return path.join(SERVER_BUNDLE_DIR, `database-${key.digest('hex').slice(0, 16)}`);
+}
+
+/**
+ * Makes the database template when there is none for the current migrations (the e2e project's global
+ * setup, so no file's start-up hook pays for it): the product started once on an empty directory, by
+ * the same server and settings as the tests', and stopped cleanly.
+ */
+export async function makeDatabaseTemplate(): Promise<void> {
+  const template = databaseTemplatePath();
+  if (process.env.E2E_SERVER === 'tsx' || existsSync(template)) return;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'qml-e2e-template-'));
+  try {
+    const first = await launchOnFreePort(dataDir, {});
+    await stopChild(first.child);
+    if (first.child.exitCode !== 0)
+      throw new Error(`the template's product did not stop cleanly:\n${first.output()}`);
+    const staging = `${template}.${process.pid}.partial`;
+    cpSync(path.join(dataDir, 'pglite'), staging, { recursive: true });
+    try {
+      renameSync(staging, template);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // made beside another run: theirs is the same
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The template when it is there (made by the global setup), else null: the product migrates its own. */
+function databaseTemplate(): string | null {
+  if (process.env.E2E_SERVER === 'tsx') return null;
+  const template = databaseTemplatePath();
+  return existsSync(template) ? template : null;
+}
+
+export interface StartOptions {
+  /**
+   * A new embedded database created and migrated by this start (a fresh install), instead of a copy of
+   * the migrated template. Products on PostgreSQL (DATABASE_URL) always migrate their own.
+   */
+  freshDatabase?: boolean;
+}
+
+/**
+ * Starts the built product on a free port with a temporary data directory: the server bundled by
+ * server-bundle.ts under node, its embedded database copied from the migrated template.
+ */
+export async function startProduct(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<RunningProduct> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'qml-e2e-'));
+  try {
+    const template = options.freshDatabase || env.DATABASE_URL ? null : databaseTemplate();
+    if (template) cpSync(template, path.join(dataDir, 'pglite'), { recursive: true });
+    const { url, child, output } = await launchOnFreePort(dataDir, env);
+    return {
+      url,
+      admin: { ...ADMIN },
+      output,
+      async stop() {
+        await stopChild(child);
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** A mail sink and the product sending its mail there, from 'QML Studio <studio@example.com>'. */

@@ -44,7 +44,7 @@ describe('the landing page from real results', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     started = Date.now();
-    product = await startProduct({ DEMO_RESULTS: 'on' });
+    product = await startProduct({ DEMO_RESULTS: 'on' }, { freshDatabase: true });
     browser = await launchBrowser();
     problems = (await callApi<{ data: typeof problems }>(product, '/examples')).body.data;
   });
