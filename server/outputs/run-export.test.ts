@@ -139,7 +139,7 @@ describe('runs exported as code', () => {
       expectSameMetrics(printed.metrics, detail.metrics);
       expect(printed.baseline.name).toBe(detail.baseline.name);
       expectSameMetrics(printed.baseline.metrics, detail.baseline.metrics);
-    });
+    }, 300_000); // a training (up to train's 240 s) and the script's own: beyond the project's 60 s
   }
 
   it("the notebook is nbformat 4 and its code cells run to the output's metrics", async () => {
