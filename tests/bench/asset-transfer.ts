@@ -2,13 +2,16 @@
  * Benchmark: bytes the landing page transfers in Chromium (playwright-core + Debian's chromium),
  * JavaScript and everything, against the built app in dist/ served by the real server. Prints the
  * body bytes as sent (compressed when the server compresses) and as decoded, and the JavaScript
- * transferred by the time the live demo's inputs first show (its first view). Run after
+ * transferred by the time the live demo's inputs first show (its first view), and, signed in, the
+ * JavaScript transferred by the time a stock application's workspace first shows its form (the
+ * workspace's first draw; whether the chart library was among it). Run after
  * `npm run build`: npm run bench:assets [-- directory] (another build directory, e.g. a copy of
  * dist/ without its .br/.gz files, to compare with uncompressed serving)
  */
 import { chromium } from 'playwright-core';
 import pino from 'pino';
 import { buildApp, DIST_DIR } from '../../server/app';
+import { bootstrapAdmin } from '../../server/auth/bootstrap-admin';
 import { loadConfig } from '../../server/config';
 import { openMemoryDatabase } from '../../server/db/database';
 import { migrate } from '../../server/db/migrate';
@@ -73,6 +76,64 @@ console.log(
   `live demo's inputs shown after ${demoShownMs} ms: JavaScript ${kb(sum(firstScripts, 'sent'))} transferred by then ` +
     `(${firstScripts.length} files; chart library ${firstScripts.some((r) => r.url.includes('apexcharts')) ? 'among them' : 'not among them'})`,
 );
+
+// The workspace's first draw, signed in, in a fresh context (nothing cached from the landing page).
+const admin = { email: 'bench@qmlstudio.local', password: 'bench-assets-1' };
+await bootstrapAdmin(db, { adminEmail: admin.email, adminPassword: admin.password });
+const login = await fetch(`${address}/api/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ grant_type: 'password', username: admin.email, password: admin.password }),
+});
+const token = ((await login.json()) as { access_token: string }).access_token;
+const api = async <T>(path: string, body?: unknown): Promise<T> => {
+  const reply = await fetch(`${address}/api${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!reply.ok) throw new Error(`${path}: ${reply.status} ${await reply.text()}`);
+  return (await reply.json()) as T;
+};
+const me = (await api<{ data: { id: number } }>('/users/me')).data;
+const examples = (
+  await api<{ data: { problem_id: string; app_name: string; app_data: unknown }[] }>('/examples')
+).data;
+const stock = examples.find((e) => e.problem_id === 'stock-price-prediction')!;
+const created = await api<{ data: { id: number } }>('/applications/create-from-example', {
+  app_name: 'Bench workspace',
+  user_id: me.id,
+  app_problem_id: stock.problem_id,
+  app_data: stock.app_data,
+});
+const context = await browser.newContext();
+await context.addInitScript((value) => localStorage.setItem('ACCESS_TOKEN', value), token);
+const workspace = await context.newPage();
+const workspaceScripts: { url: string; sent: number }[] = [];
+workspace.on('requestfinished', (request) => {
+  if (request.resourceType() !== 'script') return;
+  void request
+    .sizes()
+    .then((sizes) =>
+      workspaceScripts.push({ url: new URL(request.url()).pathname, sent: sizes.responseBodySize }),
+    );
+});
+const workspaceStarted = Date.now();
+await workspace.goto(`${address}/development/stock-price-prediction/${created.data.id}/bench-workspace`, {
+  waitUntil: 'commit',
+});
+await workspace
+  .locator('.workspace-panel form, .workspace-panel')
+  .first()
+  .waitFor({ state: 'visible', timeout: 60_000 });
+const workspaceShownMs = Date.now() - workspaceStarted;
+await workspace.waitForTimeout(300); // sizes of the last finished requests
+const firstDraw = workspaceScripts.slice();
+console.log(
+  `workspace's first draw after ${workspaceShownMs} ms: JavaScript ${kb(firstDraw.reduce((t, r) => t + r.sent, 0))} transferred by then ` +
+    `(${firstDraw.length} files; chart library ${firstDraw.some((r) => r.url.includes('apexcharts')) ? 'among them' : 'not among them'})`,
+);
+await context.close();
 await browser.close();
 await app.close();
 await services.close();

@@ -1,6 +1,8 @@
 import type { ApexAxisChartSeries, ApexOptions, ApexXAxis } from 'apexcharts';
-import Chart from 'react-apexcharts';
+import type { ReactNode } from 'react';
 import type { ChartSpec } from '../../generated/worker-contract';
+import { BAND_TEXT, bandCaption, type ChartBands } from './chart-bands';
+import { LazyChart } from './lazy-chart';
 
 /**
  * One chart of the worker protocol (ChartSpec: line, bar, heatmap or confusion_matrix; title; label;
@@ -9,7 +11,7 @@ import type { ChartSpec } from '../../generated/worker-contract';
  */
 
 type Point = ChartSpec['series'][number]['data'][number];
-type ApexType = 'line' | 'bar' | 'heatmap';
+type ApexType = 'line' | 'bar' | 'heatmap' | 'rangeArea';
 export interface ApexChartConfig {
   type: ApexType;
   series: ApexAxisChartSeries;
@@ -151,8 +153,68 @@ export function xAxisTitle(spec: ChartSpec): string | undefined {
   return undefined;
 }
 
-/** The ApexCharts type, series and options of a ChartSpec (exported for tests). */
-export function apexConfig(spec: ChartSpec): ApexChartConfig {
+/**
+ * The ApexCharts type, series and options of a ChartSpec (exported for tests); with `bands` (a run
+ * repeated over seeds), a line chart over categories or dates is drawn as its lines with a shaded band
+ * per banded series.
+ */
+export function apexConfig(spec: ChartSpec, bands?: ChartBands | null): ApexChartConfig {
+  const plain = plainConfig(spec);
+  const pairs = spec.series.some((s) => s.data.some(isPair));
+  return bands && spec.type === 'line' && !pairs ? bandedConfig(spec, plain, bands) : plain;
+}
+
+const pointValue = (point: Point | undefined): number | null => {
+  const value = point === undefined ? null : isCell(point) ? point.y : isPair(point) ? point[1] : point;
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+};
+
+/**
+ * A line chart with bands: ApexCharts' rangeArea combination, the bands first (filled, no stroke, each
+ * in its line's colour and named '{series} ± 1 sd' in the legend and tooltip), then the lines. Points
+ * are {x, y} on the chart's own x axis (dates as timestamps, else the categories).
+ */
+function bandedConfig(spec: ChartSpec, plain: ApexChartConfig, bands: ChartBands): ApexChartConfig {
+  const stamps = dateCategories(spec.categories);
+  const xs: (number | string)[] = stamps ?? spec.categories.map(String);
+  const colorOf = (name: string) =>
+    COLORS[
+      Math.max(
+        0,
+        spec.series.findIndex((s) => s.name === name),
+      ) % COLORS.length
+    ];
+  const bandSeries = bands.series.map((band) => ({
+    type: 'rangeArea',
+    name: `${band.name} ${BAND_TEXT}`,
+    data: xs.flatMap((x, i) => {
+      const range = band.range[i];
+      return range ? [{ x, y: range }] : [];
+    }),
+  }));
+  const lineSeries = spec.series.map((s) => ({
+    type: 'line',
+    name: s.name,
+    data: xs.map((x, i) => ({ x, y: pointValue(s.data[i]) })),
+  }));
+  // No categories on the axis: the points carry their x (ApexCharts reads a category axis from them).
+  const { categories: _categories, ...xaxis } = plain.options.xaxis ?? {};
+  return {
+    type: 'rangeArea',
+    series: [...bandSeries, ...lineSeries] as ApexAxisChartSeries,
+    options: {
+      ...plain.options,
+      chart: { ...plain.options.chart, type: 'rangeArea' },
+      colors: [...bands.series.map((b) => colorOf(b.name)), ...spec.series.map((s) => colorOf(s.name))],
+      fill: { opacity: [...bands.series.map(() => 0.2), ...spec.series.map(() => 1)] },
+      stroke: { curve: 'straight', width: [...bands.series.map(() => 0), ...spec.series.map(() => 2)] },
+      legend: { show: true, position: 'top' },
+      xaxis,
+    },
+  };
+}
+
+function plainConfig(spec: ChartSpec): ApexChartConfig {
   const base: ApexOptions = {
     chart: { toolbar: { show: false }, animations: { enabled: false }, zoom: { enabled: false } },
     colors: COLORS,
@@ -276,15 +338,41 @@ export function apexConfig(spec: ChartSpec): ApexChartConfig {
   };
 }
 
-/** A ChartSpec as a titled card holding its ApexCharts chart. */
-export function ChartSpecView({ spec, height = 300 }: { spec: ChartSpec; height?: number }) {
-  const { type, series, options } = apexConfig(spec);
+/**
+ * A ChartSpec as a titled card holding its ApexCharts chart (loaded on first use); with `bands`, the
+ * banded series are drawn as mean and band, and the caption says what the band is.
+ */
+export function ChartSpecView({
+  spec,
+  height = 300,
+  bands,
+  children,
+}: {
+  spec: ChartSpec;
+  height?: number;
+  bands?: ChartBands | null;
+  /** Shown under the title (a seed selector). */
+  children?: ReactNode;
+}) {
+  const { type, series, options } = apexConfig(spec, bands);
   return (
-    <figure className="chart-spec card" data-testid="chart-spec" data-chart-type={spec.type}>
+    <figure
+      className="chart-spec card"
+      data-testid="chart-spec"
+      data-chart-type={spec.type}
+      data-bands={bands ? bands.series.length : undefined}
+    >
       <figcaption>
         <strong>{spec.title}</strong>
+        {bands && (
+          <span className="muted chart-band-caption" data-testid="chart-band-caption">
+            {' '}
+            {bandCaption(bands)}
+          </span>
+        )}
       </figcaption>
-      <Chart type={type} height={height} series={series} options={options} />
+      {children}
+      <LazyChart type={type} height={height} series={series} options={options} />
     </figure>
   );
 }

@@ -1,8 +1,8 @@
 import type { ApexOptions } from 'apexcharts';
 import { useEffect, useState } from 'react';
-import Chart from 'react-apexcharts';
 import { Link } from 'react-router';
 import { apiFetch } from '../../api/client';
+import { LazyChart } from '../../components/lazy-chart';
 import { addDays } from '../../../engine/stock-demo';
 import './analytics.css';
 
@@ -118,7 +118,7 @@ export function AnalyticsPage() {
             <div className="analytics-charts">
               <figure>
                 <figcaption>Per day</figcaption>
-                <Chart
+                <LazyChart
                   type="line"
                   height={300}
                   options={perDay}
@@ -131,7 +131,7 @@ export function AnalyticsPage() {
               </figure>
               <figure>
                 <figcaption>Most visited pages</figcaption>
-                <Chart
+                <LazyChart
                   type="bar"
                   height={300}
                   options={pages}

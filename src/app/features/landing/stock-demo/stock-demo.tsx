@@ -8,7 +8,7 @@ import {
   predictionDays,
   type FilterMode,
 } from './demo-inputs';
-import { LazyChart } from './lazy-chart';
+import { LazyChart } from '../../../components/lazy-chart';
 import { useStockDemo } from './use-stock-demo';
 import './stock-demo.css';
 

@@ -304,7 +304,9 @@ describe('the output detail page', () => {
     expect([...mse.querySelectorAll('td')].map((td) => td.textContent)).toEqual(['0.2500', '0.3600']);
     expect(within(table).queryByRole('rowheader', { name: /baseline/i })).toBeNull();
     expect(screen.getByTestId('output-dataset').textContent).toContain('Synthetic');
-    expect(screen.getAllByTestId('apex').map((chart) => chart.dataset.type)).toEqual(['line', 'heatmap']);
+    // The chart library loads on first use: the charts are there once its module is.
+    const charts = await screen.findAllByTestId('apex');
+    expect(charts.map((chart) => chart.dataset.type)).toEqual(['line', 'heatmap']);
   });
 
   it("shows 'n/a' for a metric the baseline does not define (persistence's direction accuracy)", async () => {
@@ -452,7 +454,10 @@ describe('the output detail page', () => {
     await waitFor(() => expect(screen.getByTestId('live-progress').textContent).toContain('Epoch 3/5'));
     expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('60');
     fireEvent.click(screen.getByRole('tab', { name: 'Visualization' }));
-    const live = JSON.parse(screen.getByTestId('apex').dataset.series!) as { name: string; data: number[] }[];
+    const live = JSON.parse((await screen.findByTestId('apex')).dataset.series!) as {
+      name: string;
+      data: number[];
+    }[];
     expect(live).toEqual([{ name: 'train_loss', data: [0.2] }]);
     fireEvent.click(screen.getByRole('tab', { name: 'Results' }));
     expect(screen.getByTestId('result-logs').textContent).toContain('epoch 3 done');

@@ -4,6 +4,7 @@ import { ApiError } from '../../../../api/client';
 import { browserRegistry } from '../../../../../renderers/browser-registry';
 import { PipelineFlow } from '../../../../../renderers';
 import type { AppData } from '../../../../../engine';
+import { repeatsCurvesOf } from '../../../../components/chart-bands';
 import { Tabs } from '../../../../components/tabs';
 import type { OutputDetail } from '../../../../api/outputs';
 import { InferenceTab } from '../inference/inference-tab';
@@ -158,7 +159,12 @@ function VisualizationTab({
         />
       )}
       <RepeatsSummary detail={detail} />
-      <OutputCharts charts={view.charts} ongoing={ongoing} name={detail.name} />
+      <OutputCharts
+        charts={view.charts}
+        ongoing={ongoing}
+        name={detail.name}
+        repeats={repeatsCurvesOf(detail.output_data)}
+      />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ChartSpecView } from '../../../../components/chart-spec-view';
+import type { RepeatsCurves } from '../../../../components/chart-bands';
+import { RepeatedChartView } from '../../../../components/repeated-chart-view';
 import { formatTimestamp } from '../../../../format/dates';
 import {
   followOutput,
@@ -284,22 +285,31 @@ export function MetricsTable({
   );
 }
 
-/** The output's charts, or the spec's empty texts ('Loading plots...' while it runs). */
+/**
+ * The output's charts, or the spec's empty texts ('Loading plots...' while it runs); a run repeated
+ * over seeds draws its per-seed curves with their bands and its confusion matrices per seed on demand.
+ */
 export function OutputCharts({
   charts,
   ongoing,
   name,
+  repeats,
 }: {
   charts: OutputDetail['charts'];
   ongoing: boolean;
   name: string;
+  repeats?: RepeatsCurves | null;
 }) {
   if (charts.length === 0)
     return <p className="muted">{ongoing ? 'Loading plots...' : `No plots available for ${name}.`}</p>;
   return (
     <div className="output-charts" data-testid="output-charts">
       {charts.map((chart, index) => (
-        <ChartSpecView key={`${chart.title}-${index}`} spec={withMetricCategories(chart)} />
+        <RepeatedChartView
+          key={`${chart.title}-${index}`}
+          spec={withMetricCategories(chart)}
+          repeats={repeats}
+        />
       ))}
     </div>
   );

@@ -1,5 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import type { AppData, Problem } from '../../../../../engine';
+import { repeatsCurvesOf } from '../../../../components/chart-bands';
 import { Tabs } from '../../../../components/tabs';
 import {
   DatasetNote,
@@ -110,6 +111,7 @@ export function OutputView({ problem, outputId, appData, running, onBack, onRunA
                   charts={outputView(shown, live, ongoing).charts}
                   ongoing={ongoing}
                   name={shown.name}
+                  repeats={repeatsCurvesOf(shown.output_data)}
                 />
               )}
               {tab === 'logs' && <ResultLogs logs={outputView(shown, live, ongoing).logs} />}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { lookupField, type Problem } from '../../../../../engine';
+import { repeatsCurvesOf } from '../../../../components/chart-bands';
 import { Tabs } from '../../../../components/tabs';
 import { getOutputDetail, type OutputDetail } from '../../../../api/outputs';
 import { outputView, ResultLogs, useLiveOutput } from './output-parts';
@@ -116,6 +117,7 @@ function TrainingTabs({
           history={trainingHistoryOf(detail)}
           ongoing={ongoing}
           appName={appNameOf(detail)}
+          repeats={repeatsCurvesOf(detail.output_data)}
         />
       )}
     </Tabs>

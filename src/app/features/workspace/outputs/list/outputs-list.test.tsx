@@ -277,7 +277,7 @@ describe('output detail in the tab', () => {
     expect(within(table).getByRole('row', { name: /^MSE 0.2500 0.3600/ })).toBeTruthy();
     expect(screen.getByTestId('execution-time').textContent).toBe('19.26 s');
     fireEvent.click(screen.getByRole('tab', { name: 'Visualization' }));
-    expect(within(screen.getByTestId('output-charts')).getAllByTestId('apex')).toHaveLength(1);
+    expect(await within(screen.getByTestId('output-charts')).findAllByTestId('apex')).toHaveLength(1);
     fireEvent.click(screen.getByRole('tab', { name: 'Result logs' }));
     expect(screen.getByTestId('result-logs').textContent).toContain('Epoch 1/2 done');
     fireEvent.click(screen.getByRole('button', { name: 'All Outputs' }));

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { Problem } from '../../../../../engine';
+import { repeatsCurvesOf } from '../../../../components/chart-bands';
 import { useModalFocus } from '../../../../components/use-modal-focus';
 import type { OutputDetail } from '../../../../api/outputs';
 import { formatMetric } from '../output-rules';
@@ -113,6 +114,7 @@ function OutputReport({
           history={trainingHistoryOf(detail)}
           ongoing={false}
           appName={appNameOf(detail)}
+          repeats={repeatsCurvesOf(detail.output_data)}
         />
       </section>
     </div>

@@ -1,4 +1,5 @@
-import { ChartSpecView } from '../../../../components/chart-spec-view';
+import type { RepeatsCurves } from '../../../../components/chart-bands';
+import { RepeatedChartView } from '../../../../components/repeated-chart-view';
 import type { ChartSpec, OutputDetail } from '../../../../api/outputs';
 import { formatMetric } from '../output-rules';
 import type { TrainingHistory } from '../result-data';
@@ -147,17 +148,23 @@ export function trainingCharts(charts: readonly ChartSpec[], history: TrainingHi
   return [...drawn, ...charts];
 }
 
-/** The Chart view: the spec's empty texts ('No Training History', 'Loading plots...', 'No plots available for {app}.'). */
+/**
+ * The Chart view: the spec's empty texts ('No Training History', 'Loading plots...', 'No plots available
+ * for {app}.'); a training repeated over seeds draws its histories with bands and its confusion matrix
+ * summed over the seeds or per seed.
+ */
 export function TrainingChartsView({
   charts,
   history,
   ongoing,
   appName,
+  repeats,
 }: {
   charts: readonly ChartSpec[];
   history: TrainingHistory | null;
   ongoing: boolean;
   appName: string;
+  repeats?: RepeatsCurves | null;
 }) {
   const all = trainingCharts(charts, history);
   return (
@@ -168,7 +175,7 @@ export function TrainingChartsView({
       ) : (
         <div className="output-charts bio-charts" data-testid="output-charts">
           {all.map((chart, index) => (
-            <ChartSpecView key={`${chart.title}-${index}`} spec={chart} />
+            <RepeatedChartView key={`${chart.title}-${index}`} spec={chart} repeats={repeats} />
           ))}
         </div>
       )}

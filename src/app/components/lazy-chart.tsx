@@ -1,8 +1,8 @@
 import { lazy, Suspense, type ComponentProps } from 'react';
 import type ApexChart from 'react-apexcharts';
 
-// The chart library is about 225 kB compressed: its own chunk, fetched when a chart is first drawn,
-// so the demo's inputs and text appear without waiting for it.
+// The chart library is about 225 kB compressed: its own chunk, fetched when a chart is first drawn
+// (landing demo, workspace outputs, analytics, diagnostics), so a page shows without waiting for it.
 const Chart = lazy(() => import('react-apexcharts'));
 
 /** An ApexCharts chart loaded on first use, with a placeholder of the chart's height meanwhile. */
