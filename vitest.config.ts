@@ -33,7 +33,8 @@ export default defineConfig({
           // One migrated PGlite dumped per run; each test database starts from it (pglite-template.ts).
           globalSetup: ['server/test-support/pglite-global-setup.ts'],
           testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // A stack's start (database, services, app) in beforeAll passed 60 s on a 2-core machine at load 20+.
+          hookTimeout: 120_000,
           // Two files at a time: each stack has its own database, Redis prefix, DATA_DIR and port 0, and
           // most of a file's time is spent waiting (Python imports, training, polls), not computing.
           fileParallelism: true,

@@ -50,7 +50,9 @@ function standIn() {
         return;
       }
       if (state.mode === 'slow') {
-        setTimeout(() => reply('too late'), 1500);
+        // Far past the caller's 300 ms limit: room for a loaded machine between the two (1.8 s seen with
+        // the reply at 1.5 s), and a limit that did not work would still show.
+        setTimeout(() => reply('too late'), 8000);
         return;
       }
       // the facts the server sent: a good answer quotes them, an invented one adds a number
@@ -192,7 +194,7 @@ for (const mode of MODES.filter((m) => m.database === 'pglite' && m.queue === 'i
         application_name: 'Stock',
         interpreted_type_is_technical: 'true',
       });
-      expect(Date.now() - started).toBeLessThan(1400);
+      expect(Date.now() - started).toBeLessThan(6000);
       expect(outcome.ok && [outcome.value.source, outcome.value.note]).toEqual([
         'engine',
         NOTE_FAILED.timeout,

@@ -23,14 +23,15 @@ const shippedLines = (symbol: string) =>
     .trimEnd()
     .split('\n');
 
-describe('market data stream', () => {
-  let stack: TestStack;
-  const get = (url: string) => stack.app.inject({ method: 'GET', url });
+// One stack for the file: the timing and provider blocks build their own app on its services.
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({ database: 'pglite', queue: 'in-process' });
+});
+afterAll(async () => stack?.close());
 
-  beforeAll(async () => {
-    stack = await startStack({ database: 'pglite', queue: 'in-process' });
-  });
-  afterAll(async () => stack?.close());
+describe('market data stream', () => {
+  const get = (url: string) => stack.app.inject({ method: 'GET', url });
 
   it('lists the ten demo symbols with the last day of real history', async () => {
     const reply = await get('/api/stock-price-prediction/symbols');
@@ -137,12 +138,10 @@ describe('market data stream', () => {
 });
 
 describe('market data stream timing', () => {
-  let stack: TestStack;
   let app: FastifyInstance;
   let dir: string;
 
   beforeAll(async () => {
-    stack = await startStack({ database: 'pglite', queue: 'in-process' });
     dir = mkdtempSync(path.join(tmpdir(), 'qml-market-'));
     // A named pipe as the symbol's file: its end exists only once this test writes it.
     execFileSync('mkfifo', [path.join(dir, 'SLOW.csv')]);
@@ -165,7 +164,6 @@ describe('market data stream timing', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await stack?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -203,14 +201,12 @@ describe('market data stream timing', () => {
 });
 
 describe('online market data provider (MARKET_DATA_PROVIDER=stooq)', () => {
-  let stack: TestStack;
   let app: FastifyInstance;
   let provider: http.Server;
   let status = 200;
   const asked: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ database: 'pglite', queue: 'in-process' });
     // A stand-in for the provider on this machine: Stooq's daily CSV layout.
     provider = http.createServer((req, res) => {
       asked.push(req.url ?? '');
@@ -231,7 +227,6 @@ describe('online market data provider (MARKET_DATA_PROVIDER=stooq)', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await stack?.close();
     provider?.close();
   });
 
