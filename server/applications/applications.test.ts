@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultAppData, createExampleAppData, validateAppData, type AppData } from '../../src/engine';
-import { bearer, MODES, startStack, type TestStack } from '../test-support/harness';
+import { bearer, itIn, MODES, ONE_MODE, startStack, type TestStack } from '../test-support/harness';
 import { fileUploadBody } from '../test-support/multipart-body';
 import {
   APPLICATION_CREATED,
@@ -48,6 +48,9 @@ interface Detail {
 const clone = <T>(value: T): T => structuredClone(value);
 
 describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $database', (mode) => {
+  // What is stored and read back runs on both databases; refusals, ownership and the registry's lists in one
+  // mode (harness MODES).
+  const itOnce = itIn(mode, [ONE_MODE]);
   let stack: TestStack;
   let alice: { id: number; token: string };
   let bob: { id: number; token: string };
@@ -116,88 +119,82 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
   });
   afterAll(async () => stack?.close());
 
-  it.runIf(mode.available)(
-    'categories: public, listed problems only, in category then problem order',
-    async () => {
-      const reply = await call('GET', '/application-categories/all', null);
-      expect(reply.statusCode).toBe(200);
-      const categories = (
-        reply.json() as {
-          data: {
-            id: string;
-            name: string;
-            label: string;
-            app_problems: { id: string; workspace: string }[];
-          }[];
-        }
-      ).data;
-      expect(categories.map((c) => [c.id, c.name, c.label])).toEqual([
-        ['financial', 'Financial', 'Financial Applications'],
-        ['bioinformatics', 'Bioinformatics', 'Bioinformatics Applications'],
-      ]);
-      expect(categories[0]!.app_problems.map((p) => p.id)).toEqual([
-        'stock-price-prediction',
-        'portfolio-optimization',
-        'fraud-detection',
-        'demand-forecasting',
-      ]);
-      expect(categories[1]!.app_problems).toMatchObject([{ id: 'brain-tumor', workspace: 'developmentbio' }]);
-      expect(JSON.stringify(categories)).not.toContain('vehicle-routing');
-      const stock = categories[0]!.app_problems[0] as unknown as Record<string, unknown>;
-      expect(stock).toMatchObject({ name: 'Stock Price Prediction', workspace: 'development' });
-      expect((stock.useCases as string[]).length).toBe(5);
-    },
-  );
+  itOnce('categories: public, listed problems only, in category then problem order', async () => {
+    const reply = await call('GET', '/application-categories/all', null);
+    expect(reply.statusCode).toBe(200);
+    const categories = (
+      reply.json() as {
+        data: {
+          id: string;
+          name: string;
+          label: string;
+          app_problems: { id: string; workspace: string }[];
+        }[];
+      }
+    ).data;
+    expect(categories.map((c) => [c.id, c.name, c.label])).toEqual([
+      ['financial', 'Financial', 'Financial Applications'],
+      ['bioinformatics', 'Bioinformatics', 'Bioinformatics Applications'],
+    ]);
+    expect(categories[0]!.app_problems.map((p) => p.id)).toEqual([
+      'stock-price-prediction',
+      'portfolio-optimization',
+      'fraud-detection',
+      'demand-forecasting',
+    ]);
+    expect(categories[1]!.app_problems).toMatchObject([{ id: 'brain-tumor', workspace: 'developmentbio' }]);
+    expect(JSON.stringify(categories)).not.toContain('vehicle-routing');
+    const stock = categories[0]!.app_problems[0] as unknown as Record<string, unknown>;
+    expect(stock).toMatchObject({ name: 'Stock Price Prediction', workspace: 'development' });
+    expect((stock.useCases as string[]).length).toBe(5);
+  });
 
-  it.runIf(mode.available)(
-    'examples: public, one per gallery problem, on shipped samples, each startable',
-    async () => {
-      const reply = await call('GET', '/examples', null);
-      expect(reply.statusCode).toBe(200);
-      const examples = (
-        reply.json() as {
-          data: {
-            problem_id: string;
-            problem_name: string;
-            app_name: string;
-            description: string;
-            workspace: string;
-            category: { id: string; name: string };
-            app_data: Record<string, unknown>;
-            dataset: { label: string; file: string };
-          }[];
-        }
-      ).data;
-      const listed = stack.services.registry.listExamples();
-      const gallery = listed.map((e) => e.problemId);
-      expect(examples.map((e) => e.problem_id)).toEqual(gallery);
-      // The example's own description (what it does, on which data), not only the problem's.
-      expect(examples.map((e) => e.description)).toEqual(listed.map((e) => e.description));
-      expect(gallery).toEqual(expect.arrayContaining(['stock-price-prediction', 'brain-tumor']));
-      expect(gallery).not.toContain('vehicle-routing');
-      for (const entry of examples) {
-        const expected = example(entry.problem_id);
-        expect(entry.app_name).toBe(expected.appName);
-        expect(entry.app_data).toEqual(expected.appData);
-        // Starting it: the server accepts the example's own app_data and stores it as sent.
-        const started = await call('POST', '/applications/create-from-example', alice.token, {
-          app_problem_id: entry.problem_id,
-          app_name: entry.app_name,
-          user_id: alice.id,
-          app_data: entry.app_data,
-        });
-        expect(started.statusCode, `${entry.problem_id}: ${started.body}`).toBe(201);
-        const id = (started.json() as { data: Created }).data.id;
-        expect(((await detail(alice.token, id)).json() as { data: Detail }).data.app_data).toEqual(
-          entry.app_data,
-        );
+  itOnce('examples: public, one per gallery problem, on shipped samples, each startable', async () => {
+    const reply = await call('GET', '/examples', null);
+    expect(reply.statusCode).toBe(200);
+    const examples = (
+      reply.json() as {
+        data: {
+          problem_id: string;
+          problem_name: string;
+          app_name: string;
+          description: string;
+          workspace: string;
+          category: { id: string; name: string };
+          app_data: Record<string, unknown>;
+          dataset: { label: string; file: string };
+        }[];
       }
-      // The CSV examples name a shipped sample the download route serves.
-      for (const entry of examples.filter((e) => e.dataset.file.endsWith('.csv'))) {
-        expect(stack.services.samples.find(entry.dataset.file), entry.dataset.file).toBeDefined();
-      }
-    },
-  );
+    ).data;
+    const listed = stack.services.registry.listExamples();
+    const gallery = listed.map((e) => e.problemId);
+    expect(examples.map((e) => e.problem_id)).toEqual(gallery);
+    // The example's own description (what it does, on which data), not only the problem's.
+    expect(examples.map((e) => e.description)).toEqual(listed.map((e) => e.description));
+    expect(gallery).toEqual(expect.arrayContaining(['stock-price-prediction', 'brain-tumor']));
+    expect(gallery).not.toContain('vehicle-routing');
+    for (const entry of examples) {
+      const expected = example(entry.problem_id);
+      expect(entry.app_name).toBe(expected.appName);
+      expect(entry.app_data).toEqual(expected.appData);
+      // Starting it: the server accepts the example's own app_data and stores it as sent.
+      const started = await call('POST', '/applications/create-from-example', alice.token, {
+        app_problem_id: entry.problem_id,
+        app_name: entry.app_name,
+        user_id: alice.id,
+        app_data: entry.app_data,
+      });
+      expect(started.statusCode, `${entry.problem_id}: ${started.body}`).toBe(201);
+      const id = (started.json() as { data: Created }).data.id;
+      expect(((await detail(alice.token, id)).json() as { data: Detail }).data.app_data).toEqual(
+        entry.app_data,
+      );
+    }
+    // The CSV examples name a shipped sample the download route serves.
+    for (const entry of examples.filter((e) => e.dataset.file.endsWith('.csv'))) {
+      expect(stack.services.samples.find(entry.dataset.file), entry.dataset.file).toBeDefined();
+    }
+  });
 
   it.runIf(mode.available)('create-blank: the reply, the default app_data and status active', async () => {
     const reply = await createBlank(alice.token, {
@@ -235,7 +232,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     ).toBe('developmentbio');
   });
 
-  it.runIf(mode.available)('create-blank: every refusal with its message and field', async () => {
+  itOnce('create-blank: every refusal with its message and field', async () => {
     const before = await rowCount('applications');
     const refused = async (body: Record<string, unknown>) => {
       const reply = await createBlank(alice.token, { user_id: alice.id, ...body });
@@ -449,7 +446,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     expect(badBody.json()).toMatchObject({ errors: [{ field: '/app_data' }] });
   });
 
-  it.runIf(mode.available)("row limits come from the stored sample's rows, not from the client", async () => {
+  itOnce("row limits come from the stored sample's rows, not from the client", async () => {
     const app = await newApp(alice);
     const rows = stack.services.samples.find('apple_google_stock.csv')!.rows;
     const save = (toIndex: number, extra: Record<string, unknown> = {}) => {
@@ -499,7 +496,7 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     });
   });
 
-  it.runIf(mode.available)(
+  itOnce(
     "an uploaded dataset's own rows and columns check a save; another user's upload is refused naming the field",
     async () => {
       // 40 rows of the stock sample as Alice's upload, with a ragged row the row rule drops.
@@ -664,164 +661,150 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     expect(again.json()).toMatchObject({ detail: APPLICATION_NOT_FOUND });
   });
 
-  it.runIf(mode.available)(
-    "ownership: another user gets 404 for Alice's user id and applications on every path",
-    async () => {
-      const app = await newApp(alice);
-      const appData = example('stock-price-prediction').appData;
-      const before = ((await detail(alice.token, app.id)).json() as { data: Detail }).data;
-      const count = await rowCount('applications');
-      const attempts: [string, () => ReturnType<typeof call>, string][] = [
-        ['list', () => call('GET', `/applications/${alice.id}/all`, bob.token), USER_NOT_FOUND],
-        ['detail', () => detail(bob.token, app.id), APPLICATION_NOT_FOUND],
-        [
-          'outputs',
-          () => call('GET', `/application-outputs/${app.id}/all`, bob.token),
-          APPLICATION_NOT_FOUND,
-        ],
-        [
-          'update as Alice',
-          () =>
-            call('PUT', '/applications/update-app-data', bob.token, {
-              application_id: app.id,
-              user_id: alice.id,
-              app_data: appData,
-            }),
-          APPLICATION_NOT_FOUND,
-        ],
-        [
-          'update as himself',
-          () =>
-            call('PUT', '/applications/update-app-data', bob.token, {
-              application_id: app.id,
-              user_id: bob.id,
-              app_data: appData,
-            }),
-          APPLICATION_NOT_FOUND,
-        ],
-        [
-          'delete as Alice',
-          () => call('DELETE', `/applications/${app.id}/delete-by-user/${alice.id}`, bob.token),
-          APPLICATION_NOT_FOUND,
-        ],
-        [
-          'delete as himself',
-          () => call('DELETE', `/applications/${app.id}/delete-by-user/${bob.id}`, bob.token),
-          APPLICATION_NOT_FOUND,
-        ],
-        [
-          'create-blank',
-          () =>
-            createBlank(bob.token, { app_name: 'x', user_id: alice.id, app_problem_id: 'fraud-detection' }),
-          USER_NOT_FOUND,
-        ],
-        ...['/applications/create-from-example', '/applications/copy-to-user'].map(
-          (url) =>
-            [
-              url,
-              () =>
-                call('POST', url, bob.token, {
-                  app_name: 'x',
-                  user_id: alice.id,
-                  app_problem_id: 'stock-price-prediction',
-                  app_data: appData,
-                }),
-              USER_NOT_FOUND,
-            ] as [string, () => ReturnType<typeof call>, string],
-        ),
-      ];
-      for (const [name, attempt, detailText] of attempts) {
-        const reply = await attempt();
-        expect(reply.statusCode, name).toBe(404);
-        expect(reply.json(), name).toEqual({ success: false, detail: detailText });
-      }
-      // Nothing changed, and Alice's own application answers her.
-      expect(await rowCount('applications')).toBe(count);
-      expect(((await detail(alice.token, app.id)).json() as { data: Detail }).data).toEqual(before);
-      // An application id no one has is the same 404 as someone else's.
-      const unknown = await detail(bob.token, 2_000_000_000);
-      expect(unknown.json()).toEqual({ success: false, detail: APPLICATION_NOT_FOUND });
-      // Alice cannot delete through her own user id an application that is not hers either.
-      const bobs = await newApp(bob);
-      const cross = await call('DELETE', `/applications/${bobs.id}/delete-by-user/${alice.id}`, alice.token);
-      expect(cross.statusCode).toBe(404);
-    },
-  );
+  itOnce("ownership: another user gets 404 for Alice's user id and applications on every path", async () => {
+    const app = await newApp(alice);
+    const appData = example('stock-price-prediction').appData;
+    const before = ((await detail(alice.token, app.id)).json() as { data: Detail }).data;
+    const count = await rowCount('applications');
+    const attempts: [string, () => ReturnType<typeof call>, string][] = [
+      ['list', () => call('GET', `/applications/${alice.id}/all`, bob.token), USER_NOT_FOUND],
+      ['detail', () => detail(bob.token, app.id), APPLICATION_NOT_FOUND],
+      ['outputs', () => call('GET', `/application-outputs/${app.id}/all`, bob.token), APPLICATION_NOT_FOUND],
+      [
+        'update as Alice',
+        () =>
+          call('PUT', '/applications/update-app-data', bob.token, {
+            application_id: app.id,
+            user_id: alice.id,
+            app_data: appData,
+          }),
+        APPLICATION_NOT_FOUND,
+      ],
+      [
+        'update as himself',
+        () =>
+          call('PUT', '/applications/update-app-data', bob.token, {
+            application_id: app.id,
+            user_id: bob.id,
+            app_data: appData,
+          }),
+        APPLICATION_NOT_FOUND,
+      ],
+      [
+        'delete as Alice',
+        () => call('DELETE', `/applications/${app.id}/delete-by-user/${alice.id}`, bob.token),
+        APPLICATION_NOT_FOUND,
+      ],
+      [
+        'delete as himself',
+        () => call('DELETE', `/applications/${app.id}/delete-by-user/${bob.id}`, bob.token),
+        APPLICATION_NOT_FOUND,
+      ],
+      [
+        'create-blank',
+        () => createBlank(bob.token, { app_name: 'x', user_id: alice.id, app_problem_id: 'fraud-detection' }),
+        USER_NOT_FOUND,
+      ],
+      ...['/applications/create-from-example', '/applications/copy-to-user'].map(
+        (url) =>
+          [
+            url,
+            () =>
+              call('POST', url, bob.token, {
+                app_name: 'x',
+                user_id: alice.id,
+                app_problem_id: 'stock-price-prediction',
+                app_data: appData,
+              }),
+            USER_NOT_FOUND,
+          ] as [string, () => ReturnType<typeof call>, string],
+      ),
+    ];
+    for (const [name, attempt, detailText] of attempts) {
+      const reply = await attempt();
+      expect(reply.statusCode, name).toBe(404);
+      expect(reply.json(), name).toEqual({ success: false, detail: detailText });
+    }
+    // Nothing changed, and Alice's own application answers her.
+    expect(await rowCount('applications')).toBe(count);
+    expect(((await detail(alice.token, app.id)).json() as { data: Detail }).data).toEqual(before);
+    // An application id no one has is the same 404 as someone else's.
+    const unknown = await detail(bob.token, 2_000_000_000);
+    expect(unknown.json()).toEqual({ success: false, detail: APPLICATION_NOT_FOUND });
+    // Alice cannot delete through her own user id an application that is not hers either.
+    const bobs = await newApp(bob);
+    const cross = await call('DELETE', `/applications/${bobs.id}/delete-by-user/${alice.id}`, alice.token);
+    expect(cross.statusCode).toBe(404);
+  });
 
-  it.runIf(mode.available)(
-    "an admin may act on anyone's applications; a user id no one has is 404",
-    async () => {
-      const admin = stack.adminToken;
-      const made = await createBlank(admin, {
-        app_name: 'By admin',
-        user_id: alice.id,
+  itOnce("an admin may act on anyone's applications; a user id no one has is 404", async () => {
+    const admin = stack.adminToken;
+    const made = await createBlank(admin, {
+      app_name: 'By admin',
+      user_id: alice.id,
+      app_problem_id: 'fraud-detection',
+    });
+    expect(made.statusCode).toBe(201);
+    const id = (made.json() as { data: Created }).data.id;
+    const list = ((await call('GET', `/applications/${alice.id}/all`, admin)).json() as { data: Detail[] })
+      .data;
+    expect(list.map((a) => a.id)).toContain(id);
+    expect(((await detail(admin, id)).json() as { data: Detail }).data.user_id).toBe(alice.id);
+    expect((await call('GET', `/application-outputs/${id}/all`, admin)).statusCode).toBe(200);
+    const appData = example('fraud-detection').appData;
+    const saved = await call('PUT', '/applications/update-app-data', admin, {
+      application_id: id,
+      user_id: alice.id,
+      app_data: appData,
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const copied = await call('POST', '/applications/copy-to-user', admin, {
+      app_name: 'Copied by admin',
+      user_id: alice.id,
+      app_problem_id: 'fraud-detection',
+      app_data: appData,
+    });
+    expect(copied.statusCode).toBe(201);
+    expect((await call('DELETE', `/applications/${id}/delete-by-user/${alice.id}`, admin)).statusCode).toBe(
+      200,
+    );
+    // The admin's own applications are theirs too.
+    expect((await call('GET', `/applications/${adminId}/all`, admin)).statusCode).toBe(200);
+    for (const reply of [
+      await call('GET', '/applications/2000000000/all', admin),
+      await createBlank(admin, {
+        app_name: 'x',
+        user_id: 2_000_000_000,
         app_problem_id: 'fraud-detection',
-      });
-      expect(made.statusCode).toBe(201);
-      const id = (made.json() as { data: Created }).data.id;
-      const list = ((await call('GET', `/applications/${alice.id}/all`, admin)).json() as { data: Detail[] })
-        .data;
-      expect(list.map((a) => a.id)).toContain(id);
-      expect(((await detail(admin, id)).json() as { data: Detail }).data.user_id).toBe(alice.id);
-      expect((await call('GET', `/application-outputs/${id}/all`, admin)).statusCode).toBe(200);
-      const appData = example('fraud-detection').appData;
-      const saved = await call('PUT', '/applications/update-app-data', admin, {
-        application_id: id,
-        user_id: alice.id,
-        app_data: appData,
-      });
-      expect(saved.statusCode, saved.body).toBe(200);
-      const copied = await call('POST', '/applications/copy-to-user', admin, {
-        app_name: 'Copied by admin',
-        user_id: alice.id,
-        app_problem_id: 'fraud-detection',
-        app_data: appData,
-      });
-      expect(copied.statusCode).toBe(201);
-      expect((await call('DELETE', `/applications/${id}/delete-by-user/${alice.id}`, admin)).statusCode).toBe(
-        200,
-      );
-      // The admin's own applications are theirs too.
-      expect((await call('GET', `/applications/${adminId}/all`, admin)).statusCode).toBe(200);
-      for (const reply of [
-        await call('GET', '/applications/2000000000/all', admin),
-        await createBlank(admin, {
-          app_name: 'x',
-          user_id: 2_000_000_000,
-          app_problem_id: 'fraud-detection',
-        }),
-      ]) {
-        expect(reply.statusCode).toBe(404);
-        expect(reply.json()).toEqual({ success: false, detail: USER_NOT_FOUND });
-      }
-    },
-  );
+      }),
+    ]) {
+      expect(reply.statusCode).toBe(404);
+      expect(reply.json()).toEqual({ success: false, detail: USER_NOT_FOUND });
+    }
+  });
 
-  it.runIf(mode.available)(
-    'every applications call needs a signed-in user; bad ids are 400, not 500',
-    async () => {
-      const calls: [Parameters<typeof call>[0], string][] = [
-        ['POST', '/applications/create-blank'],
-        ['POST', '/applications/create-from-example'],
-        ['POST', '/applications/copy-to-user'],
-        ['GET', '/applications/1/all'],
-        ['GET', '/applications/1/detail'],
-        ['PUT', '/applications/update-app-data'],
-        ['DELETE', '/applications/1/delete-by-user/1'],
-        ['GET', '/application-outputs/1/all'],
-      ];
-      for (const [method, url] of calls) {
-        const reply = await call(method, url, null, method === 'GET' || method === 'DELETE' ? undefined : {});
-        expect(reply.statusCode, `${method} ${url}`).toBe(401);
-      }
-      for (const url of [
-        '/applications/abc/all',
-        '/applications/0/detail',
-        '/application-outputs/99999999999/all',
-      ]) {
-        const reply = await call('GET', url, alice.token);
-        expect(reply.statusCode, url).toBe(400);
-      }
-    },
-  );
+  itOnce('every applications call needs a signed-in user; bad ids are 400, not 500', async () => {
+    const calls: [Parameters<typeof call>[0], string][] = [
+      ['POST', '/applications/create-blank'],
+      ['POST', '/applications/create-from-example'],
+      ['POST', '/applications/copy-to-user'],
+      ['GET', '/applications/1/all'],
+      ['GET', '/applications/1/detail'],
+      ['PUT', '/applications/update-app-data'],
+      ['DELETE', '/applications/1/delete-by-user/1'],
+      ['GET', '/application-outputs/1/all'],
+    ];
+    for (const [method, url] of calls) {
+      const reply = await call(method, url, null, method === 'GET' || method === 'DELETE' ? undefined : {});
+      expect(reply.statusCode, `${method} ${url}`).toBe(401);
+    }
+    for (const url of [
+      '/applications/abc/all',
+      '/applications/0/detail',
+      '/application-outputs/99999999999/all',
+    ]) {
+      const reply = await call('GET', url, alice.token);
+      expect(reply.statusCode, url).toBe(400);
+    }
+  });
 });
