@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, mapJobRequest, type AppData } from '../../src/engine';
 import {
   bearer,
+  itIn,
   MODES,
+  ONE_MODE,
   outputDetail,
   startStack,
   waitForFinal,
@@ -68,8 +70,11 @@ interface Reply<T = Record<string, unknown>> {
 
 // Every database and queue (a training of 24 small slices takes seconds): PGlite and PostgreSQL, each
 // with the in-process queue and with BullMQ, as far as the local services answer.
-for (const { database, queue, available } of MODES)
-  describe.skipIf(!available)(`brain tumor training (${database}, ${queue})`, () => {
+// Uploads, previews and refusals (files and messages, no job) are checked in one mode (harness MODES).
+for (const mode of MODES)
+  describe.skipIf(!mode.available)(`brain tumor training (${mode.database}, ${mode.queue})`, () => {
+    const { database, queue } = mode;
+    const itOnce = itIn(mode, [ONE_MODE]);
     let stack: TestStack;
     let alice: Account;
     let bob: Account;
@@ -187,160 +192,187 @@ for (const { database, queue, available } of MODES)
       expect(download.rawPayload.equals(tinyMat)).toBe(true);
     }, 120_000);
 
-    it('reads a .zip of .mat files as one dataset', async () => {
-      const reply = await upload(alice, tinyZip, 'slices.zip');
-      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-      expect(reply.body).toMatchObject({ count: 24, patients: 8, format: 'zip' });
-      expect(reply.body.filename).toMatch(/^[a-f0-9]{32}\.zip$/);
-    }, 120_000);
+    itOnce(
+      'reads a .zip of .mat files as one dataset',
+      async () => {
+        const reply = await upload(alice, tinyZip, 'slices.zip');
+        expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+        expect(reply.body).toMatchObject({ count: 24, patients: 8, format: 'zip' });
+        expect(reply.body.filename).toMatch(/^[a-f0-9]{32}\.zip$/);
+      },
+      120_000,
+    );
 
-    it("refuses what is not a MAT file and a damaged one in the spec's words, keeping nothing", async () => {
-      const before = storedFiles(alice);
-      const text = await upload(alice, Buffer.from('Day,Sales\n1,2\n'), 'scans.mat');
-      expect(text.status).toBe(400);
-      expect(text.body.message).toBe('Invalid file format. Please select a .mat file.');
-      // A MATLAB 7.3 header with no HDF5 behind it: the worker's reader says why.
-      const header = Buffer.alloc(512, 0x20);
-      header.write(
-        'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Thu Jan  1 00:00:00 2026 HDF5 schema 1.00 .',
-      );
-      const damaged = await upload(
-        alice,
-        Buffer.concat([header, Buffer.from('not hdf5 at all')]),
-        'broken.mat',
-      );
-      expect(damaged.status).toBe(400);
-      // The reader's own words, not how the process ended.
-      expect(damaged.body.message).toMatch(/^Error parsing file: not a MATLAB file/);
-      expect(storedFiles(alice)).toEqual(before);
-    }, 120_000);
+    itOnce(
+      "refuses what is not a MAT file and a damaged one in the spec's words, keeping nothing",
+      async () => {
+        const before = storedFiles(alice);
+        const text = await upload(alice, Buffer.from('Day,Sales\n1,2\n'), 'scans.mat');
+        expect(text.status).toBe(400);
+        expect(text.body.message).toBe('Invalid file format. Please select a .mat file.');
+        // A MATLAB 7.3 header with no HDF5 behind it: the worker's reader says why.
+        const header = Buffer.alloc(512, 0x20);
+        header.write(
+          'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Thu Jan  1 00:00:00 2026 HDF5 schema 1.00 .',
+        );
+        const damaged = await upload(
+          alice,
+          Buffer.concat([header, Buffer.from('not hdf5 at all')]),
+          'broken.mat',
+        );
+        expect(damaged.status).toBe(400);
+        // The reader's own words, not how the process ended.
+        expect(damaged.body.message).toMatch(/^Error parsing file: not a MATLAB file/);
+        expect(storedFiles(alice)).toEqual(before);
+      },
+      120_000,
+    );
 
-    it("previews a slice of the owner's upload; a bad index names the field; someone else's is not found", async () => {
-      const preview = await get(
-        alice,
-        `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=3&rows=5`,
-      );
-      expect(preview.status, JSON.stringify(preview.body)).toBe(200);
-      const data = preview.body.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-      expect(data).toMatchObject({ count: 24, patients: 8, image_size: [48, 48] });
-      expect(data.image_data).toHaveLength(5);
-      expect(data.image_data[0]).toMatchObject({
-        index: 1,
-        label: 1,
-        label_name: 'meningioma',
-        pid: 'SYN-T0',
-      });
-      expect(data.slice.index).toBe(3);
-      expect(Buffer.from(data.slice.thumbnail_png, 'base64').subarray(1, 4).toString()).toBe('PNG');
-      expect(data.slice.tumor_mask.area).toBeGreaterThan(0);
+    itOnce(
+      "previews a slice of the owner's upload; a bad index names the field; someone else's is not found",
+      async () => {
+        const preview = await get(
+          alice,
+          `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=3&rows=5`,
+        );
+        expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+        const data = preview.body.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        expect(data).toMatchObject({ count: 24, patients: 8, image_size: [48, 48] });
+        expect(data.image_data).toHaveLength(5);
+        expect(data.image_data[0]).toMatchObject({
+          index: 1,
+          label: 1,
+          label_name: 'meningioma',
+          pid: 'SYN-T0',
+        });
+        expect(data.slice.index).toBe(3);
+        expect(Buffer.from(data.slice.thumbnail_png, 'base64').subarray(1, 4).toString()).toBe('PNG');
+        expect(data.slice.tumor_mask.area).toBeGreaterThan(0);
 
-      const beyond = await get(
-        alice,
-        `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=25`,
-      );
-      expect(beyond.status).toBe(400);
-      expect(beyond.body.errors).toEqual([{ field: '/index', message: 'index must be between 1 and 24' }]);
-      const other = await get(bob, `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}`);
-      expect(other.status).toBe(404);
-    }, 120_000);
+        const beyond = await get(
+          alice,
+          `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}&index=25`,
+        );
+        expect(beyond.status).toBe(400);
+        expect(beyond.body.errors).toEqual([{ field: '/index', message: 'index must be between 1 and 24' }]);
+        const other = await get(bob, `/api/datasets/mat-preview?url=${encodeURIComponent(uploadUrl)}`);
+        expect(other.status).toBe(404);
+      },
+      120_000,
+    );
 
     // `make install` writes the sample (make test installs first), so its absence is a failure, not a skip.
-    it('previews the shipped synthetic sample (3064 slices)', async () => {
-      const preview = await get(
-        alice,
-        '/api/datasets/mat-preview?url=samples/brain_tumor_dataset.mat&index=1',
-      );
-      expect(preview.status, JSON.stringify(preview.body)).toBe(200);
-      expect(preview.body.data).toMatchObject({
-        count: 3064,
-        class_counts: { meningioma: 708, glioma: 1426, pituitary: 930 },
-        patients: 233,
-      });
-    }, 180_000);
+    itOnce(
+      'previews the shipped synthetic sample (3064 slices)',
+      async () => {
+        const preview = await get(
+          alice,
+          '/api/datasets/mat-preview?url=samples/brain_tumor_dataset.mat&index=1',
+        );
+        expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+        expect(preview.body.data).toMatchObject({
+          count: 3064,
+          class_counts: { meningioma: 708, glioma: 1426, pituitary: 930 },
+          patients: 233,
+        });
+      },
+      180_000,
+    );
 
-    it("saving checks the range against the upload's slices; someone else's upload is refused naming file", async () => {
-      const { id, appData } = await application(alice, uploadUrl, [1, 24]);
-      const save = (who: Account, data: object) =>
-        stack.app.inject({
+    itOnce(
+      "saving checks the range against the upload's slices; someone else's upload is refused naming file",
+      async () => {
+        const { id, appData } = await application(alice, uploadUrl, [1, 24]);
+        const save = (who: Account, data: object) =>
+          stack.app.inject({
+            method: 'PUT',
+            url: '/api/applications/update-app-data',
+            headers: bearer(who.token),
+            payload: { application_id: id, user_id: who.id, app_data: data },
+          });
+        expect((await save(alice, appData)).statusCode).toBe(200);
+        const past = structuredClone(appData) as AppData & { dataset: Record<string, unknown> };
+        past.dataset.training_range = { from_index: 1, to_index: 25 };
+        const over = await save(alice, past);
+        expect(over.statusCode).toBe(400);
+        expect(over.json().errors).toEqual([
+          { field: '/app_data/dataset/training_range/to_index', message: 'To Index must not exceed 24' },
+        ]);
+        const bobs = await stack.services.db.query<{ id: number }>(
+          `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, 'Bob', 'brain-tumor', '{}')
+         returning id`,
+          [bob.id],
+        );
+        const foreign = await stack.app.inject({
           method: 'PUT',
           url: '/api/applications/update-app-data',
-          headers: bearer(who.token),
-          payload: { application_id: id, user_id: who.id, app_data: data },
+          headers: bearer(bob.token),
+          payload: { application_id: Number(bobs.rows[0]!.id), user_id: bob.id, app_data: appData },
         });
-      expect((await save(alice, appData)).statusCode).toBe(200);
-      const past = structuredClone(appData) as AppData & { dataset: Record<string, unknown> };
-      past.dataset.training_range = { from_index: 1, to_index: 25 };
-      const over = await save(alice, past);
-      expect(over.statusCode).toBe(400);
-      expect(over.json().errors).toEqual([
-        { field: '/app_data/dataset/training_range/to_index', message: 'To Index must not exceed 24' },
-      ]);
-      const bobs = await stack.services.db.query<{ id: number }>(
-        `insert into applications (user_id, app_name, app_problem_id, app_data) values ($1, 'Bob', 'brain-tumor', '{}')
-         returning id`,
-        [bob.id],
-      );
-      const foreign = await stack.app.inject({
-        method: 'PUT',
-        url: '/api/applications/update-app-data',
-        headers: bearer(bob.token),
-        payload: { application_id: Number(bobs.rows[0]!.id), user_id: bob.id, app_data: appData },
-      });
-      expect(foreign.statusCode).toBe(400);
-      expect(foreign.json().errors[0].field).toBe('/app_data/dataset/file');
-    }, 60_000);
+        expect(foreign.statusCode).toBe(400);
+        expect(foreign.json().errors[0].field).toBe('/app_data/dataset/file');
+      },
+      60_000,
+    );
 
-    it('serves the example MRI images and the sample .mat to a signed-in user, bytes as shipped', async () => {
-      const image = await stack.app.inject({
-        url: `/api/download/${encodeURIComponent('mri-examples/glioma-1.png')}/${alice.id}/${encodeURIComponent(alice.email)}`,
-        headers: bearer(alice.token),
-      });
-      expect(image.statusCode).toBe(200);
-      expect(image.headers['content-type']).toBe('image/png');
-      expect(image.rawPayload.equals(readFileSync(path.resolve('samples/mri-examples/glioma-1.png')))).toBe(
-        true,
-      );
-      const unknown = await stack.app.inject({
-        url: `/api/download/${encodeURIComponent('mri-examples/../manifest.json')}/${alice.id}/${encodeURIComponent(alice.email)}`,
-        headers: bearer(alice.token),
-      });
-      expect(unknown.statusCode).toBe(404);
-      {
-        const sample = await stack.app.inject({
-          url: `/api/download/brain_tumor_dataset.mat/${alice.id}/${encodeURIComponent(alice.email)}`,
+    itOnce(
+      'serves the example MRI images and the sample .mat to a signed-in user, bytes as shipped',
+      async () => {
+        const image = await stack.app.inject({
+          url: `/api/download/${encodeURIComponent('mri-examples/glioma-1.png')}/${alice.id}/${encodeURIComponent(alice.email)}`,
           headers: bearer(alice.token),
         });
-        expect(sample.statusCode).toBe(200);
-        expect(sample.headers['content-type']).toBe('application/octet-stream');
-        expect(sample.rawPayload.subarray(0, 19).toString()).toBe('MATLAB 7.3 MAT-file');
-      }
-    });
+        expect(image.statusCode).toBe(200);
+        expect(image.headers['content-type']).toBe('image/png');
+        expect(image.rawPayload.equals(readFileSync(path.resolve('samples/mri-examples/glioma-1.png')))).toBe(
+          true,
+        );
+        const unknown = await stack.app.inject({
+          url: `/api/download/${encodeURIComponent('mri-examples/../manifest.json')}/${alice.id}/${encodeURIComponent(alice.email)}`,
+          headers: bearer(alice.token),
+        });
+        expect(unknown.statusCode).toBe(404);
+        {
+          const sample = await stack.app.inject({
+            url: `/api/download/brain_tumor_dataset.mat/${alice.id}/${encodeURIComponent(alice.email)}`,
+            headers: bearer(alice.token),
+          });
+          expect(sample.statusCode).toBe(200);
+          expect(sample.headers['content-type']).toBe('application/octet-stream');
+          expect(sample.rawPayload.subarray(0, 19).toString()).toBe('MATLAB 7.3 MAT-file');
+        }
+      },
+    );
 
-    it('refuses a run whose query, path or range is not the saved application, and hides others', async () => {
-      const { request } = await application(alice, uploadUrl, [1, 24]);
-      // (1..10 is the spec client's fixed classical query, accepted: server/spec-client.test.ts)
-      const wrongRange = await execute(alice, request, { query: { end_idx: 12 } });
-      expect(wrongRange.status).toBe(400);
-      expect(wrongRange.body.errors?.[0]).toMatchObject({ path: '/query/end_idx', field: 'end_idx' });
-      expect(wrongRange.body.message).toMatch(
-        /^Failed to execute the application! The request query end_idx/,
-      );
-      const wrongType = await execute(alice, request, {
-        path: '/brain-tumor-classification/execute-job/quantum',
-      });
-      expect(wrongType.status).toBe(400);
-      expect(wrongType.body.errors?.[0]).toMatchObject({ path: '/path' });
+    itOnce(
+      'refuses a run whose query, path or range is not the saved application, and hides others',
+      async () => {
+        const { request } = await application(alice, uploadUrl, [1, 24]);
+        // (1..10 is the spec client's fixed classical query, accepted: server/spec-client.test.ts)
+        const wrongRange = await execute(alice, request, { query: { end_idx: 12 } });
+        expect(wrongRange.status).toBe(400);
+        expect(wrongRange.body.errors?.[0]).toMatchObject({ path: '/query/end_idx', field: 'end_idx' });
+        expect(wrongRange.body.message).toMatch(
+          /^Failed to execute the application! The request query end_idx/,
+        );
+        const wrongType = await execute(alice, request, {
+          path: '/brain-tumor-classification/execute-job/quantum',
+        });
+        expect(wrongType.status).toBe(400);
+        expect(wrongType.body.errors?.[0]).toMatchObject({ path: '/path' });
 
-      // Someone else's user id in the query, and someone else's application.
-      expect((await execute(alice, request, { query: { user_id: bob.id } })).status).toBe(404);
-      expect((await execute(bob, request, { query: { user_id: bob.id } })).status).toBe(404);
+        // Someone else's user id in the query, and someone else's application.
+        expect((await execute(alice, request, { query: { user_id: bob.id } })).status).toBe(404);
+        expect((await execute(bob, request, { query: { user_id: bob.id } })).status).toBe(404);
 
-      // A range past the file's 24 slices: the schema's own message with the server's count.
-      const past = await application(alice, uploadUrl, [1, 30]);
-      const refused = await execute(alice, past.request);
-      expect(refused.status).toBe(400);
-      expect(refused.body.errors?.map((e) => e.message)).toContain('To Index must not exceed 24');
-    }, 60_000);
+        // A range past the file's 24 slices: the schema's own message with the server's count.
+        const past = await application(alice, uploadUrl, [1, 30]);
+        const refused = await execute(alice, past.request);
+        expect(refused.status).toBe(400);
+        expect(refused.body.errors?.map((e) => e.message)).toContain('To Index must not exceed 24');
+      },
+      60_000,
+    );
 
     it('trains the chosen range to Completed: the range and split reach the worker; metrics, history, list', async () => {
       const { id, request } = await application(alice, uploadUrl, [1, 24]);
