@@ -1,7 +1,7 @@
 """The PennyLane side of `npm run bench:quantum` (section ``pennylane``): run by the benchmark-only venv
 (tests/bench/.venv-pennylane, tests/bench/requirements-pennylane.txt), never by the worker's.
 
-``python pennylane_reference.py INPUT.npz`` reads the circuits' data and initial parameters that
+``python pennylane_reference.py INPUT.npz [DEVICE ...]`` reads the circuits' data and initial parameters that
 quantum-bench.py wrote (the same rows, angles, windows, initial weights and batch order our path uses)
 and prints one JSON object on stdout: for each device (``default.qubit`` with backprop,
 ``lightning.qubit`` with the adjoint method) the VQC training steps and the hybrid QNN epochs, timed
@@ -284,6 +284,9 @@ def hybrid(data: Any, name: str) -> dict[str, Any]:
     }
 
 
+DEVICES = ("default.qubit", "lightning.qubit")
+
+
 def main() -> None:
     data = dict(onp.load(sys.argv[1]))
     out: dict[str, Any] = {
@@ -293,7 +296,7 @@ def main() -> None:
         "torch_imported": "torch" in sys.modules,
         "pid": os.getpid(),
     }
-    for name in ("default.qubit", "lightning.qubit"):
+    for name in sys.argv[2:] or DEVICES:  # the devices asked for, all by default
         out[name] = {"vqc": vqc(data, name), "hybrid": hybrid(data, name)}
     out["torch_imported"] = "torch" in sys.modules
     print(json.dumps(out))

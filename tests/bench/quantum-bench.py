@@ -49,7 +49,8 @@
 
 Sections: ``python tests/bench/quantum-bench.py [iris] [hybrid] [portfolio] [noisy] [pennylane]`` (all by
 default); ``--quick`` runs the pennylane section alone at 4 qubits, 3 steps, 1 epoch (a smoke run);
-``--qubits=8,12`` chooses the pennylane section's sizes.
+``--qubits=8,12`` chooses the pennylane section's sizes, ``--pennylane-devices=lightning.qubit`` its
+PennyLane devices (both by default).
 """
 
 from __future__ import annotations
@@ -444,6 +445,9 @@ QUICK = False  # --quick: the pennylane section at 4 qubits, 3 VQC steps, 1 hybr
 QUBITS: tuple[int, ...] | None = (
     None  # --qubits=8,12: only these sizes in the pennylane section
 )
+# --pennylane-devices=lightning.qubit: only these PennyLane devices (default.qubit's 12-qubit run, one
+# circuit per row, takes most of the time on a loaded machine)
+PENNYLANE_DEVICES: tuple[str, ...] = ("default.qubit", "lightning.qubit")
 
 
 def pennylane_python() -> Path:
@@ -702,7 +706,12 @@ def bench_pennylane() -> list[list[str]]:
             np.savez(path, **data)
             load = os.getloadavg()
             completed = subprocess.run(
-                [str(python), str(PENNYLANE_DIR / "pennylane_reference.py"), str(path)],
+                [
+                    str(python),
+                    str(PENNYLANE_DIR / "pennylane_reference.py"),
+                    str(path),
+                    *PENNYLANE_DEVICES,
+                ],
                 check=True,
                 stdout=subprocess.PIPE,  # its JSON; its stderr goes to ours
                 text=True,
@@ -722,7 +731,7 @@ def bench_pennylane() -> list[list[str]]:
                 f"PennyLane {theirs['pennylane']} {name} ({_pennylane_mode(name, theirs[name])})": theirs[
                     name
                 ]
-                for name in ("default.qubit", "lightning.qubit")
+                for name in PENNYLANE_DEVICES
             },
         }
         for label, result in results.items():
@@ -791,13 +800,17 @@ def main() -> None:
         "noisy": bench_noisy,
         "pennylane": bench_pennylane,
     }
-    global QUICK, QUBITS
+    global QUICK, QUBITS, PENNYLANE_DEVICES
     arguments = sys.argv[1:]
     QUICK = "--quick" in arguments
     for argument in arguments:
         if argument.startswith("--qubits="):
             QUBITS = tuple(int(q) for q in argument.split("=", 1)[1].split(","))
-    arguments = [a for a in arguments if not a.startswith("--qubits=")]
+        if argument.startswith("--pennylane-devices="):
+            PENNYLANE_DEVICES = tuple(argument.split("=", 1)[1].split(","))
+    arguments = [
+        a for a in arguments if not a.startswith(("--qubits=", "--pennylane-devices="))
+    ]
     chosen = [a for a in arguments if a != "--quick"] or (
         ["pennylane"] if QUICK else list(sections)
     )
