@@ -106,11 +106,14 @@ describe('running an application', () => {
         await shot(page, 'live');
       }
 
-      // Completed: the detail is read again when the stream ends.
+      // Completed: the detail is read again when the stream ends. The badge may say Completed from the
+      // stream's last event a moment before that read answers (execution time, logs): wait for them.
       await page
         .locator('[data-testid="job-status"][data-status="Completed"]')
         .waitFor({ timeout: RUN_DEADLINE_MS });
-      expect(await page.getByTestId('execution-time').textContent()).toMatch(/^\d+\.\d{2} s$/);
+      await expect
+        .poll(() => page.getByTestId('execution-time').textContent(), { timeout: 15_000 })
+        .toMatch(/^\d+\.\d{2} s$/);
       const tabs = await page.getByRole('tab').allTextContents();
       expect(tabs).toEqual(['Model Inference', 'Pipeline', 'Results', 'Visualization']);
       await page.getByRole('tab', { name: 'Pipeline' }).click();
@@ -139,7 +142,7 @@ describe('running an application', () => {
       await shot(page, 'visualization');
 
       await page.getByRole('tab', { name: 'Results' }).click();
-      expect(await page.getByTestId('result-logs').textContent()).toContain('Completed');
+      await expect.poll(() => page.getByTestId('result-logs').textContent()).toContain('Completed');
       await shot(page, 'results');
 
       // Model Inference: the first 200 days of the sample as a CSV file, the trained features ticked.
