@@ -122,13 +122,34 @@ describe('landing stock-prediction demo', () => {
     await select('symbol', 'MSFT');
     await settled();
     const before = requests.length;
-    await select('filter_mode', 'year');
-    await select('year', '2019');
-    await select('year', '2020');
-    await page.waitForTimeout(800);
-    expect(requests.length).toBe(before); // still waiting
+    // The quick changes are made by the page itself, 250 ms apart on its own clock: made one by one from
+    // here, a loaded machine could space them more than the debounce and see a fetch between them.
+    const lastChange = await page.evaluate(async () => {
+      const demo = document.querySelector('#live-demo')!;
+      const change = async (name: string, value: string) => {
+        const select = demo.querySelector<HTMLSelectElement>(`select[name=${name}]`)!;
+        select.value = value;
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      };
+      await change('filter_mode', 'year');
+      await change('year', '2019');
+      const at = performance.now();
+      await change('year', '2020');
+      return at;
+    });
     await expect.poll(() => requests.length, { timeout: 10_000 }).toBe(before + 1);
     expect(requests.at(-1)).toContain('/stream-dataset/MSFT?year=2020');
+    // ... and not before 1,200 ms after the last change, on the page's clock (timer granularity aside).
+    const fetchStart = () =>
+      page.evaluate(
+        () =>
+          performance
+            .getEntriesByType('resource')
+            .find((entry) => entry.name.endsWith('/stream-dataset/MSFT?year=2020'))?.startTime ?? null,
+      );
+    await expect.poll(fetchStart).not.toBeNull();
+    expect((await fetchStart())! - lastChange).toBeGreaterThanOrEqual(1190);
   });
 
   it('filters the history by year, month and date range, with the spec messages', async () => {
