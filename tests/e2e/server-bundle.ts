@@ -168,7 +168,8 @@ async function build(): Promise<string> {
 
 function removeOldBuilds(keep: string) {
   for (const entry of readdirSync(SERVER_BUNDLE_DIR, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === keep) continue;
+    // The harness's database templates live here too; they have keys of their own (harness.ts).
+    if (!entry.isDirectory() || entry.name === keep || entry.name.startsWith('database-')) continue;
     const dir = path.join(SERVER_BUNDLE_DIR, entry.name);
     try {
       if (Date.now() - statSync(dir).mtimeMs > KEEP_OLD_MS) rmSync(dir, { recursive: true, force: true });
