@@ -18,6 +18,7 @@ import { samplesDirBeside, type Config } from './config';
 import { ContactRepository } from './contact/contact-repository';
 import { ContactService } from './contact/contact-service';
 import type { Database } from './db/database';
+import { RedisChangeChannel } from './db/redis-change-channel';
 import { createDatasetServices, type DatasetServices } from './datasets/datasets';
 import { WorkerRuntimeCheck } from './health/worker-runtime';
 import { InferenceService } from './inference/inference-service';
@@ -128,6 +129,9 @@ export function createServices(
   const bus: JobEventBus = config.redisUrl
     ? new RedisJobEventBus(config.redisUrl, prefix)
     : new LocalJobEventBus();
+  // The processes sharing the database tell each other what they wrote (remembered reads stay true).
+  const changes = config.redisUrl ? new RedisChangeChannel(config.redisUrl, prefix, db.versions) : null;
+  if (changes) db.versions.connect(changes);
   const queue: JobQueue = config.redisUrl
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
     : new InProcessJobQueue(config.workerConcurrency);
@@ -334,6 +338,7 @@ export function createServices(
       await bus.close();
       files.close();
       await db.close();
+      changes?.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { ReadCache } from '../db/read-cache';
 import type { JobRecord } from '../jobs/jobs-repository';
 import { modelTypeOf, resultTypeOf, type ResultType } from '../outputs/output-detail';
 
@@ -99,7 +100,17 @@ function toDetail(row: Row<ApplicationWithData>): ApplicationWithData {
 
 /** The SQL of applications and their outputs (jobs rows with application_id). */
 export class ApplicationsRepository {
-  constructor(private readonly db: Database) {}
+  /**
+   * The lists, read again after any write to their tables (ReadCache): most list reads repeat one.
+   * Their answers are shared between requests: callers read them, never change them.
+   */
+  private readonly lists: ReadCache<ApplicationRecord[]>;
+  private readonly outputLists: ReadCache<Awaited<ReturnType<ApplicationsRepository['readWithOutputs']>>>;
+
+  constructor(private readonly db: Database) {
+    this.lists = new ReadCache(db.versions, ['applications'], { maxEntries: 2_000 });
+    this.outputLists = new ReadCache(db.versions, ['applications', 'jobs'], { maxEntries: 2_000 });
+  }
 
   async userExists(userId: number): Promise<boolean> {
     const { rows } = await this.db.query('select 1 from users where id = $1', [userId]);
@@ -122,12 +133,14 @@ export class ApplicationsRepository {
   }
 
   /** A user's applications, newest first (id descending), without their app_data. */
-  async listByUser(userId: number): Promise<ApplicationRecord[]> {
-    const { rows } = await this.db.query<Row<ApplicationRecord>>(
-      `select ${COLUMNS} from applications where user_id = $1 order by id desc`,
-      [userId],
-    );
-    return rows.map(toRecord);
+  listByUser(userId: number): Promise<ApplicationRecord[]> {
+    return this.lists.get(String(userId), async () => {
+      const { rows } = await this.db.query<Row<ApplicationRecord>>(
+        `select ${COLUMNS} from applications where user_id = $1 order by id desc`,
+        [userId],
+      );
+      return rows.map(toRecord);
+    });
   }
 
   async find(id: number): Promise<ApplicationWithData | null> {
@@ -196,9 +209,18 @@ export class ApplicationsRepository {
   /**
    * An application's owner and problem with its outputs, newest first, in one round trip (the
    * outputs list is read often; on the embedded database every query waits its turn on one
-   * connection). Null when there is no such application.
+   * connection), remembered until applications or jobs are written. Null when there is no such application.
    */
-  async findWithOutputs(
+  findWithOutputs(
+    applicationId: number,
+    problemPredicts: (problemId: string) => boolean,
+  ): Promise<{ userId: number; problemId: string; outputs: OutputRecord[] } | null> {
+    return this.outputLists.get(String(applicationId), () =>
+      this.readWithOutputs(applicationId, problemPredicts),
+    );
+  }
+
+  private async readWithOutputs(
     applicationId: number,
     problemPredicts: (problemId: string) => boolean,
   ): Promise<{ userId: number; problemId: string; outputs: OutputRecord[] } | null> {

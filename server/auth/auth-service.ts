@@ -1,7 +1,7 @@
 import type { Database } from '../db/database';
 import type { AccessTokens } from './access-tokens';
 import { hashPassword, verifyPassword } from './passwords';
-import { SessionCache } from './session-cache';
+import { ReadCache } from '../db/read-cache';
 import { signInRefusal } from './sign-in-gate';
 import { SessionsRepository } from './sessions-repository';
 import { UsersRepository, type UserRecord } from './users-repository';
@@ -17,8 +17,8 @@ let dummyHash: Promise<string> | null = null;
 export class AuthService {
   readonly users: UsersRepository;
   readonly sessions: SessionsRepository;
-  /** Resolved sessions by "userId:sessionId", for a few seconds (see SessionCache). */
-  private readonly resolved: SessionCache<UserRecord | null>;
+  /** Resolved sessions by "userId:sessionId", while the tables they were read from are unwritten. */
+  private readonly resolved: ReadCache<UserRecord | null>;
 
   constructor(
     db: Database,
@@ -28,7 +28,10 @@ export class AuthService {
   ) {
     this.users = options.users ?? new UsersRepository(db);
     this.sessions = options.sessions ?? new SessionsRepository(db);
-    this.resolved = new SessionCache(options.sessionCacheMs ?? 5_000);
+    // A revocation, password, role or approval change anywhere writes one of these tables.
+    this.resolved = new ReadCache(db.versions, ['sessions', 'users', 'user_roles', 'roles'], {
+      maxAgeMs: options.sessionCacheMs ?? 5_000,
+    });
   }
 
   async login(email: string, password: string): Promise<LoginOutcome> {
@@ -55,7 +58,8 @@ export class AuthService {
 
   /**
    * The signed-in user behind a bearer token, or null when the token is invalid, expired or revoked.
-   * One query resolves session and user; the answer is reused for a few seconds.
+   * One query resolves session and user; the answer is reused until a write to sessions or users
+   * (here, or in another process announced through Redis), for a few seconds at most.
    */
   async authenticate(token: string): Promise<{ user: UserRecord; sessionId: string } | null> {
     const claims = await this.tokens.verify(token);
@@ -66,7 +70,7 @@ export class AuthService {
     return user ? { user, sessionId: claims.sessionId } : null;
   }
 
-  /** Revokes a session; in this process it stops working at once, elsewhere within seconds. */
+  /** Revokes a session: it stops working at once, here and (through TableVersions) everywhere. */
   async logout(userId: number, sessionId: string): Promise<void> {
     await this.sessions.revoke(sessionId);
     const key = `${userId}:${sessionId}`;

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import path from 'node:path';
 import pg from 'pg';
+import { mergeWrites, TableVersions, writtenTables } from './table-versions';
 
 /** The one database interface the repositories use; PGlite and PostgreSQL speak the same dialect. */
 export interface Queryable {
@@ -9,6 +10,8 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** The tables' write counters: bumped after every committed write through this object. */
+  readonly versions: TableVersions;
   /** Runs fn inside one transaction: everything or nothing is written. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs a multi-statement SQL script (migrations). */
@@ -20,25 +23,44 @@ export interface Database extends Queryable {
 
 class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
+  readonly versions = new TableVersions();
   constructor(private readonly db: PGlite) {}
 
   async query<Row>(sql: string, params: unknown[] = []) {
-    const result = await this.db.query<Row>(sql, params);
-    return { rows: result.rows };
+    try {
+      const result = await this.db.query<Row>(sql, params);
+      return { rows: result.rows };
+    } finally {
+      await this.wrote(writtenTables(sql));
+    }
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) =>
-      fn({
-        query: async <Row>(sql: string, params: unknown[] = []) => ({
-          rows: (await tx.query<Row>(sql, params)).rows,
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let written: string[] | 'all' | null = null;
+    try {
+      return await this.db.transaction((tx) =>
+        fn({
+          query: async <Row>(sql: string, params: unknown[] = []) => {
+            written = mergeWrites(written, writtenTables(sql));
+            return { rows: (await tx.query<Row>(sql, params)).rows };
+          },
         }),
-      }),
-    );
+      );
+    } finally {
+      await this.wrote(written);
+    }
   }
 
   async exec(sql: string) {
-    await this.db.exec(sql);
+    try {
+      await this.db.exec(sql);
+    } finally {
+      await this.wrote('all');
+    }
+  }
+
+  private async wrote(tables: string[] | 'all' | null) {
+    if (tables) await this.versions.wrote(tables);
   }
 
   async ping() {
@@ -56,6 +78,7 @@ class PgliteDatabase implements Database {
 
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
+  readonly versions = new TableVersions();
   constructor(private readonly pool: pg.Pool) {
     // An idle pooled connection the server ends (a PostgreSQL restart, a terminated backend, a database
     // dropped as the pool closes) is reported on the pool; without a listener that event is thrown and
@@ -66,18 +89,24 @@ class PostgresDatabase implements Database {
   }
 
   async query<Row>(sql: string, params: unknown[] = []) {
-    const result = await this.pool.query(sql, params);
-    return { rows: result.rows as Row[] };
+    try {
+      const result = await this.pool.query(sql, params);
+      return { rows: result.rows as Row[] };
+    } finally {
+      await this.wrote(writtenTables(sql));
+    }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let written: string[] | 'all' | null = null;
     try {
       await client.query('begin');
       const result = await fn({
-        query: async <Row>(sql: string, params: unknown[] = []) => ({
-          rows: (await client.query(sql, params)).rows as Row[],
-        }),
+        query: async <Row>(sql: string, params: unknown[] = []) => {
+          written = mergeWrites(written, writtenTables(sql));
+          return { rows: (await client.query(sql, params)).rows as Row[] };
+        },
       });
       await client.query('commit');
       return result;
@@ -86,11 +115,20 @@ class PostgresDatabase implements Database {
       throw error;
     } finally {
       client.release();
+      await this.wrote(written);
     }
   }
 
   async exec(sql: string) {
-    await this.pool.query(sql);
+    try {
+      await this.pool.query(sql);
+    } finally {
+      await this.wrote('all');
+    }
+  }
+
+  private async wrote(tables: string[] | 'all' | null) {
+    if (tables) await this.versions.wrote(tables);
   }
 
   async ping() {

@@ -1,4 +1,4 @@
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -35,12 +35,17 @@ export const APP_CSP_DIRECTIVES = {
  * TLS ends at the deployment's proxy, which sets it for its own host name.
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  await app.register(helmet, {
+  // Built once: @fastify/helmet built helmet's middleware again on every request (parsing the CSP
+  // directives each time), about a tenth of the server's CPU on a cheap authenticated read.
+  const setHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: APP_CSP_DIRECTIVES },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
     strictTransportSecurity: false,
   });
+  app.addHook('onRequest', (request, reply, done) =>
+    setHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined)),
+  );
 }
 
 /**

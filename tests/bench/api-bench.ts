@@ -6,7 +6,7 @@
  * not also the client's; the server process's CPU time per answered request is printed too, a figure
  * that holds when other work shares the machine. Targets for the signed-in lists: p99 < 150 ms on
  * PostgreSQL, < 400 ms on the embedded database.
- * Run: npm run bench:api [-- seconds-per-endpoint]
+ * Run: npm run bench:api [-- seconds-per-endpoint [pglite|postgres]] (both databases unless one is named)
  */
 import { spawn } from 'node:child_process';
 import {
@@ -18,6 +18,9 @@ import {
 } from '../../server/test-support/harness';
 
 const SECONDS = Number(process.argv[2] ?? 5);
+const ONLY = process.argv[3] as DatabaseMode | undefined;
+if (ONLY !== undefined && ONLY !== 'pglite' && ONLY !== 'postgres')
+  throw new Error(`database must be pglite or postgres, not ${ONLY}`);
 const CONNECTIONS = 200;
 const SEEDED = 12;
 
@@ -149,15 +152,15 @@ async function measureDatabase(database: DatabaseMode): Promise<Map<string, Resu
   return results;
 }
 
-const embedded = await measureDatabase('pglite');
-const postgres = postgresAvailable ? await measureDatabase('postgres') : null;
+const embedded = ONLY === 'postgres' ? null : await measureDatabase('pglite');
+const postgres = ONLY !== 'pglite' && postgresAvailable ? await measureDatabase('postgres') : null;
 
 const cell = (r: Result | undefined) =>
   r
     ? `${r.rps.toFixed(0).padStart(6)} req/s p50 ${r.p50.toFixed(0).padStart(4)} ms p99 ${r.p99.toFixed(0).padStart(5)} ms cpu ${r.cpuMs.toFixed(2)} ms${r.errors ? ` (${r.errors} errors)` : ''}`
-    : 'not run (no PostgreSQL)';
+    : 'not run';
 console.log(`${CONNECTIONS} connections, ${SECONDS} s per endpoint, ${SEEDED} rows per list`);
 console.log(`${'endpoint'.padEnd(42)} ${'embedded (PGlite)'.padEnd(58)} PostgreSQL`);
-for (const [name, result] of embedded)
-  console.log(`${name.padEnd(42)} ${cell(result).padEnd(58)} ${cell(postgres?.get(name))}`);
+for (const name of (embedded ?? postgres)?.keys() ?? [])
+  console.log(`${name.padEnd(42)} ${cell(embedded?.get(name)).padEnd(58)} ${cell(postgres?.get(name))}`);
 process.exit(0);

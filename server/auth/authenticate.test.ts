@@ -1,40 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMemoryDatabase, type Database } from '../db/database';
+import { RedisChangeChannel } from '../db/redis-change-channel';
+import { TableVersions } from '../db/table-versions';
+import { REDIS_URL, redisAvailable } from '../test-support/harness';
 import { migrate } from '../db/migrate';
 import { AccessTokens } from './access-tokens';
 import { AuthService } from './auth-service';
 import { hashPassword } from './passwords';
-import { SessionCache } from './session-cache';
 import { UsersRepository } from './users-repository';
-
-describe('session cache', () => {
-  it('shares one lookup between concurrent misses and remembers it for its lifetime only', async () => {
-    let clock = 0;
-    const cache = new SessionCache<number>(1000, 100, () => clock);
-    let loads = 0;
-    const load = async () => ++loads;
-    expect(await Promise.all([cache.get('a', load), cache.get('a', load), cache.get('a', load)])).toEqual([
-      1, 1, 1,
-    ]);
-    clock = 999;
-    expect(await cache.get('a', load)).toBe(1);
-    clock = 1000;
-    expect(await cache.get('a', load)).toBe(2);
-    cache.evict((key) => key === 'a');
-    expect(await cache.get('a', load)).toBe(3);
-  });
-
-  it('keeps at most its size, dropping the oldest entries, and does not remember failures', async () => {
-    const cache = new SessionCache<string>(60_000, 3);
-    for (const key of ['a', 'b', 'c', 'd', 'e']) await cache.get(key, async () => key);
-    expect(cache.size).toBe(3);
-    let loaded = false;
-    await cache.get('a', async () => ((loaded = true), 'again'));
-    expect(loaded).toBe(true);
-    await expect(cache.get('x', () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
-    expect(await cache.get('x', async () => 'up')).toBe('up');
-  });
-});
 
 describe('access token verification', () => {
   it('remembers a verified token only until it expires', async () => {
@@ -101,8 +74,8 @@ describe('authenticate', () => {
     expect(queries).toHaveLength(1);
   });
 
-  it('stops a token at once after logout here, and within the cache window when revoked elsewhere', async () => {
-    const auth = new AuthService(db, tokens, { sessionCacheMs: 200 });
+  it('stops a token at once after logout, and after a revocation written through the database', async () => {
+    const auth = new AuthService(db, tokens, { sessionCacheMs: 60_000 });
     const first = await signIn(auth);
     const firstUser = (await auth.authenticate(first))!;
     await auth.logout(firstUser.user.id, firstUser.sessionId);
@@ -110,12 +83,56 @@ describe('authenticate', () => {
 
     const second = await signIn(auth);
     const { sessionId } = (await auth.authenticate(second))!;
-    // Another server process revokes the session: this one notices once its entry has expired.
+    // Not through AuthService (an admin's "sign out everywhere", a password change): the write itself tells.
     await db.query('update sessions set revoked_at = now() where id = $1', [sessionId]);
-    expect(await auth.authenticate(second)).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await auth.authenticate(second)).toBeNull();
   });
+
+  it('without a channel, a revocation no one announced is noticed once the entry has expired', async () => {
+    // Another process's database handle, its writes unknown to this one's versions.
+    const elsewhere = { ...db, versions: new TableVersions() } as Database;
+    const auth = new AuthService(elsewhere, tokens, { sessionCacheMs: 200 });
+    const token = await signIn(auth);
+    const { sessionId } = (await auth.authenticate(token))!;
+    await db.query('update sessions set revoked_at = now() where id = $1', [sessionId]);
+    expect(await auth.authenticate(token)).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await auth.authenticate(token)).toBeNull();
+  });
+
+  it.skipIf(!redisAvailable)(
+    'with Redis, a revocation written by another process stops the token here at once',
+    async () => {
+      const prefix = `auth-test-${process.pid}-${Date.now()}`;
+      const here = new TableVersions();
+      const hereChannel = new RedisChangeChannel(REDIS_URL, prefix, here);
+      here.connect(hereChannel);
+      const thereChannel = new RedisChangeChannel(REDIS_URL, prefix, db.versions);
+      db.versions.connect(thereChannel);
+      try {
+        await vi.waitFor(() => expect(hereChannel.live && thereChannel.live).toBe(true));
+        const auth = new AuthService({ ...db, versions: here } as Database, tokens, {
+          sessionCacheMs: 60_000,
+        });
+        const token = await signIn(auth);
+        const { sessionId } = (await auth.authenticate(token))!;
+        expect(await auth.authenticate(token)).not.toBeNull();
+        const before = queries.length;
+        expect(await auth.authenticate(token)).not.toBeNull();
+        expect(queries.length).toBe(before); // remembered
+        // The write resolves after its announcement was published; Redis delivers it in moments.
+        await db.query('update sessions set revoked_at = now() where id = $1', [sessionId]);
+        await vi.waitFor(async () => expect(await auth.authenticate(token)).toBeNull(), {
+          timeout: 1000,
+          interval: 5,
+        });
+      } finally {
+        db.versions.connect(null);
+        hereChannel.close();
+        thereChannel.close();
+      }
+    },
+  );
 
   it('refuses a token whose session belongs to another user', async () => {
     const auth = new AuthService(db, tokens);
