@@ -77,3 +77,13 @@ def parse_protocol_lines(protocol_validator: Draft7Validator) -> Callable[[str],
         return lines
 
     return parse
+
+
+@pytest.fixture
+def one_timed_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resource estimates time one call after the warm-up instead of the median of several: for tests of what
+    an estimate counts and says, not of how it times (a 14-qubit noisy call takes seconds)."""
+    from qmlstudio_worker.jobs import resource_estimate
+
+    monkeypatch.setattr(resource_estimate, "TIMING_CALLS", 1)
+    monkeypatch.setattr(resource_estimate, "TIMING_MIN_SECONDS", 0.0)

@@ -170,6 +170,7 @@ def test_charts_of_a_sampled_test_part_say_how_many_rows_were_scored() -> None:
     assert all("test part" not in title for title in titles)
 
 
+@pytest.mark.usefixtures("one_timed_call")
 def test_the_estimate_under_a_noise_model_counts_the_capped_kernel_circuits() -> None:
     from test_quantum_resource_estimate import quantum_body
 
