@@ -365,8 +365,11 @@ export function ChartSpecView({
       <figcaption>
         <strong>{spec.title}</strong>
         {bands && (
-          <span className="muted chart-band-caption" data-testid="chart-band-caption">
-            {' '}
+          <span
+            className="muted chart-band-caption"
+            data-testid="chart-band-caption"
+            style={{ display: 'block', fontSize: '0.85em' }}
+          >
             {bandCaption(bands)}
           </span>
         )}

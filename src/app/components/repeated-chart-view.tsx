@@ -22,7 +22,8 @@ export function RepeatedChartView({
   const index = seed === null ? -1 : perSeed.seeds.indexOf(seed);
   const shown = index >= 0 ? seedMatrixSpec(spec, perSeed.seeds[index], perSeed.matrices[index]) : spec;
   return (
-    <ChartSpecView spec={shown}>
+    // A fresh chart per seed (keyed by its title): ApexCharts drew an updated heatmap's cells shrunken.
+    <ChartSpecView key={shown.title} spec={shown}>
       <label className="chart-seed-select no-print">
         Show{' '}
         <select
