@@ -192,9 +192,12 @@ export function loadAccountForms(
   }
   // Precompiled validators (the browser) were checked when codegen compiled them.
   if (!compileChecks) return forms;
+  // One ajv for all of them: each new instance compiles the meta-schemas again (about a quarter of a
+  // registry load's time, once per form); a form that does not compile still throws on its own.
+  const ajv = createAccountFormAjv();
   for (const id of ACCOUNT_FORM_IDS) {
     try {
-      compileAccountForms({ ...empty, [id]: forms[id] });
+      compileAccountForms({ ...empty, [id]: forms[id] }, ajv);
     } catch (err) {
       onIssue(formatPointer(['forms', id, 'schema']), `does not compile: ${(err as Error).message}`);
       forms[id] = EMPTY_ACCOUNT_FORM;
