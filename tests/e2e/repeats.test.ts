@@ -79,7 +79,7 @@ describe('repeated seeds in the browser', () => {
     const configurations = { ...example.app_data.model_configurations };
     for (const key of drop) delete configurations[key];
     Object.assign(configurations, changes);
-    const appData = { ...example.app_data, model_configurations: configurations };
+    const appData: Record<string, unknown> = { ...example.app_data, model_configurations: configurations };
     if (dataset) appData.dataset = { ...(example.app_data.dataset as object), ...dataset };
     const created = await callApi<{ data: { id: number } }>(product, '/applications/create-from-example', {
       method: 'POST',
