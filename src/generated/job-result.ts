@@ -27,7 +27,8 @@ export const jobResultSchema = {
       anyOf: [{ $ref: '#/definitions/baseline' }, { type: 'null' }],
     },
     baselines: {
-      description: 'Every baseline computed, by name (the forecasters: persistence and seasonal_naive).',
+      description:
+        'Every baseline computed, by name (the forecasters: persistence, seasonal_naive and, for weekly series with an Easter effect, seasonal_naive_easter).',
       type: 'object',
       additionalProperties: { $ref: '#/definitions/metricMap' },
     },
@@ -512,7 +513,7 @@ export interface JobResult {
    */
   baseline?: Baseline | null;
   /**
-   * Every baseline computed, by name (the forecasters: persistence and seasonal_naive).
+   * Every baseline computed, by name (the forecasters: persistence, seasonal_naive and, for weekly series with an Easter effect, seasonal_naive_easter).
    */
   baselines?: {
     [k: string]: MetricMap;

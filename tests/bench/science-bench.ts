@@ -91,6 +91,23 @@ interface Stats {
   n: number;
 }
 
+/**
+ * The model's mean against its best baseline's (lowest or highest by the metric), as the output's plain
+ * sentence judges it: 'beats', 'ties' (equal to 6 significant digits) or 'loses', with that baseline's name.
+ * A goal may name a weaker baseline; this column keeps the strongest in view.
+ */
+function versusBest(model: Stats, baselines: Record<string, Stats>, lowerIsBetter: boolean): string {
+  const entries = Object.entries(baselines).filter(([, s]) => Number.isFinite(s.mean));
+  if (entries.length === 0 || !Number.isFinite(model.mean)) return '-';
+  const [name, best] = entries.reduce((a, b) =>
+    (lowerIsBetter ? b[1].mean < a[1].mean : b[1].mean > a[1].mean) ? b : a,
+  );
+  const label = name.replace(/_/g, ' ');
+  if (Math.abs(model.mean - best.mean) <= 1e-6 * Math.abs(best.mean)) return `ties ${label}`;
+  const better = lowerIsBetter ? model.mean < best.mean : model.mean > best.mean;
+  return `${better ? 'beats' : 'loses to'} ${label}`;
+}
+
 const forecastBaselines = (result: Result) => result.baselines ?? {};
 const singleBaseline = (result: Result) =>
   result.baseline ? { [result.baseline.name]: result.baseline.metrics } : {};
@@ -294,6 +311,7 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
       '-',
       '-',
       '-',
+      '-',
       `sample ${file} is missing (make install writes it)`,
       'FAIL',
     ]);
@@ -322,7 +340,7 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
     try {
       appData = variantAppData(problem, variant, context);
     } catch (e) {
-      rows.push([problem.name, variant.label, '-', '-', '-', String(e).slice(0, 200), 'FAIL']);
+      rows.push([problem.name, variant.label, '-', '-', '-', '-', String(e).slice(0, 200), 'FAIL']);
       failures++;
       continue;
     }
@@ -364,11 +382,11 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
     const seconds = ((Date.now() - started) / 1000 / seeds.length).toFixed(1);
     console.error(`bench:science ${problem.name} ${variant.label}: ${error ?? 'done'} (${seconds} s a run)`);
     if (error) {
-      rows.push([problem.name, variant.label, '-', '-', '-', error, 'FAIL']);
+      rows.push([problem.name, variant.label, '-', '-', '-', '-', error, 'FAIL']);
       failures++;
       continue;
     }
-    plan.scoring.metrics.forEach(({ name }, index) => {
+    plan.scoring.metrics.forEach(({ name, lowerIsBetter }, index) => {
       const model = stats(values.get(name) ?? [NaN]);
       const baselineStats: Record<string, Stats> = {};
       for (const [baseline, byMetric] of baselineValues) {
@@ -385,6 +403,7 @@ for (const [problemId, plan] of Object.entries(PLAN)) {
         Object.entries(baselineStats)
           .map(([baseline, s]) => `${baseline.replace(/_/g, ' ')} ${fmt(s.mean)}`)
           .join('; ') || '-',
+        versusBest(model, baselineStats, lowerIsBetter),
         goal?.text ?? '',
         goal ? (goal.ok ? 'pass' : 'FAIL') : '',
       ]);
@@ -399,7 +418,16 @@ console.log(
   `\n## Science (example applications, each model over ${SEEDS} seeds ${seeds[0]}..${seeds.at(-1)}: mean [95% CI]; baselines on the same split)\n`,
 );
 printTable(
-  ['application', 'model', 'metric', 'model mean [95% CI]', 'baselines (mean)', 'goal', 'result'],
+  [
+    'application',
+    'model',
+    'metric',
+    'model mean [95% CI]',
+    'baselines (mean)',
+    'vs best baseline',
+    'goal',
+    'result',
+  ],
   rows,
 );
 console.log(`\n${failures === 0 ? 'all goals pass' : `${failures} goal(s) or run(s) failed`}`);
