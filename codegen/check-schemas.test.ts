@@ -65,6 +65,21 @@ describe('schemas:check', () => {
     expect(checkSchemaSources(loadSchemaSources())).toEqual([]);
   });
 
+  it('a body schema draft-07 cannot read is reported, and leaves nothing behind for the next check', () => {
+    const issues = checkWith(STOCK, (j) => {
+      j.job.bodySchema.properties.train_test_split = { type: 'array', prefixItems: [{ type: 'number' }] };
+    });
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        file: STOCK,
+        pointer: '/job/bodySchema',
+        reason: expect.stringContaining('draft-07'),
+      }),
+    );
+    // The compile checks reuse their ajv instances: the refused schema must not stay in them.
+    expect(checkSchemaSources(loadSchemaSources())).toEqual([]);
+  });
+
   it.each<[string, string, (j: Json) => void, Partial<SchemaIssue>]>([
     [
       'meta-schema: an unknown field kind',
