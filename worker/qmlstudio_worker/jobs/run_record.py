@@ -1,11 +1,11 @@
 """The record every output keeps for reproducibility, and seeding the random generators from a job's seed.
 
-``build_run_record`` returns a plain, JSON-ready dict: the config (the job body, copied), the dataset's
-sha256 (and its rows and columns when the loader's facts are given), the seed, the library versions
-(``qmlstudio_worker.versions`` plus pandas, scikit-learn and qiskit-machine-learning) and the machine
-(platform, Python, CPU count). Only ``recorded_at`` changes between two runs of the same body and seed on
-the same machine. ``seed_everything`` seeds ``random``, NumPy's global generator and, when wanted, PyTorch
-(imported only then, so scikit-learn jobs do not pay for importing it).
+``build_run_record`` returns a plain, JSON-ready dict: the config (the job body, copied, its IBM token
+nulled), the dataset's sha256 (and its rows and columns when the loader's facts are given), the seed, the
+library versions (``qmlstudio_worker.versions`` plus pandas, scikit-learn and qiskit-machine-learning) and
+the machine (platform, Python, CPU count). Only ``recorded_at`` changes between two runs of the same body
+and seed on the same machine. ``seed_everything`` seeds ``random``, NumPy's global generator and, when
+wanted, PyTorch (imported only then, so scikit-learn jobs do not pay for importing it).
 """
 
 from __future__ import annotations
@@ -90,12 +90,30 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+#: Body keys that hold a user's IBM Quantum token: the record is written to the output's directory and
+#: returned to readers, so it keeps none of them (the worker reads the token from the envelope only).
+TOKEN_KEYS = frozenset({"actual_quantum_device_token", "custom_ibm_token", "ibm_token"})
+
+
+def _without_tokens(value: Any) -> Any:
+    """``value`` with every token key's non-empty string replaced by None, at any depth."""
+    if isinstance(value, dict):
+        return {
+            key: None if key in TOKEN_KEYS and item else _without_tokens(item) for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_tokens(item) for item in value]
+    return value
+
+
 def _plain(config: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep, JSON-ready copy of the job body (later changes to the body do not reach the record)."""
+    """A deep, JSON-ready copy of the job body without its IBM token (later changes to the body do not
+    reach the record)."""
     copied = json.loads(json.dumps(config, allow_nan=False))
     if not isinstance(copied, dict):
         raise TypeError("The config must be a JSON object.")
-    return copied
+    plain: dict[str, Any] = _without_tokens(copied)
+    return plain
 
 
 def build_run_record(
