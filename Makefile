@@ -11,7 +11,8 @@ VENV := worker/.venv
 PYTHON ?= python3
 # This machine keeps the CPU build of torch in a local wheel directory; use it when present.
 PIP_FLAGS := --disable-pip-version-check $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
-WEB_SOURCES := $(shell find src schemas -type f 2>/dev/null) index.html vite.config.ts
+# The web build also runs the Vite plugins in codegen/ (precompression, the browser build without ajv's compiler).
+WEB_SOURCES := $(shell find src schemas -type f 2>/dev/null) index.html vite.config.ts $(wildcard codegen/browser-without-ajv.ts codegen/precompress-assets.ts)
 
 .PHONY: run dev test install build worker-venv chromium clean lint typecheck
 
