@@ -71,10 +71,16 @@ describe('graceful shutdown of the real server', () => {
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     const url = `http://127.0.0.1:${port}`;
-    await until('the server to listen', async () => {
-      if (child!.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
-      return (await fetch(`${url}/api/health/live`).catch(() => null))?.ok ? true : undefined;
-    });
+    // The real server's start includes a new on-disk PGlite (initdb in WASM) and its migrations: 40-60 s
+    // were seen on a loaded 2-core machine with another test file beside it.
+    await until(
+      'the server to listen',
+      async () => {
+        if (child!.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
+        return (await fetch(`${url}/api/health/live`).catch(() => null))?.ok ? true : undefined;
+      },
+      150_000,
+    );
 
     const login = await fetch(`${url}/api/login`, {
       method: 'POST',
@@ -110,7 +116,7 @@ describe('graceful shutdown of the real server', () => {
     } finally {
       await db.close();
     }
-  });
+  }, 240_000);
 });
 
 describe.each(MODES.filter((m) => m.database === 'pglite'))('shutdown with the $queue queue', (mode) => {
