@@ -6,19 +6,11 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import {
-  adminSession,
-  callApi,
-  copyExample,
-  launchBrowser,
-  signIn,
-  startProduct,
-  workspaceUrl,
-  type RunningProduct,
-} from './harness';
+import { callApi, copyExample, workspaceUrl } from './harness';
+import { signedInPage, useFileProduct } from './workspace-steps';
 
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 const shot = async (page: Page, name: string) => {
@@ -34,15 +26,14 @@ const sample = (
 ).samples.find((s) => s.file === 'apple_google_stock.csv')!;
 
 describe('written analysis and comparison in the browser', () => {
-  let product: RunningProduct;
-  let browser: Browser;
-  let session: { token: string; id: number };
+  const file = useFileProduct();
   let appId: number;
   let appName: string;
   const outputs: number[] = [];
 
   /** Runs the application with `method` through the engine's mapped request, to Completed. */
   async function run(appData: Json, method: string) {
+    const { product, session } = file;
     const data = structuredClone(appData);
     Object.assign(data.model_configurations, {
       model_type: 'Classical',
@@ -91,24 +82,17 @@ describe('written analysis and comparison in the browser', () => {
 
   beforeAll(async () => {
     for (const dir of SHOTS) mkdirSync(dir, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
-    session = await adminSession(product);
-    const copied = await copyExample(product, session, 'stock-price-prediction');
+    const copied = await copyExample(file.product, file.session, 'stock-price-prediction');
     appId = copied.id;
     appName = copied.example.app_name;
     outputs.push(await run(copied.example.app_data as Json, 'LSTM'));
     outputs.push(await run(copied.example.app_data as Json, 'GRU'));
   }, 400_000);
-  afterAll(async () => {
-    await browser?.close();
-    await product?.stop();
-  });
 
   it('analyze and compare overlays show the reports, print to A4', async () => {
+    const { product } = file;
     onTestFailed(() => console.log(product.output().slice(-4000)));
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
-    await signIn(page, product);
+    const { context, page } = await signedInPage(file, { width: 1280, height: 1500 });
     await page.goto(workspaceUrl(product, 'stock-price-prediction', appId, appName));
     await page.getByRole('tab', { name: /Outputs/ }).click();
     await page.getByRole('checkbox', { name: `Pin output ${outputs[0]} to compare` }).check();
@@ -155,6 +139,6 @@ describe('written analysis and comparison in the browser', () => {
       .poll(() => page.getByTestId('run-table').locator('.apexcharts-svg').count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
     await shot(page, 'run-table');
-    await page.close();
+    await context.close();
   });
 });

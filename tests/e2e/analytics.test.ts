@@ -4,10 +4,9 @@
 // admin's analytics page shows the views, visitors, sessions, top pages and time on page with charts.
 // Screenshot: tests/artifacts/analytics-page.png.
 
-import { mkdirSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import { describe, expect, it } from 'vitest';
+import { adminToken, callApi } from './harness';
+import { signedInPage, useFileProduct } from './workspace-steps';
 
 const ARTIFACTS = 'tests/artifacts';
 
@@ -19,32 +18,25 @@ interface AnalyticsReply {
 }
 
 describe('tracking and the analytics page', () => {
-  let product: RunningProduct;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
-  }, 200_000);
-  afterAll(async () => {
-    await browser?.close();
-    await product?.stop();
-  });
+  const file = useFileProduct();
 
   const analytics = async () =>
-    (await callApi<AnalyticsReply>(product, '/admin/analytics', { token: await adminToken(product) })).body;
+    (
+      await callApi<AnalyticsReply>(file.product, '/admin/analytics', {
+        token: await adminToken(file.product),
+      })
+    ).body;
 
   it('records a visitor’s views and time, under the spec’s storage names', async () => {
-    const context = await browser.newContext();
+    const context = await file.browser.newContext();
     const page = await context.newPage();
     const tracked: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('/api/track/')) tracked.push(new URL(r.url()).pathname);
     });
-    await page.goto(product.url);
+    await page.goto(file.product.url);
     await expect.poll(() => tracked.length).toBeGreaterThan(0);
-    await page.goto(`${product.url}/examples`);
+    await page.goto(`${file.product.url}/examples`);
     await expect.poll(() => tracked.filter((p) => p.includes('/track/pageview/')).length).toBe(2);
     const storage = await page.evaluate(() => [
       localStorage.getItem('client_id'),
@@ -74,7 +66,7 @@ describe('tracking and the analytics page', () => {
       () => Object.defineProperty(navigator, 'globalPrivacyControl', { get: () => true }),
       () => Object.defineProperty(navigator, 'doNotTrack', { get: () => '1' }),
     ]) {
-      const context = await browser.newContext();
+      const context = await file.browser.newContext();
       await context.addInitScript(init);
       const page = await context.newPage();
       const tracked: string[] = [];
@@ -84,8 +76,8 @@ describe('tracking and the analytics page', () => {
       page.on('websocket', (ws) => {
         if (ws.url().endsWith('/api/ws')) tracked.push(ws.url());
       });
-      await page.goto(product.url);
-      await page.goto(`${product.url}/examples`);
+      await page.goto(file.product.url);
+      await page.goto(`${file.product.url}/examples`);
       await page.waitForTimeout(2000);
       expect(tracked).toEqual([]);
       expect(await page.evaluate(() => localStorage.getItem('client_id'))).toBeNull();
@@ -95,10 +87,8 @@ describe('tracking and the analytics page', () => {
   });
 
   it('shows the admin the analytics page with charts', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-    const page = await context.newPage();
-    await signIn(page, product);
-    await page.goto(`${product.url}/admin/analytics`);
+    const { context, page } = await signedInPage(file, { width: 1280, height: 1000 });
+    await page.goto(`${file.product.url}/admin/analytics`);
     const totals = page.getByTestId('analytics-totals');
     await totals.waitFor();
     await expect.poll(() => totals.textContent()).toMatch(/Page views\d+/);

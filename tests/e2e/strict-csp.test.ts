@@ -8,35 +8,17 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  adminSession,
-  callApi,
-  copyExample,
-  launchBrowser,
-  signIn,
-  startProduct,
-  workspaceUrl,
-  type RunningProduct,
-} from './harness';
-import { VIEWPORT, collectPageErrors, openWorkspace, panel, tab } from './workspace-steps';
+import { callApi, copyExample, signIn, workspaceUrl } from './harness';
+import { VIEWPORT, collectPageErrors, openWorkspace, panel, tab, useFileProduct } from './workspace-steps';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts/strict-csp');
 
-let product: RunningProduct;
-let browser: Browser;
-
-beforeAll(async () => {
+const file = useFileProduct();
+beforeAll(() => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  product = await startProduct();
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await product?.stop();
 });
 
 interface Watched {
@@ -46,7 +28,7 @@ interface Watched {
 }
 
 async function watchedPage(): Promise<Watched> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await file.browser.newContext({ viewport: VIEWPORT });
   const violations: string[] = [];
   // Reported to Node as they happen, so a violation survives the page's next navigation.
   await context.exposeFunction('__reportCsp', (text: string) => void violations.push(text));
@@ -74,7 +56,7 @@ async function watchedPage(): Promise<Watched> {
 
 describe('the web app under a CSP without unsafe-eval', () => {
   it('is what the server sends for the app', async () => {
-    const reply = await fetch(product.url);
+    const reply = await fetch(file.product.url);
     const csp = reply.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-eval');
@@ -82,7 +64,7 @@ describe('the web app under a CSP without unsafe-eval', () => {
 
   it('the Login and Register dialogs validate and show their messages', async () => {
     const { page, problems } = await watchedPage();
-    await page.goto(product.url);
+    await page.goto(file.product.url);
     await page.getByRole('button', { name: 'Login' }).click();
     const login = page.getByRole('dialog');
     await login.locator('input[name=email]').fill('not-an-email');
@@ -107,17 +89,17 @@ describe('the web app under a CSP without unsafe-eval', () => {
   }, 60_000);
 
   it("every listed problem's workspace forms validate and show a bad value's message", async () => {
-    const problems = (await callApi<{ data: Array<{ id: string; name: string }> }>(product, '/problems')).body
-      .data;
+    const problems = (await callApi<{ data: Array<{ id: string; name: string }> }>(file.product, '/problems'))
+      .body.data;
     expect(problems.length).toBeGreaterThanOrEqual(5);
-    const session = await adminSession(product);
+    const { session } = file;
     const watched = await watchedPage();
     const { page } = watched;
-    await signIn(page, product);
+    await signIn(page, file.product);
     const checked: string[] = [];
     for (const problem of problems) {
-      const { id, example } = await copyExample(product, session, problem.id);
-      await openWorkspace(page, workspaceUrl(product, problem.id, id, example.app_name));
+      const { id, example } = await copyExample(file.product, session, problem.id);
+      await openWorkspace(page, workspaceUrl(file.product, problem.id, id, example.app_name));
       await tab(page, 'Model Configurations').click();
       const form = panel(page);
       const number = form.locator('input[type=number]:not([disabled])').first();

@@ -3,34 +3,23 @@
 // (tests/artifacts/workspace-{problem}-{tab}.png, 1280 x 1100 px), one field changed to keep the run
 // short, validation seen on the way, the change saved, the run watched to Completed and its charts drawn.
 
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 
-import {
-  adminSession,
-  callApi,
-  copyExample,
-  launchBrowser,
-  signIn,
-  startProduct,
-  workspaceUrl,
-  type RunningProduct,
-} from './harness';
+import { callApi, copyExample, workspaceUrl } from './harness';
 import {
   RUN_DEADLINE_MS,
-  VIEWPORT,
-  collectPageErrors,
   expectChartsDrawn,
   expectSelected,
   fieldInput,
-  makeShotDirs,
   openPipeline,
   openWorkspace,
   panel,
   runFromTopBar,
   shot,
+  signedInPage,
   tab,
   toast,
+  useFileProduct,
   watchUntilCompleted,
 } from './workspace-steps';
 
@@ -70,33 +59,18 @@ const EXAMPLES: Array<{ problem: string; field: string; invalid: string; message
 ];
 
 describe('the workspace of each financial example', () => {
-  let product: RunningProduct;
-  let browser: Browser;
-  let session: { token: string; id: number };
-
-  beforeAll(async () => {
-    makeShotDirs();
-    product = await startProduct();
-    browser = await launchBrowser();
-    session = await adminSession(product);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await product?.stop();
-  });
+  const file = useFileProduct();
 
   for (const { problem, field, invalid, message, short } of EXAMPLES) {
     it(
       `${problem}: every tab, a shorter run saved, run to Completed with charts`,
       async () => {
         const started = Date.now();
+        const { product, session } = file;
         const { id: appId, example } = await copyExample(product, session, problem);
-        const context = await browser.newContext({ viewport: VIEWPORT });
-        const page: Page = await context.newPage();
-        const errors = collectPageErrors(page);
+        const { context, page, errors } = await signedInPage(file);
         onTestFailed(() => console.log(product.output().slice(-3000)));
         try {
-          await signIn(page, product);
           await openWorkspace(page, workspaceUrl(product, problem, appId, example.app_name));
 
           // Dataset: the saved sample is loaded again and previewed; nothing is incomplete.

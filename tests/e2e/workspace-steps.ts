@@ -4,8 +4,17 @@
 
 import { mkdirSync } from 'node:fs';
 
-import type { Locator, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+
+import {
+  adminSession,
+  launchBrowser,
+  signIn,
+  startProduct,
+  type RunningProduct,
+  type StartOptions,
+} from './harness';
 
 const SHOT_DIRS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 
@@ -17,6 +26,62 @@ export const RUN_DEADLINE_MS = 150_000;
 
 export function makeShotDirs(): void {
   for (const dir of SHOT_DIRS) mkdirSync(dir, { recursive: true });
+}
+
+/** What a file's tests share: its product, a browser and the admin's API session. */
+export interface FileProduct {
+  readonly product: RunningProduct;
+  readonly browser: Browser;
+  readonly session: { token: string; id: number };
+}
+
+/**
+ * The set-up most files repeat, in the calling scope's beforeAll and afterAll: the screenshot
+ * directories, the product (startProduct's env and options), a browser and the admin signed in through
+ * the API; stopped after the scope's tests. Read the fields from the tests (they are set by beforeAll).
+ */
+export function useFileProduct(env: Record<string, string> = {}, options: StartOptions = {}): FileProduct {
+  let product: RunningProduct | undefined;
+  let browser: Browser | undefined;
+  let session: FileProduct['session'] | undefined;
+  beforeAll(async () => {
+    makeShotDirs();
+    product = await startProduct(env, options);
+    browser = await launchBrowser();
+    session = await adminSession(product);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await product?.stop();
+  });
+  const started = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined)
+      throw new Error(`the file's ${name} is not started yet (useFileProduct's beforeAll)`);
+    return value;
+  };
+  return {
+    get product() {
+      return started(product, 'product');
+    },
+    get browser() {
+      return started(browser, 'browser');
+    },
+    get session() {
+      return started(session, 'session');
+    },
+  };
+}
+
+/** A new browser context (the workspace viewport by default) whose page is signed in as the admin. */
+export async function signedInPage(
+  file: FileProduct,
+  viewport: { width: number; height: number } = VIEWPORT,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await file.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = collectPageErrors(page);
+  await signIn(page, file.product);
+  return { context, page, errors };
 }
 
 /**
