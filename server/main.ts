@@ -21,7 +21,15 @@ async function main() {
   }
   const logger = pino({
     level: config.logLevel,
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'body.password'],
+    // A user's IBM Quantum token (a run's body, the form's app_data) is a secret like a password.
+    redact: [
+      'req.headers.authorization',
+      'req.headers.cookie',
+      'body.password',
+      '*.actual_quantum_device_token',
+      '*.custom_ibm_token',
+      '*.ibm_token',
+    ],
   });
   const db = await openDatabase(config);
   const applied = await migrate(db);

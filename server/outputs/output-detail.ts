@@ -7,6 +7,7 @@ import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
 import type { ChartSpec } from '../jobs/worker-protocol';
 import { quantumRunDescription, type BackendLabeller } from './quantum-run';
+import { redactDeviceTokens } from './device-token-redaction';
 
 export interface OutputLog {
   level: string;
@@ -285,8 +286,8 @@ export function outputDetail(
     execution_time: job.execution_time === null ? null : Number(job.execution_time),
     trained_model_type: modelTypeOf(job),
     trained_model_path: modelPathOf(job),
-    app_data: job.app_data,
-    simplified_app_data: simplifiedAppData(job.app_data),
+    app_data: redactDeviceTokens(job.app_data),
+    simplified_app_data: redactDeviceTokens(simplifiedAppData(job.app_data)),
     output_logs: logsOf(events),
     progress: progressOf(job, events),
     metrics: metricsOf(result, events),
@@ -294,7 +295,7 @@ export function outputDetail(
     charts: chartsOf(result, events),
     error: job.error,
     dataset: datasetOf(job, result),
-    run_record: result?.run_record ?? null,
+    run_record: redactDeviceTokens(result?.run_record ?? null),
     quantum_backend: job.status === JobStatus.completed ? quantumRunDescription(result, backendLabel) : null,
     output_data: outputDataOf(result, events),
   };

@@ -32,6 +32,7 @@ import { DatasetRefusal } from '../datasets/dataset-refusal';
 import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobRecord, JobsRepository } from '../jobs/jobs-repository';
 import type { JobsService } from '../jobs/jobs-service';
+import { isTokenKey, maskToken, redactDeviceTokens } from './device-token-redaction';
 import { logsOf, modelPathOf, outputDetail, simplifiedAppData, timelineOf } from './output-detail';
 import type { BackendLabeller } from './quantum-run';
 import { backendNames } from './what-if-backend';
@@ -254,8 +255,13 @@ export class OutputsService {
     const difference = firstDifference(expected, body);
     if (difference !== null) {
       const field = lastSegment(difference) || 'body';
-      const sent = show(difference ? getPointer(body, difference) : body);
-      const saved = show(difference ? getPointer(expected, difference) : expected);
+      // A refusal at the token names the field but never echoes either token.
+      const shown = (value: unknown) =>
+        isTokenKey(field) && typeof value === 'string' && value
+          ? show(maskToken(value))
+          : show(redactDeviceTokens(value));
+      const sent = shown(difference ? getPointer(body, difference) : body);
+      const saved = shown(difference ? getPointer(expected, difference) : expected);
       const mismatch = `The request body does not match the saved application at ${difference || '/'} (sent ${sent}, the saved application gives ${saved}); save the application and run it again.`;
       // A sent value that breaks a form rule is refused first in the problem file's words.
       const broken = difference
@@ -391,9 +397,9 @@ export class OutputsService {
       value: {
         trained_model_path: modelPathOf(job),
         application_id: Number(job.application_id),
-        app_data: job.app_data,
+        app_data: redactDeviceTokens(job.app_data),
         output_logs: logsOf(await this.deps.jobs.events(job.id)),
-        simplified_app_data: simplifiedAppData(job.app_data),
+        simplified_app_data: redactDeviceTokens(simplifiedAppData(job.app_data)),
       },
     };
   }
