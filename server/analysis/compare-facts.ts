@@ -4,6 +4,7 @@
 import { isPlainObject } from '../../src/engine';
 import { FactBuilder, formatNumber, prefixed, type FactSet } from './facts';
 import { jobResultOf } from '../jobs/job-result';
+import { redactDeviceTokens } from '../outputs/output-detail';
 import type { AnalysisSubject } from './output-facts';
 import { differenceAgainstNoise, type SeedValues } from './seed-noise';
 import type { RuleSet } from './rule-set';
@@ -36,7 +37,10 @@ const SETTINGS = ['dataset', 'preprocess', 'model_configurations'] as const;
 export function configurationRows(a: AnalysisSubject, b: AnalysisSubject): ConfigurationRow[] {
   const pick = (s: AnalysisSubject) =>
     flatten(
-      Object.fromEntries(SETTINGS.map((k) => [k, s.job.app_data?.[k]]).filter(([, v]) => v !== undefined)),
+      // Masked: the settings reach the report, its facts and the LLM's prompt.
+      redactDeviceTokens(
+        Object.fromEntries(SETTINGS.map((k) => [k, s.job.app_data?.[k]]).filter(([, v]) => v !== undefined)),
+      ),
     );
   const left = pick(a);
   const right = pick(b);

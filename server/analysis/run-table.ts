@@ -4,7 +4,7 @@
 
 import { isPlainObject } from '../../src/engine';
 import type { RunRecord } from '../applications/applications-repository';
-import { modelTypeOf } from '../outputs/output-detail';
+import { modelTypeOf, redactDeviceTokens } from '../outputs/output-detail';
 import { flatten } from './compare-facts';
 import type { RuleSet } from './rule-set';
 
@@ -53,10 +53,10 @@ const cell = (value: unknown): Setting =>
 function rowOf(run: RunRecord): RunRow {
   const result = run.result ?? {};
   const losses = isPlainObject(result.losses) ? result.losses : null;
-  const configured = {
+  const configured = redactDeviceTokens({
     preprocess: run.app_data?.preprocess,
     model_configurations: run.app_data?.model_configurations,
-  };
+  });
   return {
     id: run.id,
     name: run.name,

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../jobs/jobs-repository';
 import { maskToken, redactDeviceTokens } from './device-token-redaction';
+import { configurationRows } from '../analysis/compare-facts';
+import type { AnalysisSubject } from '../analysis/output-facts';
+import { runTable } from '../analysis/run-table';
 import { outputDetail } from './output-detail';
 
 // A stock run on an IBM device with the user's custom token: the job body, the app_data snapshot and the
@@ -80,5 +83,22 @@ describe('device token redaction', () => {
       model_configurations: { custom_ibm_token: '••••WXYZ', qubits: 4 },
     });
     expect(detail.run_record).toMatchObject({ config: { actual_quantum_device_token: '••••WXYZ' } });
+  });
+
+  it('the analysis settings (compare rows, the run table) that reach reports and prompts hold no token', () => {
+    const run = deviceRun();
+    const subject = (job: JobRecord): AnalysisSubject => ({
+      job,
+      detail: outputDetail(job, []),
+      problemName: 'Stock Price Prediction',
+    });
+    const rows = configurationRows(subject(run), subject({ ...run, id: 10 }));
+    expect(JSON.stringify(rows)).not.toContain(TOKEN);
+    expect(rows).toContainEqual(expect.objectContaining({ a: '••••WXYZ', b: '••••WXYZ' }));
+    const table = runTable(
+      [{ ...run, created_at: AT, name: 'Stock #9', app_data: run.app_data, result: run.result }],
+      null,
+    );
+    expect(JSON.stringify(table)).not.toContain(TOKEN);
   });
 });

@@ -9,6 +9,9 @@ import type { ChartSpec } from '../jobs/worker-protocol';
 import { quantumRunDescription, type BackendLabeller } from './quantum-run';
 import { redactDeviceTokens } from './device-token-redaction';
 
+/** Other features mask a token through this file (the outputs feature's declared API). */
+export { redactDeviceTokens };
+
 export interface OutputLog {
   level: string;
   message: string;
