@@ -137,8 +137,9 @@ describe('the landing page from real results', () => {
 
         await comparison.getByRole('tab', { name: 'Confusion Matrix' }).click();
         if (output.confusion_matrix) {
-          const cells = await card.locator('table.demo-confusion tbody td').allTextContents();
-          expect(cells).toEqual(output.confusion_matrix.flat().map(String));
+          await expect
+            .poll(() => card.locator('table.demo-confusion tbody td').allTextContents())
+            .toEqual(output.confusion_matrix.flat().map(String));
         } else {
           await card.getByText('No Data Available').waitFor();
         }
@@ -184,6 +185,8 @@ async function expectTrainingData(card: Locator, output: Output) {
     await card.getByText('No Data Available').waitFor();
     return;
   }
-  const rows = await card.locator('table.demo-table tbody th').allTextContents();
-  expect(rows).toEqual(Object.keys(output.training_data).map((key) => key.replaceAll('_', ' ')));
+  // The tab's table is drawn after the click: wait for its rows (reading them at once found none).
+  await expect
+    .poll(() => card.locator('table.demo-table tbody th').allTextContents())
+    .toEqual(Object.keys(output.training_data).map((key) => key.replaceAll('_', ' ')));
 }
