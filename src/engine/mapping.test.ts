@@ -141,7 +141,7 @@ describe('job bodies of workspace.md section 7', () => {
       hidden_layers: 16,
       qubits: null,
       from_index: 1,
-      to_index: 100,
+      to_index: 143,
     });
   });
 
