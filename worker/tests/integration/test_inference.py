@@ -291,8 +291,8 @@ def extension_for(path: Path) -> dict[str, Any]:
 
 
 def test_demand_handler_output_answers_inference_with_its_own_test_forecasts(tmp_path: Path) -> None:
-    """The handler trains on rows 1..100 and saves its model; inference on those same rows forecasts the
-    test part exactly as the run did (same weights, same scalers, same windows)."""
+    """The handler trains on the example's rows and saves its model; inference on those same rows forecasts
+    the test part exactly as the run did (same weights, same scalers, same windows)."""
     from qmlstudio_worker.jobs.runner import run_job
 
     dataset = REPO_ROOT / "samples" / "product_demand.csv"
@@ -324,7 +324,7 @@ def test_demand_handler_output_answers_inference_with_its_own_test_forecasts(tmp
     code, lines, stderr = infer(request, tmp_path)
     assert code == EXIT_OK, stderr
     data = lines[0]["data"]
-    assert data["rows"] == 100
+    assert data["rows"] == body["to_index"] - body["from_index"] + 1 == len(rows)
     # The last forecasts are the run's test forecasts, paired with the same actual sales.
     assert data["predicted"][-len(run_predicted) :] == pytest.approx(run_predicted, rel=1e-5)
     assert data["actual"][-len(run_actual) :] == pytest.approx(run_actual)
