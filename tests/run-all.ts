@@ -1,6 +1,6 @@
 /**
  * `make test`: every suite in order — static checks, unit, server integration (PGlite and
- * PostgreSQL, both queue modes), worker (pytest), end-to-end (Playwright + Chromium) —
+ * PostgreSQL, both queue modes), worker (pytest, beside the unit suite), end-to-end (Playwright + Chromium) —
  * then one summary line `N passed, N failed` covering all of them. Exits non-zero on any failure.
  *
  * A suite that runs no test fails. With the CI variable set (.ci/run sets it) a skipped test also
@@ -236,11 +236,10 @@ await together(
     ]),
   ]),
 );
-// One suite at a time. Unit and pytest side by side were measured in a clean-clone run: 357 s and 547 s
-// (0:09:07 for both) against 175 s + 222 s one after the other: torch's and vitest's threads oversubscribe
-// 2 cores (OpenMP threads spin while they wait), so each slowed far more than by half.
-await together(vitest('unit'));
-await together(pytest());
+// Unit and pytest side by side (pytest's output printed whole when it ends). Clean-clone runs here: one
+// after the other 234 s + 366 s = 600 s; side by side 358 s and 553 s, 553 s for both. Each slows a lot
+// (their threads oversubscribe 2 cores) but the pair still ends about 50 s sooner.
+await together(vitest('unit'), pytest());
 await together(vitest('server'));
 await together(vitest('e2e'));
 
