@@ -40,6 +40,12 @@ describe('landing stock-prediction demo', () => {
 
   const demo = () => page.locator('#live-demo');
   const select = (name: string, value: string) => demo().locator(`select[name=${name}]`).selectOption(value);
+  /** Today or the next Monday when today is a weekend (UTC, as the demo's dates are), as YYYY-MM-DD. */
+  const nextWeekday = () => {
+    const day = new Date();
+    while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
+    return day.toISOString().slice(0, 10);
+  };
   const fill = (name: string, value: string) => demo().locator(`input[name=${name}]`).fill(value);
   const message = (id: string) => demo().getByTestId(id);
   /** Waits until the demo has settled (loading gone) and the history message is the one expected. */
@@ -51,6 +57,8 @@ describe('landing stock-prediction demo', () => {
     await select('symbol', 'TSLA');
     await select('model', 'classical');
     await select('period', 'day');
+    // The day's default is today, which has no trading on a weekend: ask for the next weekday.
+    await fill('date', nextWeekday());
     await expect
       .poll(() => message('prediction-message').textContent(), { timeout: 20_000 })
       .toMatch(/being prepared/);
