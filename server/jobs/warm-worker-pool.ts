@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 
 import { ColdWorkerLauncher, type WorkerLaunch, type WorkerLauncher } from './worker-launcher';
 import { runArguments, WORKER_DIR, type WorkerExit, type WorkerHandle } from './worker-process';
+import { pythonEnv } from './python-env';
 
 /** Added to a job's stderr tail when the warm parent that forked it ended while the job ran. */
 export const WORKER_LOST_MESSAGE = 'The worker running this job was lost (its warm worker process ended)';
@@ -160,7 +161,7 @@ export class WarmWorkerPool implements WorkerLauncher {
       ['-m', 'qmlstudio_worker', 'serve', '--socket', this.socketPath],
       {
         cwd: WORKER_DIR,
-        env: { ...process.env, ...this.options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+        env: pythonEnv(this.options.env),
         stdio: ['pipe', 'pipe', 'pipe'],
         // Its own process group: a terminal's Ctrl-C reaches only the server, which closes the pool.
         detached: true,

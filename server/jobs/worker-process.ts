@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { DEFAULT_SCHEMAS_DIR } from '../../src/engine/node/load-schemas';
+import { pythonEnv } from './python-env';
 
 export const WORKER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../worker');
 
@@ -60,7 +61,7 @@ export function startWorker(options: {
   if (options.command === 'run') args.push(...runArguments(options.env));
   const child = spawn(options.python, args, {
     cwd: WORKER_DIR,
-    env: { ...process.env, ...options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    env: pythonEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
