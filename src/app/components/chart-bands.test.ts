@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChartSpec } from '../../generated/worker-contract';
-import { bandCaption, bandsFor, seedMatricesFor, seedMatrixSpec, type RepeatsCurves } from './chart-bands';
+import {
+  bandCaption,
+  bandsFor,
+  naturalRange,
+  seedMatricesFor,
+  seedMatrixSpec,
+  type RepeatsCurves,
+} from './chart-bands';
 import { apexConfig } from './chart-spec-view';
 
 // A brain tumor training repeated over 3 seeds, as the worker records it (result.repeats): the
@@ -134,6 +141,60 @@ describe('bands of a repeated run', () => {
     expect(config.options.xaxis?.type).toBe('datetime');
     const colors = config.options.colors as string[];
     expect(colors[0]).toBe(colors[2]); // the band is the predicted line's colour
+  });
+
+  it("cuts a band at its measure's natural range and says so in the caption", () => {
+    // A brain tumor validation accuracy near 1 and a loss near 0, as three seeds recorded them.
+    const valAccuracy = { name: 'Validation accuracy', runs: [], mean: [0.9, 0.95], sd: [0.05, 0.15] };
+    const loss = { name: 'Training loss', runs: [], mean: [0.3, 0.05], sd: [0.1, 0.2] };
+    const near: RepeatsCurves = {
+      count: 3,
+      seeds: [42, 43, 44],
+      curves: [
+        { title: accuracy.title, series: [valAccuracy] },
+        { title: 'Loss over Epochs', series: [loss] },
+      ],
+    };
+    expect(bandsFor(accuracy, near)).toBeNull(); // three epochs drawn, two recorded
+    const two = (spec: ChartSpec): ChartSpec => ({
+      ...spec,
+      series: spec.series.map((s) => ({ ...s, data: s.data.slice(0, 2) })),
+      categories: [1, 2],
+    });
+    const accBands = bandsFor(two(accuracy), near)!;
+    const [first, second] = accBands.series[0].range;
+    expect(first![0]).toBeCloseTo(0.85);
+    expect(first![1]).toBeCloseTo(0.95);
+    expect(second![0]).toBeCloseTo(0.8);
+    expect(second![1]).toBe(1); // 1.1 before
+    expect(bandCaption(accBands)).toMatch(/cut at the bounds of the measure: Validation accuracy at 0 and 1/);
+    const lossChart: ChartSpec = {
+      type: 'line',
+      title: 'Loss over Epochs',
+      label: 'loss',
+      series: [{ name: 'Training loss', data: [0.3, 0.05] }],
+      categories: [1, 2],
+    };
+    const lossBands = bandsFor(lossChart, near)!;
+    expect(lossBands.series[0].range[1]![0]).toBe(0); // -0.15 before
+    expect(lossBands.series[0].range[1]![1]).toBeCloseTo(0.25);
+    expect(bandCaption(lossBands)).toMatch(/Training loss at 0 \(it cannot be negative\)/);
+    // a band within its range is not cut, and its caption says nothing of bounds
+    expect(bandCaption(bandsFor(accuracy, repeats)!)).not.toMatch(/cut/);
+  });
+
+  it('reads the range from the chart label and series name, not from the problem', () => {
+    expect(naturalRange('accuracy', 'Validation accuracy')).toEqual([0, 1]);
+    expect(naturalRange('true positive rate', 'model')).toEqual([0, 1]);
+    expect(naturalRange('precision', 'baseline')).toEqual([0, 1]);
+    expect(naturalRange('accuracy (%)', 'Accuracy')).toEqual([0, 100]);
+    expect(naturalRange('MSE (normalized)', 'test')).toEqual([0, null]);
+    expect(naturalRange('class-weighted cross-entropy', 'training')).toEqual([0, null]);
+    expect(naturalRange('RMSE', 'model')).toEqual([0, null]);
+    expect(naturalRange('energy', 'energy')).toBeNull();
+    expect(naturalRange('Close', 'predicted')).toBeNull();
+    expect(naturalRange('objective', 'objective')).toBeNull();
+    expect(naturalRange('error (signed)', 'residual')).toBeNull();
   });
 
   it('draws a chart without bands as before', () => {

@@ -13,8 +13,69 @@ export const BAND_TEXT = '± 1 sd';
 export interface SeriesBand {
   /** The chart series the band belongs to. */
   name: string;
-  /** Per point [mean - sd, mean + sd]; null where no seed reached the point. */
+  /**
+   * Per point [mean - sd, mean + sd], cut to the values the series can take (see naturalRange); null
+   * where no seed reached the point.
+   */
   range: ([number, number] | null)[];
+  /** The series' natural range when the band reached past it and was cut there. */
+  clipped?: NaturalRange;
+}
+
+/** The values a measure can take: [low, high], null where unbounded. */
+export type NaturalRange = [number | null, number | null];
+
+// What a chart declares about a series: its y-axis label ('accuracy', 'loss', 'MSE (normalized)',
+// 'true positive rate') and the series' name ('Validation accuracy', 'Training loss'). Shares and
+// scores of a classifier lie in [0, 1]; losses and error measures are never negative. Anything else
+// (an energy, an objective, a price, a signed error) is left unbounded.
+const UNIT_INTERVAL =
+  /\b(accuracy|precision|recall|f1|f-?measure|f-?score|auc|roc[ -]auc|true positive rate|false positive rate|probability)\b/i;
+const NON_NEGATIVE =
+  /\b(loss|mse|rmse|mae|mape|smape|squared error|absolute error|cross-entropy|log[ -]?loss|variance)\b/i;
+
+/**
+ * The natural range of a series from what its chart declares (label and series name, not the problem):
+ * [0, 1] for accuracy, precision, recall, F1, AUC and rates ([0, 100] when the values are percentages),
+ * [0, ∞) for losses and error measures (MSE, RMSE, MAE, cross-entropy); null when nothing bounds it.
+ */
+export function naturalRange(
+  label: string,
+  seriesName: string,
+  values: readonly (number | null)[] = [],
+): NaturalRange | null {
+  const text = `${seriesName} ${label}`;
+  // A signed quantity ('error (signed)', 'residual') is not an error measure.
+  if (/\b(signed|residual|difference|change)\b/i.test(text)) return null;
+  if (UNIT_INTERVAL.test(text)) {
+    const percent = /%|percent/i.test(text) || values.some((v) => v !== null && v > 1);
+    return [0, percent ? 100 : 1];
+  }
+  if (NON_NEGATIVE.test(text)) return [0, null];
+  return null;
+}
+
+/**
+ * One series' band: mean ± sd at each point, cut to `bounds` (a band of an accuracy near 1 would
+ * otherwise reach 1.1, a loss near 0 below 0). Null means are gaps.
+ */
+export function seriesBand(
+  name: string,
+  mean: readonly (number | null)[],
+  sd: readonly (number | null)[],
+  bounds: NaturalRange | null,
+): SeriesBand {
+  const [low, high] = bounds ?? [null, null];
+  let clipped = false;
+  const range = mean.map((m, i): [number, number] | null => {
+    if (m === null) return null;
+    const spread = sd[i] ?? 0;
+    let [a, b] = [m - spread, m + spread];
+    if (low !== null && a < low) [a, clipped] = [low, true];
+    if (high !== null && b > high) [b, clipped] = [high, true];
+    return [a, b];
+  });
+  return clipped && bounds ? { name, range, clipped: bounds } : { name, range };
 }
 
 export interface ChartBands {
@@ -43,21 +104,24 @@ export function bandsFor(spec: ChartSpec, repeats: RepeatsCurves | null | undefi
   for (const recorded of curve.series) {
     const drawn = spec.series.find((s) => s.name === recorded.name);
     if (!drawn || drawn.data.length !== recorded.mean.length) continue;
-    series.push({
-      name: recorded.name,
-      range: recorded.mean.map((mean, i) => {
-        if (mean === null) return null;
-        const sd = recorded.sd[i] ?? 0;
-        return [mean - sd, mean + sd];
-      }),
-    });
+    const bounds = naturalRange(spec.label, recorded.name, recorded.mean);
+    series.push(seriesBand(recorded.name, recorded.mean, recorded.sd, bounds));
   }
   return series.length > 0 ? { seeds: repeats.count, series } : null;
 }
 
 /** The caption a banded chart carries. */
 export function bandCaption(bands: ChartBands): string {
-  return `Mean over ${bands.seeds} seeds; shaded band: mean ${BAND_TEXT} (sample standard deviation over the seeds)`;
+  const base = `Mean over ${bands.seeds} seeds; shaded band: mean ${BAND_TEXT} (sample standard deviation over the seeds)`;
+  const cuts = bands.series
+    .filter((s) => s.clipped)
+    .map((s) => {
+      const [low, high] = s.clipped!;
+      return high === null
+        ? `${s.name} at ${low} (it cannot be negative)`
+        : `${s.name} at ${low} and ${high} (the values it can take)`;
+    });
+  return cuts.length > 0 ? `${base}, cut at the bounds of the measure: ${cuts.join('; ')}` : base;
 }
 
 export interface SeedMatrices {
