@@ -13,6 +13,7 @@ import {
   type Report,
 } from './report';
 import { loadRuleSets, type ChartRule, type ChartRuleSet, type Register, type RuleSet } from './rule-set';
+import { lossSpreadOf, type LossSpread } from './loss-spread';
 
 export interface AnalysisResult {
   report: Report;
@@ -37,6 +38,8 @@ export interface ComparisonResult extends AnalysisResult {
   configurations: ConfigurationRow[];
   metrics: MetricRow[];
   curves: { a: Record<string, number[]> | null; b: Record<string, number[]> | null };
+  /** Each run's loss spread over its seeds when it was repeated (the curves are then means). */
+  spread: { a: LossSpread | null; b: LossSpread | null };
 }
 
 export class AnalysisUnavailable extends Error {}
@@ -90,6 +93,10 @@ export class AnalysisEngine {
       configurations: configurationRows(a, b),
       metrics: this.metricRows(rules, a, b, register),
       curves: { a: a.detail.output_data.training_history, b: b.detail.output_data.training_history },
+      spread: {
+        a: lossSpreadOf(a.detail.output_data.repeats),
+        b: lossSpreadOf(b.detail.output_data.repeats),
+      },
     };
   }
 

@@ -11,6 +11,7 @@ import {
   stringList,
 } from '../platform/reply-schemas';
 import type { AnalysisService } from './analysis-service';
+import { lossSpreadSchema } from './loss-spread';
 
 const text = { type: 'string', maxLength: 200 } as const;
 
@@ -132,6 +133,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
               'configurations',
               'metrics',
               'curves',
+              'spread',
               'outputs',
               'message',
               'created_at',
@@ -185,6 +187,12 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                   a: { ...anyObject, type: ['object', 'null'] },
                   b: { ...anyObject, type: ['object', 'null'] },
                 },
+              },
+              spread: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['a', 'b'],
+                properties: { a: lossSpreadSchema, b: lossSpreadSchema },
               },
               outputs: {
                 type: 'array',
@@ -245,6 +253,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                     'baseline',
                     'settings',
                     'history',
+                    'spread',
                   ],
                   properties: {
                     id: { type: 'integer' },
@@ -280,6 +289,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                         { type: 'null' },
                       ],
                     },
+                    spread: lossSpreadSchema,
                   },
                 },
               },

@@ -52,7 +52,7 @@ export interface AnalyzeReply {
 
 export interface CompareReply extends Pick<
   ComparisonResult,
-  'interpreted' | 'configurations' | 'metrics' | 'curves'
+  'interpreted' | 'configurations' | 'metrics' | 'curves' | 'spread'
 > {
   outputs: { id: number; name: string; model: string | null }[];
   message: { role: 'assistant'; content: string };
@@ -265,6 +265,7 @@ export class AnalysisService {
         configurations: result.configurations,
         metrics: result.metrics,
         curves: result.curves,
+        spread: result.spread,
         outputs: [summary(a.value), summary(b.value)],
         message: { role: 'assistant', content: prose.content },
         created_at: this.now(),

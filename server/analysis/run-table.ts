@@ -6,6 +6,7 @@ import { isPlainObject } from '../../src/engine';
 import type { RunRecord } from '../applications/applications-repository';
 import { modelTypeOf, redactDeviceTokens } from '../outputs/output-detail';
 import { flatten } from './compare-facts';
+import { lossSpreadOf, type LossSpread } from './loss-spread';
 import type { RuleSet } from './rule-set';
 
 type Setting = string | number | boolean | null;
@@ -21,6 +22,8 @@ export interface RunRow {
   baseline: Record<string, number>;
   settings: Record<string, Setting>;
   history: { train_loss: number[]; test_loss: number[] } | null;
+  /** A run repeated over seeds: the history is the mean, this the sd beside it. */
+  spread: LossSpread | null;
 }
 
 export interface RunTable {
@@ -74,6 +77,7 @@ function rowOf(run: RunRecord): RunRow {
       Object.entries(flatten(configured)).map(([key, value]) => [key, cell(value)]),
     ),
     history: losses ? { train_loss: series(losses.train), test_loss: series(losses.test) } : null,
+    spread: lossSpreadOf(result.repeats),
   };
 }
 

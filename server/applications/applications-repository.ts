@@ -177,7 +177,8 @@ export class ApplicationsRepository {
     >(
       `select id, kind, coalesce(name, kind) as name, status, created_at, execution_time, params, app_data,
               jsonb_build_object('model', result->'model', 'model_type', result->'model_type',
-                'metrics', result->'metrics', 'baseline', result->'baseline', 'losses', result->'losses') as result
+                'metrics', result->'metrics', 'baseline', result->'baseline', 'losses', result->'losses',
+                'repeats', jsonb_build_object('count', result->'repeats'->'count', 'losses', result->'repeats'->'losses')) as result
        from jobs where application_id = $1 order by id desc`,
       [applicationId],
     );

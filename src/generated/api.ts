@@ -15860,6 +15860,22 @@ export interface paths {
                     [key: string]: unknown;
                   } | null;
                 };
+                spread: {
+                  a: {
+                    seeds: number;
+                    sd: {
+                      train_loss: number[];
+                      test_loss: number[];
+                    };
+                  } | null;
+                  b: {
+                    seeds: number;
+                    sd: {
+                      train_loss: number[];
+                      test_loss: number[];
+                    };
+                  } | null;
+                };
                 outputs: {
                   id: number;
                   name: string;
@@ -16068,6 +16084,13 @@ export interface paths {
                   history: {
                     train_loss: number[];
                     test_loss: number[];
+                  } | null;
+                  spread: {
+                    seeds: number;
+                    sd: {
+                      train_loss: number[];
+                      test_loss: number[];
+                    };
                   } | null;
                 }[];
                 metrics: {

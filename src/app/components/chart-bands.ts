@@ -20,6 +20,8 @@ export interface SeriesBand {
   range: ([number, number] | null)[];
   /** The series' natural range when the band reached past it and was cut there. */
   clipped?: NaturalRange;
+  /** Its own seed count, on a chart overlaying runs repeated over different counts. */
+  seeds?: number;
 }
 
 /** The values a measure can take: [low, high], null where unbounded. */
@@ -81,6 +83,8 @@ export function seriesBand(
 export interface ChartBands {
   seeds: number;
   series: SeriesBand[];
+  /** The chart overlays runs, some perhaps single: the caption names the repeated ones. */
+  overlay?: boolean;
 }
 
 export type RepeatsCurves = Pick<Repeats, 'count' | 'seeds' | 'curves' | 'confusion_matrices'>;
@@ -110,9 +114,40 @@ export function bandsFor(spec: ChartSpec, repeats: RepeatsCurves | null | undefi
   return series.length > 0 ? { seeds: repeats.count, series } : null;
 }
 
+/** A series drawn as a mean of repeated runs and its sd at each point (an overlay of runs). */
+export interface SeriesSpread {
+  name: string;
+  seeds: number;
+  sd: readonly number[];
+}
+
+/**
+ * The bands of a chart overlaying runs (the comparison's curves, the run table's selected runs): each
+ * drawn series that is the mean of a repeated run gets its band, cut at the chart's natural range like
+ * any other. Null when no drawn series was repeated.
+ */
+export function overlayBands(spec: ChartSpec, spreads: readonly SeriesSpread[]): ChartBands | null {
+  if (spec.type !== 'line') return null;
+  const series: SeriesBand[] = [];
+  for (const spread of spreads) {
+    const drawn = spec.series.find((s) => s.name === spread.name);
+    if (!drawn || spread.sd.length === 0 || drawn.data.length !== spread.sd.length) continue;
+    const mean = drawn.data.map((p) => (typeof p === 'number' ? p : null));
+    const band = seriesBand(spread.name, mean, spread.sd, naturalRange(spec.label, spread.name, mean));
+    series.push({ ...band, seeds: spread.seeds });
+  }
+  if (series.length === 0) return null;
+  return { seeds: Math.max(...series.map((s) => s.seeds!)), series, overlay: true };
+}
+
 /** The caption a banded chart carries. */
 export function bandCaption(bands: ChartBands): string {
-  const base = `Mean over ${bands.seeds} seeds; shaded band: mean ${BAND_TEXT} (sample standard deviation over the seeds)`;
+  const counts = new Set(bands.series.map((s) => s.seeds ?? bands.seeds));
+  const over =
+    bands.overlay || counts.size > 1
+      ? `Repeated runs drawn as their mean (${bands.series.map((s) => `${s.name} over ${s.seeds ?? bands.seeds} seeds`).join(', ')})`
+      : `Mean over ${[...counts][0] ?? bands.seeds} seeds`;
+  const base = `${over}; shaded band: mean ${BAND_TEXT} (sample standard deviation over the seeds)`;
   const cuts = bands.series
     .filter((s) => s.clipped)
     .map((s) => {

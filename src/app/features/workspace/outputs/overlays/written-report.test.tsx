@@ -11,7 +11,7 @@ import { fakeApi } from '../../../../test-support/fake-api';
 import { completedOutput } from '../../../../test-support/output-fixtures';
 import { cleanBrowserAfterEach, storeToken } from '../../../../test-support/page-test';
 import { AnalyzeOverlay, CompareOverlay } from './analyze-compare-overlays';
-import { overlaidCurves } from './written-report';
+import { ComparisonText, overlaidCurves } from './written-report';
 import type { ComparisonReport } from './api/analysis-reports';
 
 vi.mock('react-apexcharts', () => ({
@@ -66,6 +66,7 @@ const comparison: ComparisonReport = {
     a: { train_loss: [0.3, 0.2], test_loss: [0.4, 0.1] },
     b: { train_loss: [0.5, 0.4, 0.3], test_loss: [0.6, 0.5, 0.5] },
   },
+  spread: { a: null, b: null },
   outputs: [
     { id: 41, name: 'Stocks #41', model: 'LSTM' },
     { id: 42, name: 'Stocks #42', model: 'Quantum' },
@@ -165,6 +166,33 @@ describe('written reports in the overlays', () => {
           '/api/application-outputs/compare?output_id1=41&output_id2=42&interpreted_type_is_technical=true',
       ),
     ).toBe(true);
+  });
+
+  it("draws a repeated run's curves as their mean with a band, cut at 0 for a loss", () => {
+    const repeated = {
+      ...comparison,
+      spread: { a: null, b: { seeds: 5, sd: { train_loss: [0.1, 0.1, 0.1], test_loss: [0.2, 0.7, 0.1] } } },
+    };
+    const { spec, bands } = overlaidCurves(repeated)!;
+    expect(spec.series.map((s) => s.name)).toEqual([
+      '#41 train loss',
+      '#41 test loss',
+      '#42 train loss',
+      '#42 test loss',
+    ]);
+    expect(bands!.series.map((s) => s.name)).toEqual(['#42 train loss', '#42 test loss']);
+    const test = bands!.series[1]!.range;
+    expect(test[0]![0]).toBeCloseTo(0.4);
+    expect(test[1]).toEqual([0, 1.2]); // 0.5 - 0.7 < 0: a loss is never negative
+    render(<ComparisonText report={repeated} />);
+    expect(screen.getByTestId('apex').getAttribute('data-series')).toBe(
+      '#42 train loss ± 1 sd|#42 test loss ± 1 sd|#41 train loss|#41 test loss|#42 train loss|#42 test loss',
+    );
+    expect(screen.getByTestId('chart-band-caption').textContent).toMatch(
+      /mean \(#42 train loss over 5 seeds, #42 test loss over 5 seeds\)/,
+    );
+    // single runs: no band
+    expect(overlaidCurves(comparison)!.bands).toBeNull();
   });
 
   it('no loss curves: no chart', () => {

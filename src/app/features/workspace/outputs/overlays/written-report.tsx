@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { ChartSpecView } from '../../../../components/chart-spec-view';
 import type { ChartSpec } from '../../../../api/outputs';
+import { overlayBands, type ChartBands, type SeriesSpread } from '../../../../components/chart-bands';
 import { formatMetric } from '../output-rules';
 import type { AnalysisReport, ComparisonReport } from './api/analysis-reports';
 import './written-report.css';
@@ -109,25 +110,36 @@ const settingLabel = (key: string) =>
     .map((part, index) => (index === 0 ? (SETTING_GROUPS[part] ?? part) : part.replace(/_/g, ' ')))
     .join(' › ');
 
-/** The two runs' per-epoch series on one chart (each run's train and test loss). */
-export function overlaidCurves(report: ComparisonReport): ChartSpec | null {
+/**
+ * The two runs' per-epoch series on one chart (each run's train and test loss); a run repeated over
+ * seeds is drawn as its mean with a band.
+ */
+export function overlaidCurves(
+  report: ComparisonReport,
+): { spec: ChartSpec; bands: ChartBands | null } | null {
   const series: ChartSpec['series'] = [];
+  const spreads: SeriesSpread[] = [];
   report.outputs.forEach((output, index) => {
     const curves = (index === 0 ? report.curves.a : report.curves.b) as Record<string, number[]> | null;
-    for (const [name, values] of Object.entries(curves ?? {})) {
-      if (/loss/.test(name) && values.length > 0)
-        series.push({ name: `#${output.id} ${name.replace(/_/g, ' ')}`, data: values });
+    const spread = index === 0 ? report.spread?.a : report.spread?.b;
+    for (const [key, values] of Object.entries(curves ?? {})) {
+      if (!/loss/.test(key) || values.length === 0) continue;
+      const name = `#${output.id} ${key.replace(/_/g, ' ')}`;
+      series.push({ name, data: values });
+      const sd = spread?.sd[key as keyof typeof spread.sd];
+      if (spread && sd) spreads.push({ name, seeds: spread.seeds, sd });
     }
   });
   if (series.length === 0) return null;
   const epochs = Math.max(...series.map((s) => s.data.length));
-  return {
+  const spec: ChartSpec = {
     type: 'line',
     title: 'Training curves of both runs',
     label: 'loss',
     series,
     categories: Array.from({ length: epochs }, (_, i) => i + 1),
   };
+  return { spec, bands: overlayBands(spec, spreads) };
 }
 
 export function ComparisonText({ report }: { report: ComparisonReport }) {
@@ -211,7 +223,7 @@ export function ComparisonText({ report }: { report: ComparisonReport }) {
           ))}
         </tbody>
       </table>
-      {curves && <ChartSpecView spec={curves} />}
+      {curves && <ChartSpecView spec={curves.spec} bands={curves.bands} />}
       {definition && (
         <>
           <h4>Definitions</h4>

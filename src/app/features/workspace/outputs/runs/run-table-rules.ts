@@ -1,4 +1,5 @@
 import type { ChartSpec } from '../../../../api/outputs';
+import { overlayBands, type ChartBands, type SeriesSpread } from '../../../../components/chart-bands';
 import type { RunTableData } from './runs-api';
 
 /**
@@ -71,23 +72,33 @@ export function sortRuns(runs: readonly Run[], column: Column, direction: 'ascen
   });
 }
 
-/** The selected runs' test (else training) loss per epoch on one chart; null without any. */
-export function curvesChart(runs: readonly Run[]): ChartSpec | null {
+/**
+ * The selected runs' test (else training) loss per epoch on one chart, a run repeated over seeds as its
+ * mean with its band; null without any.
+ */
+export function curvesChart(runs: readonly Run[]): { spec: ChartSpec; bands: ChartBands | null } | null {
+  const spreads: SeriesSpread[] = [];
   const series = runs
     .map((run) => {
-      const data = run.history?.test_loss.length ? run.history.test_loss : (run.history?.train_loss ?? []);
-      return { name: `#${run.id} ${run.model ?? ''}`.trim(), data };
+      const test = Boolean(run.history?.test_loss.length);
+      const data = test ? run.history!.test_loss : (run.history?.train_loss ?? []);
+      const name = `#${run.id} ${run.model ?? ''}`.trim();
+      if (run.spread) {
+        spreads.push({ name, seeds: run.spread.seeds, sd: run.spread.sd[test ? 'test_loss' : 'train_loss'] });
+      }
+      return { name, data };
     })
     .filter((s) => s.data.length > 0);
   if (series.length === 0) return null;
   const epochs = Math.max(...series.map((s) => s.data.length));
-  return {
+  const spec: ChartSpec = {
     type: 'line',
     title: 'Test loss per epoch of the selected runs',
     label: 'loss',
     series,
     categories: Array.from({ length: epochs }, (_, i) => i + 1),
   };
+  return { spec, bands: overlayBands(spec, spreads) };
 }
 
 /** One metric against one setting over `runs` (each run a point, by the setting's value). */

@@ -45,6 +45,11 @@ function table(count = 200): RunTableData {
         'preprocess.train_test_split': 0.6,
       },
       history: { train_loss: [0.3, 0.2, 0.1], test_loss: [0.4, 0.3, 0.2 + id / 1000] },
+      // run 12 was repeated over 3 seeds: its history is the mean, this the sd beside it
+      spread:
+        id === 12
+          ? { seeds: 3, sd: { train_loss: [0.01, 0.01, 0.01], test_loss: [0.05, 0.35, 0.05] } }
+          : null,
     };
   });
   return {
@@ -103,7 +108,11 @@ describe('run table', () => {
     for (const id of [3, 7, 11, 12])
       fireEvent.click(screen.getByRole('checkbox', { name: `Select run ${id}` }));
     const charts = screen.getAllByTestId('apex');
-    expect(charts[0]!.getAttribute('data-series')).toBe('#12 GRU|#11 LSTM|#7 LSTM|#3 LSTM');
+    // the repeated run #12 is drawn as its mean with a band, cut at 0 (a loss: 0.3 - 0.35 < 0)
+    expect(charts[0]!.getAttribute('data-series')).toBe('#12 GRU ± 1 sd|#12 GRU|#11 LSTM|#7 LSTM|#3 LSTM');
+    const caption = screen.getByTestId('chart-band-caption').textContent!;
+    expect(caption).toMatch(/Repeated runs drawn as their mean \(#12 GRU over 3 seeds\)/);
+    expect(caption).toMatch(/#12 GRU at 0 \(it cannot be negative\)/);
     expect(charts[1]!.getAttribute('data-series')).toBe('RMSE');
     expect(within(screen.getByTestId('run-table')).getByText(/4 selected/)).toBeTruthy();
   });

@@ -91,7 +91,7 @@ export function Runs({ data }: { data: RunTableData }) {
   // sort's or a filter's time with 200 runs (npm run bench:run-table).
   const curvesView = useMemo(() => {
     const curves = curvesChart(chosen);
-    return curves && <ChartSpecView spec={curves} />;
+    return curves && <ChartSpecView spec={curves.spec} bands={curves.bands} />;
   }, [chosen]);
   const metricLabel = data.metrics.find((m) => m.name === plotMetric)?.label ?? plotMetric;
   const plotView = useMemo(() => {
