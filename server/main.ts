@@ -41,6 +41,25 @@ async function main() {
     if (admin.generatedPassword) console.log(`Generated password (shown once): ${admin.generatedPassword}\n`);
   }
   const services = createServices(config, db, logger);
+  // The worker runtime check (`python -m qmlstudio_worker health`: imports numpy, torch, qiskit; 5 s
+  // with the bytecode cache, 14 s or more on a fresh venv) runs beside the start: the server listens
+  // without waiting for it. Meanwhile /api/health says "not checked yet" and jobs stay Queued; a
+  // failed check fails the jobs with its reason until a later check (every 30 s) passes.
+  services.runtime.onChange((result, previous) => {
+    if (result.ok) {
+      logger.info(
+        { versions: result.versions },
+        previous ? 'the worker runtime starts again: jobs run' : 'worker runtime ok',
+      );
+      return;
+    }
+    logger.error({ error: result.error }, 'the worker runtime does not start: jobs will fail');
+    console.error(
+      `\nThe worker's Python does not start (${config.workerPython} -m qmlstudio_worker health): ${result.error}\n` +
+        'Jobs end Failed with this reason until a check passes (checked again every 30 s); see GET /api/health.\n',
+    );
+  });
+  void services.runtime.start();
   // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
   // may be running on other machines, so they are left alone.
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();
@@ -54,9 +73,6 @@ async function main() {
     logger.info({ signal }, 'shutting down: stopping the jobs running here');
     await shutDownGracefully(services, app, logger);
   });
-  // Health then answers from this first check at once; later checks run in the background.
-  const runtime = await services.runtime.start();
-  if (!runtime.ok) logger.warn({ error: runtime.error }, 'the worker runtime does not start: jobs will fail');
   await app.listen({ port: config.port, host: config.host });
   console.log(
     `QML Studio is up on ${config.publicUrl} (database: ${db.kind}, queue: ${services.queue.mode}); OpenAPI at ${config.publicUrl}/api/openapi.json`,

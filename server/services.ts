@@ -151,6 +151,8 @@ export function createServices(
           log,
           startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
         });
+  // Whether the worker's Python starts: checked after the server listens (main.ts); jobs wait for it.
+  const runtime = new WorkerRuntimeCheck(config.workerPython);
   const runner = new JobRunner(
     jobsRepository,
     bus,
@@ -163,6 +165,7 @@ export function createServices(
         const stored = await accounts.providerToken({ id: ownerId }, ownerId);
         return stored.ok ? stored.token : null;
       },
+      runtimeGate: () => runtime.jobRefusal(),
     },
     log,
   );
@@ -177,7 +180,6 @@ export function createServices(
   // One store of rate counts (memory, or Redis when REDIS_URL is set) for sign-in and account limits.
   const rateStore = createRateStore(config);
   const throttle = new LoginThrottle(rateStore);
-  const runtime = new WorkerRuntimeCheck(config.workerPython);
   const users = new UsersRepository(db);
   const sessions = new SessionsRepository(db);
   const auth = new AuthService(db, new AccessTokens(config.jwtSecret, config.accessTokenTtlSeconds), {

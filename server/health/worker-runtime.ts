@@ -19,7 +19,15 @@ export interface RuntimeCheckOptions {
   retryMs?: number;
   /** A check that takes longer is killed and counts as failed. */
   timeoutMs?: number;
+  /**
+   * The same for the first check, which on a fresh install also writes the venv's bytecode cache
+   * (numpy, scikit-learn, torch, qiskit: 14 s here on a quiet machine, far more under load).
+   */
+  firstTimeoutMs?: number;
 }
+
+/** How a job is refused while the last check says the worker's Python does not start. */
+export const RUNTIME_BROKEN = "The worker's Python does not start";
 
 /**
  * Knows whether the worker's Python starts and imports qiskit, qiskit_aer and torch
@@ -33,9 +41,13 @@ export class WorkerRuntimeCheck {
   private running: WorkerHandle | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The first check's result, once start() has been called (jobs wait for it). */
+  private first: Promise<RuntimeCheck> | null = null;
+  private readonly listeners = new Set<(result: RuntimeCheck, previous: RuntimeCheck | null) => void>();
   private readonly intervalMs: number;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
+  private readonly firstTimeoutMs: number;
 
   constructor(
     private readonly python: string,
@@ -44,12 +56,41 @@ export class WorkerRuntimeCheck {
     this.intervalMs = options.intervalMs ?? 5 * 60_000;
     this.retryMs = options.retryMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.firstTimeoutMs = Math.max(this.timeoutMs, options.firstTimeoutMs ?? 180_000);
   }
 
-  /** Runs the first check (resolving with its result) and keeps checking on the interval. */
+  /**
+   * Runs the first check (resolving with its result) and keeps checking on the interval. The server
+   * listens without waiting for it: /api/health says "not checked yet" meanwhile and jobs wait for it
+   * (jobRefusal).
+   */
   start(): Promise<RuntimeCheck> {
     this.stopped = false;
-    return this.refresh();
+    this.first ??= this.refresh();
+    return this.first;
+  }
+
+  /**
+   * Called with every finished check whose outcome (ok or not, or the error text) differs from the
+   * one before, the first check included: the server logs the runtime breaking and coming back.
+   */
+  onChange(listener: (result: RuntimeCheck, previous: RuntimeCheck | null) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Whether a job may start its worker: null when it may, else the reason to refuse it. Once start()
+   * has been called, waits for the first check; after that answers from the last check at once (a
+   * failed check is tried again every retryMs, so a repaired Python takes jobs again). Without
+   * start() (a process that runs no checks, such as a BullMQ queue worker) jobs are never held.
+   */
+  async jobRefusal(): Promise<string | null> {
+    if (!this.first) return null;
+    await this.first;
+    const last = this.last?.result;
+    if (!last || last.ok) return null;
+    return `${RUNTIME_BROKEN} (the server's check \`python -m qmlstudio_worker health\` failed): ${last.error ?? 'error'}`;
   }
 
   /** The last result without waiting; starts a background refresh when there is none or it is stale. */
@@ -101,7 +142,12 @@ export class WorkerRuntimeCheck {
       },
     });
     this.running = handle;
-    const timer = setTimeout(() => handle.kill('SIGKILL'), this.timeoutMs);
+    const limit = this.last ? this.timeoutMs : this.firstTimeoutMs;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      handle.kill('SIGKILL');
+    }, limit);
     const exit = await handle.done;
     clearTimeout(timer);
     this.running = null;
@@ -113,10 +159,16 @@ export class WorkerRuntimeCheck {
             ok: false,
             error:
               answered?.error ??
-              `worker runtime ${exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`}: ${exit.stderrTail.trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
+              `worker runtime ${timedOut ? `did not answer within ${limit / 1000} s` : exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`}: ${exit.stderrTail.trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
           };
+    // A check killed by stop() (shutdown) says nothing about the runtime.
+    if (this.stopped) return result;
+    const previous = this.last?.result ?? null;
     this.last = { result, checkedAt: new Date() };
     this.schedule();
+    if (!previous || previous.ok !== result.ok || previous.error !== result.error) {
+      for (const listener of this.listeners) listener(result, previous);
+    }
     return result;
   }
 }

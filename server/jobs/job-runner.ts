@@ -21,6 +21,13 @@ export interface JobRunnerOptions {
   providerToken?: ProviderTokenLookup;
   /** Tells whether a worker killed from outside ran out of memory (default: kernel log and cgroup). */
   memoryEvidence?: MemoryEvidence;
+  /**
+   * Asked before each job starts its worker (the job stays Queued meanwhile): null to run it, or the
+   * reason it ends Failed without a worker. The server's is the worker runtime check's jobRefusal:
+   * it waits for the first `python -m qmlstudio_worker health` after a start and refuses jobs while
+   * the last check failed.
+   */
+  runtimeGate?: () => Promise<string | null>;
 }
 
 /** How the reason of a job that ran out of memory (a MemoryError, or a kill the evidence ties to memory) begins. */
@@ -60,6 +67,9 @@ export class JobRunner {
   /** Every run() under way, from its first line to its recorded end (shutdown waits for them). */
   private readonly active = new Set<Promise<void>>();
   private shutdownReason: string | null = null;
+  /** Resolves when shutdown begins: a job waiting at the runtime gate stops waiting. */
+  private shutdownBegun!: () => void;
+  private readonly shuttingDown = new Promise<void>((resolve) => (this.shutdownBegun = resolve));
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -112,6 +122,7 @@ export class JobRunner {
    */
   async shutdown(reason = 'Server shut down'): Promise<void> {
     this.shutdownReason = reason;
+    this.shutdownBegun();
     for (const entry of this.running.values()) this.stopForShutdown(entry);
     await Promise.allSettled([...this.active]);
   }
@@ -131,9 +142,15 @@ export class JobRunner {
       await this.transition(jobId, [JobStatus.running], JobStatus.failed, { error: reason, reason });
       return;
     }
+    const refusal = await this.runtimeRefusal();
     if (this.shutdownReason) {
       const reason = `${this.shutdownReason} before the job started`;
       await this.transition(jobId, [JobStatus.queued], JobStatus.failed, { error: reason, reason });
+      return;
+    }
+    if (refusal) {
+      this.log.error({ jobId, reason: refusal }, 'job refused: the worker runtime does not start');
+      await this.transition(jobId, [JobStatus.queued], JobStatus.failed, { error: refusal, reason: refusal });
       return;
     }
     const starting = { stopRequested: false };
@@ -143,6 +160,13 @@ export class JobRunner {
     } finally {
       this.starting.delete(jobId);
     }
+  }
+
+  /** The runtime gate's answer, or null at once when shutdown begins while it is awaited. */
+  private async runtimeRefusal(): Promise<string | null> {
+    const gate = this.options.runtimeGate;
+    if (!gate) return null;
+    return Promise.race([gate().catch(() => null), this.shuttingDown.then(() => null)]);
   }
 
   /** Records the job Running, builds its envelope, runs its worker and records how it ended. */
