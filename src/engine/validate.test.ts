@@ -14,6 +14,7 @@ import {
   type EngineContext,
   type Problem,
 } from './index';
+import { COMPILED_PROBLEMS_LIMIT, compiledProblemsCache } from './validate';
 
 const registry = loadRegistry();
 const stock = registry.getProblem('stock-price-prediction');
@@ -473,5 +474,33 @@ describe('file rules', () => {
     expect(checkFile(stock.inference!.file, { name: 'x.xlsx' }).message).toBe('Please upload a csv file');
     expect(checkFile(stock.inference!.file, null).message).toBe('Please upload a csv file');
     expect(stock.inference!.messages).toEqual({ noFeature: 'Please select a feature' });
+  });
+});
+
+describe('compiled validators stay bounded in a long process', () => {
+  it('N distinct schemas keep the cache at its bound; the same schema, even as a new object, hits it', () => {
+    // A schema changed N times (each a new Problem, as a reload makes): only the bound stays compiled.
+    const variant = (i: number): Problem => ({
+      ...stock,
+      job: { ...stock.job, bodySchema: { ...stock.job.bodySchema, description: `variant ${i}` } },
+    });
+    const body = mapJobBody(stock, example(stock).appData, example(stock).context);
+    const extra = 5;
+    for (let i = 0; i < COMPILED_PROBLEMS_LIMIT + extra; i++) validateJobBody(variant(i), body);
+    const full = compiledProblemsCache();
+    expect(full.size).toBe(COMPILED_PROBLEMS_LIMIT);
+    // ajv itself holds no more than the entries' schemas (two per problem) plus their references
+    const ajvHeld = full.ajvSchemas;
+    for (let i = 100; i < 100 + extra; i++) validateJobBody(variant(i), body);
+    expect(compiledProblemsCache().size).toBe(COMPILED_PROBLEMS_LIMIT);
+    expect(compiledProblemsCache().ajvSchemas).toBe(ajvHeld);
+    // the last variant again, as a new object with the same schemas: a hit, nothing compiled
+    const before = compiledProblemsCache();
+    const last = variant(100 + extra - 1);
+    expect(validateJobBody(last, body)).toEqual(validateJobBody(variant(100 + extra - 1), body));
+    const after = compiledProblemsCache();
+    expect(after.hits).toBe(before.hits + 2);
+    expect(after.misses).toBe(before.misses);
+    expect(after.size).toBe(COMPILED_PROBLEMS_LIMIT);
   });
 });

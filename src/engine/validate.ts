@@ -25,32 +25,87 @@ interface CompiledProblem {
 
 let appDataAjv: AjvInstance | undefined;
 let plainAjv: AjvInstance | undefined;
-const compiled = new WeakMap<Problem, CompiledProblem>();
+
+/**
+ * How many problems' validators stay compiled. A long server process meets a new Problem object for
+ * every schema change or reload; ajv keeps each schema it compiled (and the generated code) until it
+ * is removed, so the cache is keyed by the schemas' fingerprint, the least recently used entry is
+ * dropped past the bound, and its schemas are removed from the ajv instances with it.
+ */
+export const COMPILED_PROBLEMS_LIMIT = 16;
+
+interface CacheEntry {
+  compiled: CompiledProblem;
+  /** Removes the entry's schemas from the ajv instances (none for precompiled validators). */
+  release?: () => void;
+}
+
+/** By fingerprint, least recently used first (a Map keeps insertion order). */
+const cache = new Map<string, CacheEntry>();
+const fingerprints = new WeakMap<Problem, string>();
+const counts = { hits: 0, misses: 0 };
+
+function fingerprintOf(problem: Problem): string {
+  let fingerprint = fingerprints.get(problem);
+  if (fingerprint === undefined) {
+    fingerprint = schemaFingerprint(buildValidationSchema(problem), problem.job.bodySchema);
+    fingerprints.set(problem, fingerprint);
+  }
+  return fingerprint;
+}
+
+/** The compiled-validator cache's size and use (tests; a memory check of a long process). */
+export function compiledProblemsCache(): {
+  size: number;
+  hits: number;
+  misses: number;
+  ajvSchemas: number;
+} {
+  const held = (ajv: AjvInstance | undefined) =>
+    (ajv as unknown as { _cache?: Map<unknown, unknown> })?._cache?.size ?? 0;
+  return { size: cache.size, ...counts, ajvSchemas: held(appDataAjv) + held(plainAjv) };
+}
 
 function getCompiled(problem: Problem): CompiledProblem {
-  let entry = compiled.get(problem);
+  const fingerprint = fingerprintOf(problem);
+  const hit = cache.get(fingerprint);
+  if (hit) {
+    counts.hits++;
+    cache.delete(fingerprint);
+    cache.set(fingerprint, hit);
+    return hit.compiled;
+  }
+  counts.misses++;
+  let entry: CacheEntry;
   const precompiled = precompiledValidators()?.problems;
-  if (!entry && precompiled) {
+  if (precompiled) {
     const candidate = precompiled[problem.id];
-    const fingerprint = schemaFingerprint(buildValidationSchema(problem), problem.job.bodySchema);
     // Compiling here would need eval, which the browser's CSP refuses: say what is wrong instead.
     if (candidate?.fingerprint !== fingerprint)
       throw new Error(
         `No precompiled validator for problem "${problem.id}" as it is now: the validators were written from other schema files (the server may have restarted with changed ones). Reload the page.`,
       );
-    entry = candidate;
-    compiled.set(problem, entry);
-  }
-  if (!entry) {
-    appDataAjv ??= createAppDataAjv();
-    plainAjv ??= createPlainAjv();
+    entry = { compiled: candidate };
+  } else {
+    const forms = (appDataAjv ??= createAppDataAjv());
+    const plain = (plainAjv ??= createPlainAjv());
+    const appDataSchema = buildValidationSchema(problem);
+    const bodySchema = problem.job.bodySchema;
     entry = {
-      appData: appDataAjv.compile(buildValidationSchema(problem)),
-      jobBody: plainAjv.compile(problem.job.bodySchema),
+      compiled: { appData: forms.compile(appDataSchema), jobBody: plain.compile(bodySchema) },
+      release: () => {
+        forms.removeSchema(appDataSchema);
+        plain.removeSchema(bodySchema);
+      },
     };
-    compiled.set(problem, entry);
   }
-  return entry;
+  cache.set(fingerprint, entry);
+  for (const [key, oldest] of cache) {
+    if (cache.size <= COMPILED_PROBLEMS_LIMIT) break;
+    cache.delete(key);
+    oldest.release?.();
+  }
+  return entry.compiled;
 }
 
 /** Compiles a problem's validators ahead of time (otherwise done on first use). */
