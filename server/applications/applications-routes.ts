@@ -54,10 +54,13 @@ const CREATE_WITH_DATA = [
   {
     url: '/applications/create-from-example',
     summary: "A new application from an example's app_data (checked by the schema engine)",
+    withoutTokens: false,
   },
   {
     url: '/applications/copy-to-user',
-    summary: "Copies app_data (an example's) into a new application of the user's",
+    summary:
+      "Copies app_data (an example's) into a new application of the user's, without a custom IBM token (the recipient sets their own)",
+    withoutTokens: true,
   },
 ] as const;
 
@@ -87,7 +90,7 @@ export const applicationsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
     },
   );
 
-  for (const { url, summary } of CREATE_WITH_DATA) {
+  for (const { url, summary, withoutTokens } of CREATE_WITH_DATA) {
     app.post(
       url,
       {
@@ -100,7 +103,9 @@ export const applicationsRoutes: FastifyPluginAsyncJsonSchemaToTs<{
         },
       },
       async (request, reply) => {
-        const outcome = await applications.createWithData(request.currentUser!, request.body);
+        const outcome = await applications.createWithData(request.currentUser!, request.body, {
+          withoutTokens,
+        });
         if (!outcome.ok) return sendRefusal(reply, outcome);
         return reply
           .code(201)

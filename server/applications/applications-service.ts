@@ -14,6 +14,7 @@ import { USER_NOT_FOUND } from '../accounts/accounts-service';
 import { isAdmin } from '../auth/auth-plugin';
 import type { UserRecord } from '../auth/users-repository';
 import { DatasetRefusal } from '../datasets/dataset-refusal';
+import { isTokenKey } from '../outputs/output-detail';
 import type { DatasetResolver } from '../datasets/dataset-resolver';
 import type {
   ApplicationRecord,
@@ -148,12 +149,14 @@ export class ApplicationsService {
   async createWithData(
     caller: UserRecord,
     body: CreateBody & { app_data: Record<string, unknown> },
+    options: { withoutTokens?: boolean } = {},
   ): Promise<Outcome<{ application: CreatedApplication }>> {
     const checked = await this.checkCreate(caller, body);
     if (!checked.ok) return checked;
     const { problem, appName } = checked;
     // The spec's shapes are accepted and stored in the problem file's.
-    const appData = normalizeAppData(problem, body.app_data as AppData);
+    const given = options.withoutTokens ? withoutDeviceTokens(body.app_data) : body.app_data;
+    const appData = normalizeAppData(problem, given as AppData);
     const refusal = await this.checkAppData(problem, appData, body.user_id);
     if (refusal) return refusal;
     const row = await this.repository.create({
@@ -366,4 +369,27 @@ export class ApplicationsService {
   private created(row: ApplicationRecord, problem: Problem): CreatedApplication {
     return { id: row.id, app_name: row.app_name, app_problem: problem.name, app_problem_id: problem.id };
   }
+}
+
+/**
+ * A copy of app_data without the IBM token its owner typed (copy-to-user: the recipient sets their
+ * own): every token key dropped, and the form's "Use Custom IBM Token" turned off beside it, since
+ * the form requires a token while it is on.
+ */
+export function withoutDeviceTokens<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutDeviceTokens(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  let dropped = false;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    if (isTokenKey(key)) {
+      dropped = true;
+      // a body-shaped field the schema requires stays, empty
+      if (key === 'actual_quantum_device_token') copy[key] = null;
+      continue;
+    }
+    copy[key] = withoutDeviceTokens(item);
+  }
+  if (dropped && 'check_custom_ibm_token' in copy) copy.check_custom_ibm_token = false;
+  return copy as T;
 }

@@ -783,6 +783,36 @@ describe.each(MODES.filter((m) => m.queue === 'in-process'))('applications on $d
     }
   });
 
+  itOnce(
+    "copy-to-user leaves the caller's custom IBM token behind; create-from-example keeps it",
+    async () => {
+      const token = 'ab12CD34ef56GH78ij90KL12mn34';
+      const { appData } = example('stock-price-prediction');
+      const withToken = clone(appData);
+      const device = withToken.model_configurations!.quantum_device as Record<string, unknown>;
+      Object.assign(device, { check_custom_ibm_token: true, custom_ibm_token: token });
+      const stored = async (url: string) => {
+        const reply = await call('POST', url, alice.token, {
+          app_name: `Token ${url.split('/').at(-1)}`,
+          user_id: alice.id,
+          app_problem_id: 'stock-price-prediction',
+          app_data: withToken,
+        });
+        expect(reply.statusCode, reply.body).toBe(201);
+        const id = (reply.json() as { data: Created }).data.id;
+        const { rows } = await stack.services.db.query<{ app_data: string }>(
+          'select app_data::text as app_data from applications where id = $1',
+          [id],
+        );
+        return rows[0]!.app_data;
+      };
+      const copied = await stored('/applications/copy-to-user');
+      expect(copied).not.toContain(token);
+      expect(JSON.parse(copied).model_configurations.quantum_device.check_custom_ibm_token).toBe(false);
+      expect(await stored('/applications/create-from-example')).toContain(token);
+    },
+  );
+
   itOnce('every applications call needs a signed-in user; bad ids are 400, not 500', async () => {
     const calls: [Parameters<typeof call>[0], string][] = [
       ['POST', '/applications/create-blank'],

@@ -7,10 +7,10 @@ import { isFinal, JobStatus } from '../jobs/job-states';
 import type { JobEventRecord, JobRecord } from '../jobs/jobs-repository';
 import type { ChartSpec } from '../jobs/worker-protocol';
 import { quantumRunDescription, type BackendLabeller } from './quantum-run';
-import { redactDeviceTokens } from './device-token-redaction';
+import { isTokenKey, redactDeviceTokens } from './device-token-redaction';
 
 /** Other features mask a token through this file (the outputs feature's declared API). */
-export { redactDeviceTokens };
+export { isTokenKey, redactDeviceTokens };
 
 export interface OutputLog {
   level: string;
