@@ -21,6 +21,9 @@ import { LOWEST_PRIORITY } from '../jobs/job-queue';
 import { JobStatus } from '../jobs/job-states';
 import type { OutputsService } from '../outputs/outputs-service';
 
+/** The refusal of a run whose sample dataset is not written yet (server/datasets/dataset-resolver.ts). */
+const SAMPLE_NOT_THERE = /There is no sample dataset named/;
+
 /** Bumped when what a demo run is made of changes beyond its example (then every example runs again). */
 const DEMO_RUN_VERSION = 1;
 
@@ -106,7 +109,7 @@ export class DemoRuns {
       outputs: OutputsService;
       /** The system account that owns the runs: the landing demo's (no password, disabled, no role). */
       ownerEmail: string;
-      log: { warn(obj: object, msg: string): void };
+      log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
     },
   ) {}
 
@@ -133,24 +136,38 @@ export class DemoRuns {
   private retry: ReturnType<typeof setTimeout> | null = null;
 
   /**
-   * start(), then again every `everyMs` while an example could not be queued, at most `tries` times:
-   * on a fresh install a sample dataset may still be being written when the server starts.
+   * start(), then again every `everyMs` while an example could not be queued, at most `tries` times;
+   * an example refused only because its sample dataset is not there yet is tried until it is queued
+   * (on a fresh `make run` the brain tumor .mat sample is written in the background after the server
+   * starts, and may take longer than the tries on a loaded machine). A later start tries again too.
    */
   async startAndRetry(tries = 10, everyMs = 60_000): Promise<DemoRunReport> {
     const report = await this.start();
-    if (report.refused.length > 0 && tries > 1) {
+    const waitingForSample = report.refused.some((refusal) => SAMPLE_NOT_THERE.test(refusal.reason));
+    if (report.refused.length > 0 && (tries > 1 || waitingForSample) && !this.stopped) {
       this.retry = setTimeout(() => {
-        this.startAndRetry(tries - 1, everyMs).catch((error: unknown) =>
-          this.deps.log.warn({ error: String(error) }, 'the landing example runs could not be queued'),
-        );
+        this.startAndRetry(Math.max(tries - 1, 1), everyMs)
+          .then((next) => {
+            for (const { problemId, outputId } of next.queued)
+              this.deps.log.info(
+                { problem: problemId, outputId },
+                'landing example run queued on a later try',
+              );
+          })
+          .catch((error: unknown) =>
+            this.deps.log.warn({ error: String(error) }, 'the landing example runs could not be queued'),
+          );
       }, everyMs);
       this.retry.unref();
     }
     return report;
   }
 
+  private stopped = false;
+
   /** No more retries (shutdown). */
   stop(): void {
+    this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
   }
@@ -173,7 +190,13 @@ export class DemoRuns {
         report.queued.push({ problemId: problem.id, outputId });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        this.deps.log.warn({ problem: problem.id, reason }, 'the landing example run could not be queued');
+        if (SAMPLE_NOT_THERE.test(reason))
+          this.deps.log.info(
+            { problem: problem.id, reason },
+            'the landing example run waits for its sample dataset (being written): tried again every minute',
+          );
+        else
+          this.deps.log.warn({ problem: problem.id, reason }, 'the landing example run could not be queued');
         report.refused.push({ problemId: problem.id, reason });
       }
     }
