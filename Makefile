@@ -25,13 +25,28 @@ $(STAMPS)/node: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# --no-compile: pip would byte-compile every installed module (sympy, torch, scipy... tens of thousands of
-# files); Python compiles the ones a process really imports on first use instead.
-$(STAMPS)/venv: worker/requirements.lock worker/pyproject.toml
+# The venv is installed with uv (pinned; bootstrapped into .stamps/uv by pip, or UV=/path/to/uv): it downloads
+# and installs the lock's wheels side by side, and keeps them in its cache (~/.cache/uv) for the next clone.
+# Measured in a fresh venv at load ~15: pip 589 s wall (60 s CPU), uv 49 s with an empty cache, 8 s with a
+# warm one; the same 90 packages (pip freeze identical, torch 2.13.0+cpu from /opt/wheels, pip check clean).
+# uv reads neither pip.conf nor PIP_*: worker/scripts/uv_index_args.py hands it pip's indexes, wheel
+# directories and constraints. uv does not byte-compile (Python compiles what a process imports on first use).
+# UV=pip installs with pip as before.
+UV_VERSION := 0.13.8
+UV ?= $(STAMPS)/uv/bin/uv
+$(STAMPS)/uv/bin/uv:
+	$(PYTHON) -m pip install -q $(PIP_FLAGS) --target $(STAMPS)/uv uv==$(UV_VERSION)
+
+$(STAMPS)/venv: worker/requirements.lock worker/pyproject.toml | $(filter $(STAMPS)/uv/bin/uv,$(UV))
 	@mkdir -p $(STAMPS)
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+ifeq ($(UV),pip)
 	$(VENV)/bin/python -m pip install -q --no-compile $(PIP_FLAGS) -r worker/requirements.lock
 	$(VENV)/bin/python -m pip install -q --no-compile $(PIP_FLAGS) --no-deps -e worker
+else
+	$(UV) pip install -q --python $(VENV)/bin/python $$($(PYTHON) worker/scripts/uv_index_args.py) -r worker/requirements.lock
+	$(UV) pip install -q --python $(VENV)/bin/python $$($(PYTHON) worker/scripts/uv_index_args.py) --no-deps -e worker
+endif
 	@touch $@
 
 dist/index.html: $(STAMPS)/node $(WEB_SOURCES)
