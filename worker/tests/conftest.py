@@ -81,9 +81,42 @@ def parse_protocol_lines(protocol_validator: Draft7Validator) -> Callable[[str],
 
 @pytest.fixture
 def one_timed_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Resource estimates time one call after the warm-up instead of the median of several: for tests of what
-    an estimate counts and says, not of how it times (a 14-qubit noisy call takes seconds)."""
+    """Resource estimates time one call of the action, without the warm-up call or the median of several: for
+    tests of what an estimate counts and says, not of how it times (a 14-qubit noisy call takes seconds).
+    test_estimate_matches_run and test_estimate_by_family time as the product does."""
+    import time
+
     from qmlstudio_worker.jobs import resource_estimate
 
-    monkeypatch.setattr(resource_estimate, "TIMING_CALLS", 1)
-    monkeypatch.setattr(resource_estimate, "TIMING_MIN_SECONDS", 0.0)
+    def once(action: Callable[[], Any]) -> float:  # no warm-up call either: the one call's seconds
+        started = time.perf_counter()
+        action()
+        return time.perf_counter() - started
+
+    monkeypatch.setattr(resource_estimate, "_timed", once)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_aer_simulator_per_fake_device() -> Any:
+    """qiskit-ibm-runtime's local testing mode (and the IBM stand-in's executor) build
+    ``AerSimulator.from_backend(fake device)`` for every provider job: the 127-qubit device's noise model,
+    ~4.4 s of CPU each time. The snapshot is the same file every time and Aer's sampler passes its seed per
+    run without changing the simulator, so tests build it once per device and reuse it. The worker itself
+    never calls ``from_backend`` (its noise models are built on the circuit's qubits in quantum/backends.py),
+    so only the runtime's local simulation of a device is shared."""
+    from qiskit_aer import AerSimulator
+
+    original = AerSimulator.__dict__["from_backend"]
+    built: dict[str, Any] = {}
+
+    def from_backend(cls: type, backend: Any, **options: Any) -> Any:
+        name = getattr(backend, "name", None)
+        if options or cls is not AerSimulator or not isinstance(name, str) or not name.startswith("fake_"):
+            return original.__func__(cls, backend, **options)
+        if name not in built:
+            built[name] = original.__func__(cls, backend)
+        return built[name]
+
+    AerSimulator.from_backend = classmethod(from_backend)  # type: ignore[method-assign,assignment]
+    yield
+    AerSimulator.from_backend = original  # type: ignore[method-assign]
