@@ -55,6 +55,11 @@ export class FactBuilder {
     this.facts.set(key, { key, value, text: value });
   }
 
+  /** Text a sentence may carry or not: '' is a fact too (a single run's empty scope of its counts). */
+  affix(key: string, value: string): void {
+    this.facts.set(key, { key, value, text: value });
+  }
+
   flag(key: string, value: boolean | null | undefined): void {
     if (typeof value !== 'boolean') return;
     this.facts.set(key, { key, value, text: value ? 'yes' : 'no' });

@@ -240,10 +240,16 @@ function confusionMatrixOf(result: JobResult | null): { labels: string[]; rows: 
   return { labels, rows: chart.series.map((s) => s.data.map((v) => Number(v))) };
 }
 
-/** Which class is most often taken for which, how often, and the errors overall. */
+/**
+ * Which class is most often taken for which, how often, and the errors overall. A run repeated over
+ * seeds holds the matrix summed over them, each seed's test part counted: its counts are totals over
+ * the seeds (conf.over says so in every sentence quoting them) and conf.rows is one test part's rows.
+ */
 function confusionFacts(facts: FactBuilder, result: JobResult | null) {
   const matrix = confusionMatrixOf(result);
   if (!matrix || matrix.rows.length < 2) return;
+  const seeds = result?.repeats?.count ?? 1;
+  facts.affix('conf.over', seeds > 1 ? ` (summed over ${seeds} seeds)` : '');
   let total = 0;
   let errors = 0;
   let top: { actual: number; predicted: number; count: number } | null = null;
@@ -256,6 +262,7 @@ function confusionFacts(facts: FactBuilder, result: JobResult | null) {
     }),
   );
   facts.number('conf.total', total, 'integer');
+  if (Number.isInteger(total / seeds)) facts.number('conf.rows', total / seeds, 'integer');
   facts.number('conf.errors', errors, 'integer');
   if (total > 0) facts.number('conf.error_share', errors / total, 'ratio');
   facts.number('conf.class_count', matrix.rows.length, 'integer');

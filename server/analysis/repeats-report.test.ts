@@ -80,6 +80,30 @@ describe('reports of repeated runs', () => {
     expect(engine.analyze(single, 'technical').markdown).not.toContain('Repeated over');
   });
 
+  it('counts of a summed confusion matrix: the test rows once, the counts said to be over the seeds', () => {
+    const { facts: one, markdown: oneText } = engine.analyze(single, 'technical');
+    const rows = one.get('conf.total')!.value as number;
+    const rowsText = one.get('conf.total')!.text; // '6,000'
+    expect(oneText).toContain(`Confusions on the ${rowsText} test rows: `);
+    // the worker sums each seed's matrix (each seed's own test part): here 3 seeds of the same counts
+    const subject = repeated(903, [42, 43, 44], [0.4, 0.5, 0.45]);
+    const job = subject.job as unknown as Json;
+    const matrix = (single.job.result as Json).confusion_matrix as number[][];
+    job.result.confusion_matrix = matrix.map((row) => row.map((v) => v * 3));
+    const summed = { ...subject, detail: outputDetail(job as unknown as JobRecord, []) };
+    const { facts, markdown } = engine.analyze(summed, 'technical');
+    expect(facts.get('conf.rows')!.value).toBe(rows);
+    expect(markdown).toContain(`Confusions on the ${rowsText} test rows (summed over 3 seeds): `);
+    expect(markdown).not.toContain(`${facts.get('conf.total')!.text} test rows`); // 18,000 before
+    const caught = facts.get('conf.caught')!.text;
+    expect(markdown).toContain(`${caught} of ${facts.get('conf.positives')!.text}`);
+    expect(ungroundedNumbers(markdown, facts)).toEqual([]);
+    // a comparison of a repeated run with a single one says which counts are summed
+    const compared = engine.compare(single, summed, 'technical').markdown;
+    expect(compared).toMatch(/false alarms \(summed over 3 seeds\)\./);
+    expect(compared).not.toMatch(/false alarms \(summed over 3 seeds\);/);
+  });
+
   it('a comparison with the same seeds is paired: a steady gain is beyond the noise', () => {
     const a = repeated(901, [42, 43, 44], [0.4, 0.5, 0.45]);
     const b = repeated(902, [42, 43, 44], [0.42, 0.53, 0.47]);
