@@ -7,17 +7,28 @@ import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The repository's config as it is. */
 let eslint: ESLint;
+/**
+ * The same config without import-x/no-cycle, for the probes: a zone-probe.ts file exists nowhere, so
+ * nothing imports it and no cycle can pass through it, yet the cycle rule would walk the whole module
+ * graph behind each probe's import (the app's or the server's: most of this file's CPU time). Every
+ * other rule, the zones among them, is the repository's own.
+ */
+let probeLint: ESLint;
 
 beforeAll(async () => {
   eslint = new ESLint({ cwd: ROOT });
+  probeLint = new ESLint({ cwd: ROOT, overrideConfig: { rules: { 'import-x/no-cycle': 'off' } } });
   // The first lint loads the parsers and plugins (seconds on a busy machine): not part of any test.
-  await eslint.lintText('export {};\n', { filePath: path.join(ROOT, 'src/engine/zone-probe.ts') });
+  await probeLint.lintText('export {};\n', { filePath: path.join(ROOT, 'src/engine/zone-probe.ts') });
 }, 120_000);
 
 /** Rule ids ESLint reports for `source` as if it were the file `file` (relative to the root). */
 async function rulesFor(file: string, source: string): Promise<string[]> {
-  const [result] = await eslint.lintText(source, { filePath: path.join(ROOT, file) });
+  // A real file of the repository is linted with the whole config, the cycle rule included.
+  const linter = path.basename(file) === 'zone-probe.ts' ? probeLint : eslint;
+  const [result] = await linter.lintText(source, { filePath: path.join(ROOT, file) });
   return result!.messages.map((message) => message.ruleId ?? message.message);
 }
 
