@@ -16,6 +16,7 @@ import {
 import { APPLICATION_RUNNING, EXECUTE_FAILED, OUTPUT_DELETED } from './outputs-service';
 import { KILLED_FROM_OUTSIDE } from '../jobs/job-runner';
 import { WarmWorkerPool } from '../jobs/warm-worker-pool';
+import { writeFakePython } from '../test-support/fake-python';
 
 // Outputs end to end with the REAL Python worker on small data: execute-job (the body must equal the
 // engine's from the stored app_data, checked against the resolved dataset's rows), the lifecycle
@@ -416,9 +417,15 @@ describe.each(MODES.filter((m) => m.database === 'pglite' && m.queue === 'in-pro
     }, 120_000);
 
     it('records the time limit as the reason', async () => {
-      // Its own stack with a 3 s limit: the long run takes 9 s or more here, so the limit always comes
-      // first (with a 12 s limit, an idle machine finished it in time).
-      const limited = await startStack(mode, { WORKER_TIMEOUT_SECONDS: '3' });
+      // Its own stack with a 3 s limit, on the stand-in Python (fake-python.ts: it reports progress, then
+      // works for ten minutes), so the limit always comes first, and no second preloaded Python imports
+      // torch for a run that is killed anyway. What is checked is the server's: the limit, the stop and
+      // the words in the output's detail and logs.
+      const limited = await startStack(mode, {
+        WORKER_TIMEOUT_SECONDS: '3',
+        WORKER_PYTHON: writeFakePython().python,
+        WORKER_WARM: 'false',
+      });
       try {
         const carol = await signedIn(limited, 'carol@example.com');
         const { outputId } = await execute(limited, carol, longRun(limited));
