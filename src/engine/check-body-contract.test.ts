@@ -15,7 +15,13 @@ function reasonsAfter(file: string, edit: (json: Json) => void): string[] {
   const sources = loadSchemaSources();
   const copy = structuredClone(sources[file]) as Json;
   edit(copy);
-  return checkSchemaSources({ ...sources, [file]: copy }).map((i) => `${i.pointer}: ${i.reason}`);
+  // Of the problem files only the edited one: a problem is checked against the shared files, never
+  // against another problem, and the other five would multiply each case's CPU time.
+  const others = (name: string) => name.startsWith('problems/') && name !== file;
+  const kept = Object.entries(sources).filter(([name]) => !others(name));
+  return checkSchemaSources({ ...Object.fromEntries(kept), [file]: copy }).map(
+    (i) => `${i.pointer}: ${i.reason}`,
+  );
 }
 
 describe('job-body contract', () => {

@@ -141,7 +141,12 @@ describe('job.extension in the schema checker', () => {
     const sources = loadSchemaSources();
     const copy = structuredClone(sources[FRAUD]) as Json;
     edit(copy);
-    return checkSchemaSources({ ...sources, [FRAUD]: copy }).map((i) => `${i.pointer}: ${i.reason}`);
+    // Of the problem files only this one: a problem is checked against the shared files, never
+    // against another problem ('accepts the shipped files' checks them all).
+    const kept = Object.entries(sources).filter(([name]) => !name.startsWith('problems/'));
+    return checkSchemaSources({ ...Object.fromEntries(kept), [FRAUD]: copy }).map(
+      (i) => `${i.pointer}: ${i.reason}`,
+    );
   }
 
   it('accepts the shipped files', () => {
