@@ -84,6 +84,21 @@ describe('RepeatsSummary', () => {
     expect(width(bands[1]!)).toBeCloseTo(2 * width(bands[0]!), 1);
   });
 
+  it('cuts a loss band at 0 and says so', () => {
+    const near = {
+      ...repeats,
+      losses: { train: { mean: [0.3, 0.05], sd: [0.1, 0.2] }, test: { mean: [0.4, 0.3], sd: [0.1, 0.1] } },
+    };
+    render(<RepeatsSummary detail={detail(near)} />);
+    const chart = screen.getByTestId('repeats-loss-chart');
+    expect(chart.querySelector('figcaption')!.textContent).toContain('cut at 0 (a loss cannot be negative)');
+    // the y axis starts at 0, not at 0.05 - 0.2
+    expect([...chart.querySelectorAll('text')].map((t) => t.textContent)).toContain('0');
+    const train = pointsOf(screen.getAllByTestId('loss-band')[0]!);
+    const bottom = Math.max(...train.map((p) => p[1]));
+    expect(train[2]![1]).toBeCloseTo(bottom, 6); // the second epoch's lower edge sits at 0, the chart's floor
+  });
+
   it('draws nothing for a single run', () => {
     const { container } = render(<RepeatsSummary detail={detail(null)} />);
     expect(container.innerHTML).toBe('');

@@ -1,4 +1,5 @@
 import type { OutputDetail } from '../../../../api/outputs';
+import { naturalRange, seriesBand } from '../../../../components/chart-bands';
 import { metricLabel } from '../output-rules';
 
 /**
@@ -56,9 +57,16 @@ export function LossBandChart({ losses }: { losses: { train: Band; test: Band } 
   const series = [
     { name: 'Training loss', band: losses.train, color: '#4f46e5' },
     { name: 'Test loss', band: losses.test, color: '#f97316' },
-  ].filter((s) => s.band.mean.length > 0);
-  const lows = series.flatMap((s) => s.band.mean.map((m, i) => m - (s.band.sd[i] ?? 0)));
-  const highs = series.flatMap((s) => s.band.mean.map((m, i) => m + (s.band.sd[i] ?? 0)));
+  ]
+    .filter((s) => s.band.mean.length > 0)
+    // the same band as the charts': mean ± sd, cut at 0 (a loss is never negative)
+    .map((s) => ({
+      ...s,
+      range: seriesBand(s.name, s.band.mean, s.band.sd, naturalRange('loss', s.name)).range.map((r) => r!),
+    }));
+  const lows = series.flatMap((s) => s.range.map((r) => r[0]));
+  const cut = series.some((s) => s.band.mean.some((m, i) => m - (s.band.sd[i] ?? 0) < 0));
+  const highs = series.flatMap((s) => s.range.map((r) => r[1]));
   const min = Math.min(...lows);
   const max = Math.max(...highs);
   const span = max - min || 1;
@@ -68,7 +76,10 @@ export function LossBandChart({ losses }: { losses: { train: Band; test: Band } 
   const pt = (i: number, v: number) => `${x(i).toFixed(2)},${y(v).toFixed(2)}`;
   return (
     <figure className="repeats-loss" data-testid="repeats-loss-chart">
-      <figcaption>Loss over epochs: mean over the seeds, band ± one standard deviation</figcaption>
+      <figcaption>
+        Loss over epochs: mean over the seeds, band ± one standard deviation
+        {cut ? ', cut at 0 (a loss cannot be negative)' : ''}
+      </figcaption>
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
@@ -82,8 +93,8 @@ export function LossBandChart({ losses }: { losses: { train: Band; test: Band } 
           {shown(min)}
         </text>
         {series.map((s) => {
-          const upper = s.band.mean.map((m, i) => pt(i, m + (s.band.sd[i] ?? 0)));
-          const lower = s.band.mean.map((m, i) => pt(i, m - (s.band.sd[i] ?? 0))).reverse();
+          const upper = s.range.map((r, i) => pt(i, r[1]));
+          const lower = s.range.map((r, i) => pt(i, r[0])).reverse();
           return (
             <g key={s.name} data-series={s.name}>
               <polygon
