@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ONE_MODE, startStack, submitSelfTest, waitForFinal, type TestStack } from '../test-support/harness';
-import { RUNTIME_BROKEN } from './worker-runtime';
+import { RUNTIME_BROKEN, WorkerRuntimeCheck } from './worker-runtime';
 
 // The server listens before its first worker runtime check has ended (server/main.ts starts the check
 // without waiting): until the check ends a job stays Queued and no worker is started; a passing check
@@ -114,5 +114,18 @@ describe('jobs and the worker runtime check at start', () => {
     const next = await submitSelfTest(s);
     await waitForFinal(s, next.id, 20_000);
     expect(fake.launchCount()).toBe(1);
+  });
+
+  it('refuses no job when the check only ran out of time (a slow machine, not a broken Python)', async () => {
+    const fake = controllablePython(); // never released: the check hangs until killed
+    const runtime = new WorkerRuntimeCheck(fake.python, { timeoutMs: 300, firstTimeoutMs: 300 });
+    try {
+      const result = await runtime.start();
+      expect(result).toMatchObject({ ok: false, timedOut: true });
+      expect(result.error).toContain('did not answer within 0.3 s');
+      expect(await runtime.jobRefusal()).toBeNull();
+    } finally {
+      await runtime.stop();
+    }
   });
 });

@@ -4,6 +4,8 @@ export interface RuntimeCheck {
   ok: boolean;
   versions?: Record<string, string>;
   error?: string;
+  /** The check was killed at its time limit: slow (a loaded machine), not known broken. */
+  timedOut?: boolean;
 }
 
 /** The last finished check and when it finished; null before the first one has ended. */
@@ -82,14 +84,16 @@ export class WorkerRuntimeCheck {
   /**
    * Whether a job may start its worker: null when it may, else the reason to refuse it. Once start()
    * has been called, waits for the first check; after that answers from the last check at once (a
-   * failed check is tried again every retryMs, so a repaired Python takes jobs again). Without
+   * failed check is tried again every retryMs, so a repaired Python takes jobs again; a check that
+   * only ran out of time refuses nothing). Without
    * start() (a process that runs no checks, such as a BullMQ queue worker) jobs are never held.
    */
   async jobRefusal(): Promise<string | null> {
     if (!this.first) return null;
     await this.first;
     const last = this.last?.result;
-    if (!last || last.ok) return null;
+    // A check that ran out of time says the machine is slow, not that Python is broken: jobs run.
+    if (!last || last.ok || last.timedOut) return null;
     return `${RUNTIME_BROKEN} (the server's check \`python -m qmlstudio_worker health\` failed): ${last.error ?? 'error'}`;
   }
 
@@ -157,6 +161,7 @@ export class WorkerRuntimeCheck {
         ? answered
         : {
             ok: false,
+            ...(timedOut ? { timedOut: true } : {}),
             error:
               answered?.error ??
               `worker runtime ${timedOut ? `did not answer within ${limit / 1000} s` : exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`}: ${exit.stderrTail.trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
