@@ -54,12 +54,17 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
-          // The server bundle and the migrated database template every product start uses.
+          // The server bundle and the migrated database template every product start uses, and the
+          // run's one Chromium the files connect to.
           globalSetup: ['tests/e2e/global-setup.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Two files at a time: each starts its own product on port 0 with its own DATA_DIR (a copy of
+          // the database template), Redis prefix, mail sink and stand-in servers, and opens its own
+          // browser contexts; most of a file's time is waiting (Python, training, the page's timers).
+          fileParallelism: true,
+          maxWorkers: 2,
         },
       },
     ],

@@ -13,7 +13,7 @@ import {
   adminToken,
   callApi,
   launchBrowser,
-  signIn,
+  signedInContext,
   startProduct,
   startProductWithMail,
   type RunningProduct,
@@ -56,8 +56,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    ({ sink, product } = await startProductWithMail());
-    browser = await launchBrowser();
+    [{ sink, product }, browser] = await Promise.all([startProductWithMail(), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -152,9 +151,10 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     expect(early.status).toBe(403);
 
     // The admin approves in the console.
-    const adminContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const adminContext = await signedInContext(browser, product, await adminToken(product), {
+      viewport: { width: 1280, height: 800 },
+    });
     const adminPage = await adminContext.newPage();
-    await signIn(adminPage, product);
     await adminPage.goto(`${product.url}/admin`);
     const row = adminPage.getByTestId(`account-${ada.email}`);
     await row.waitFor();
@@ -319,15 +319,17 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     expect((await fetch(link, { redirect: 'manual' })).headers.get('location')).toBe(
       `${product.url}/email-verified`,
     );
-    const adminPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await signIn(adminPage, product);
+    const adminContext = await signedInContext(browser, product, admin, {
+      viewport: { width: 1280, height: 800 },
+    });
+    const adminPage = await adminContext.newPage();
     await adminPage.goto(`${product.url}/admin`);
     page.on('dialog', (dialog) => void dialog.accept());
     adminPage.on('dialog', (dialog) => void dialog.accept());
     await adminPage.getByTestId(`account-${eve.email}`).getByRole('button', { name: 'Reject' }).click();
     await adminPage.getByRole('status').waitFor();
     await shot(adminPage, '15-admin-rejected');
-    await adminPage.close();
+    await adminContext.close();
     const rejection = await sink.waitForMail(
       eve.email,
       (mail) => !linksIn(mail).some((l) => l.includes('token=')),
@@ -378,8 +380,7 @@ describe('a new account in the embedded default, where mail is kept in the outbo
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -388,7 +389,11 @@ describe('a new account in the embedded default, where mail is kept in the outbo
 
   it('lets the admin read the verification link in the console, approve, and the person sign in', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const adminPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const adminPage = await (
+      await signedInContext(browser, product, await adminToken(product), {
+        viewport: { width: 1280, height: 800 },
+      })
+    ).newPage();
     onTestFailed(async () => {
       await page.screenshot({ path: `${ARTIFACTS}/accounts-outbox-failed.png` }).catch(() => undefined);
       await adminPage
@@ -413,7 +418,6 @@ describe('a new account in the embedded default, where mail is kept in the outbo
     await page.waitForURL('**/pending-verify');
 
     // The admin console shows the kept mail with its link.
-    await signIn(adminPage, product);
     await adminPage.goto(`${product.url}/admin`);
     const mail = adminPage.locator('.admin-outbox li').filter({ hasText: `to ${lin.email}` });
     const link = await mail.getByRole('link', { name: /verify-email\?token=/ }).getAttribute('href');

@@ -8,7 +8,14 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  adminSession,
+  callApi,
+  launchBrowser,
+  signedInContext,
+  startProduct,
+  type RunningProduct,
+} from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/applications-${name}.png` });
@@ -26,8 +33,7 @@ describe('the applications dashboard', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
     ({ token, id: adminId } = await adminSession(product));
     // Eleven financial applications and one brain tumor application, made as the API makes them.
     const problems = ['stock-price-prediction', 'fraud-detection', 'portfolio-optimization'];
@@ -52,12 +58,13 @@ describe('the applications dashboard', () => {
   });
 
   it('creates from the dialog, searches, sorts, pages, shows a grid and deletes', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await signedInContext(browser, product, token, {
+      viewport: { width: 1280, height: 900 },
+    });
     const page = await context.newPage();
     onTestFailed(async () => {
       await page.screenshot({ path: `${ARTIFACTS}/applications-failed.png` }).catch(() => undefined);
     });
-    await signIn(page, product);
     await page.goto(`${product.url}/profile`);
     await page.getByRole('heading', { name: 'My Applications' }).waitFor();
     await page.locator('table.applications-table tbody tr').first().waitFor();
@@ -166,12 +173,13 @@ describe('the applications dashboard', () => {
   });
 
   it('shows the application detail with its outputs, and sends unknown applications to /error/404', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await signedInContext(browser, product, token, {
+      viewport: { width: 1280, height: 900 },
+    });
     const page = await context.newPage();
     onTestFailed(async () => {
       await page.screenshot({ path: `${ARTIFACTS}/applications-detail-failed.png` }).catch(() => undefined);
     });
-    await signIn(page, product);
     await page.goto(`${product.url}/profile`);
     await page.locator('table.applications-table tbody tr').first().click();
     await page.waitForURL(/\/applications\/\d+$/);

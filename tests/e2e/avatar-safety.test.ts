@@ -22,8 +22,7 @@ describe('a hostile SVG avatar in a real browser', () => {
   let product: RunningProduct;
   let browser: Browser;
   beforeAll(async () => {
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -18,7 +18,7 @@ import {
   callApi,
   copyExample,
   createBlankApplication,
-  signIn,
+  signedInContext,
   startProduct,
   workspaceUrl,
   type RunningProduct,
@@ -83,12 +83,15 @@ let session: { token: string; id: number };
 
 beforeAll(async () => {
   makeShotDirs();
-  product = await startProduct();
-  // Chromium's fake camera (a moving colour test pattern, allowed without a prompt) for 'Use webcam'.
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
-  });
+  [product, browser] = await Promise.all([
+    startProduct(),
+    // Chromium's fake camera (a moving colour test pattern, allowed without a prompt) for 'Use webcam':
+    // a Chromium of its own, not the run's shared one.
+    chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
+    }),
+  ]);
   session = await adminSession(product);
 });
 afterAll(async () => {
@@ -105,10 +108,12 @@ describe('brain tumor: train on the synthetic sample, predict an example, compar
 
   beforeAll(async () => {
     appId = await createBlankApplication(product, session, PROBLEM, APP_NAME);
-    context = await browser.newContext({ viewport: VIEWPORT, permissions: ['camera'] });
+    context = await signedInContext(browser, product, session.token, {
+      viewport: VIEWPORT,
+      permissions: ['camera'],
+    });
     page = await context.newPage();
     errors = collectPageErrors(page);
-    await signIn(page, product);
   });
   afterAll(async () => {
     await context?.close();
@@ -417,10 +422,9 @@ describe('the brain tumor example', () => {
     'opens on Predict (it has a dataset); Train reloads its saved sample',
     async () => {
       const { id, example } = await copyExample(product, session, PROBLEM);
-      const context = await browser.newContext({ viewport: VIEWPORT });
+      const context = await signedInContext(browser, product, session.token, { viewport: VIEWPORT });
       const page = await context.newPage();
       try {
-        await signIn(page, product);
         await openWorkspace(page, workspaceUrl(product, PROBLEM, id, example.app_name));
         const predict = page.getByRole('tab', { name: 'Predict Brain Tumor' });
         await expect.poll(() => predict.getAttribute('aria-selected')).toBe('true');

@@ -11,7 +11,14 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  adminSession,
+  callApi,
+  launchBrowser,
+  signedInContext,
+  startProduct,
+  type RunningProduct,
+} from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) =>
@@ -44,8 +51,7 @@ describe('the Example Gallery', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
     ({ token, id: adminId } = await adminSession(product));
     examples = (await callApi<{ data: Example[] }>(product, '/examples')).body.data;
   });
@@ -122,9 +128,10 @@ describe('the Example Gallery', () => {
   });
 
   it('signed in: Start opens the workspace of a new application with the example app_data; Copy to profile adds one', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await signedInContext(browser, product, token, {
+      viewport: { width: 1280, height: 900 },
+    });
     const page = await open(context, 'signed-in');
-    await signIn(page, product);
     await page.goto(`${product.url}/examples`);
     const stock = example('stock-price-prediction');
     await card(page, stock.app_name).getByRole('button', { name: 'Start' }).click();

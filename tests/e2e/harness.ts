@@ -4,7 +4,15 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync,
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type BrowserServer,
+  type Page,
+} from 'playwright-core';
+import { inject } from 'vitest';
 import { startMailSink, type MailSink } from './mail-sink';
 import { SERVER_BUNDLE_DIR, serverBundle } from './server-bundle';
 
@@ -23,10 +31,41 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The run's one Chromium (global-setup.ts), which the files connect to. */
+export function launchBrowserServer(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A browser for a file: a connection to the run's Chromium (global-setup.ts) when there is one, else a
+ * Chromium of its own. Closing it closes the file's contexts and pages (and only its own Chromium).
+ */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+  const endpoint = inject('browserWsEndpoint');
+  if (endpoint) return chromium.connect(endpoint, { timeout: 60_000 });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A new context whose pages are signed in as `token`'s user: the access token in the app's local
+ * storage, where a sign-in through the Login dialog leaves it (the dialog itself stays proven: signIn
+ * below in landing-shell, new users' sign-ins in accounts, a refused one in self-test). Saves each
+ * test the landing page's load and the dialog.
+ */
+export function signedInContext(
+  browser: Browser,
+  product: RunningProduct,
+  token: string,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  return browser.newContext({
+    ...options,
+    storageState: {
+      cookies: [],
+      origins: [{ origin: product.url, localStorage: [{ name: 'ACCESS_TOKEN', value: token }] }],
+    },
   });
 }
 

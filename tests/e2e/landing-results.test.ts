@@ -44,8 +44,10 @@ describe('the landing page from real results', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     started = Date.now();
-    product = await startProduct({ DEMO_RESULTS: 'on' }, { freshDatabase: true });
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([
+      startProduct({ DEMO_RESULTS: 'on' }, { freshDatabase: true }),
+      launchBrowser(),
+    ]);
     problems = (await callApi<{ data: typeof problems }>(product, '/examples')).body.data;
   });
   afterAll(async () => {

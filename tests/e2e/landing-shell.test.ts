@@ -42,8 +42,7 @@ describe('the platform shell', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    ({ sink, product } = await startProductWithMail());
-    browser = await launchBrowser();
+    [{ sink, product }, browser] = await Promise.all([startProductWithMail(), launchBrowser()]);
   });
   afterAll(async () => {
     await context?.close();

@@ -23,7 +23,14 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  adminSession,
+  callApi,
+  launchBrowser,
+  signedInContext,
+  startProduct,
+  type RunningProduct,
+} from './harness';
 import {
   RUN_DEADLINE_MS,
   VIEWPORT,
@@ -252,8 +259,7 @@ let session: { token: string; id: number };
 beforeAll(async () => {
   makeShotDirs();
   ({ root, schemasDir } = contentCopy());
-  product = await startProduct({ SCHEMAS_DIR: schemasDir });
-  browser = await launchBrowser();
+  [product, browser] = await Promise.all([startProduct({ SCHEMAS_DIR: schemasDir }), launchBrowser()]);
   session = await adminSession(product);
 });
 afterAll(async () => {
@@ -270,13 +276,12 @@ describe('a problem is data: the product started on a copy of schemas/', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: VIEWPORT });
+    context = await signedInContext(browser, product, session.token, { viewport: VIEWPORT });
     page = await context.newPage();
     errors = collectPageErrors(page);
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text().slice(0, 500));
     });
-    await signIn(page, product);
   });
   afterAll(async () => {
     await context?.close();

@@ -12,7 +12,14 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
-import { adminSession, callApi, launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import {
+  adminSession,
+  callApi,
+  launchBrowser,
+  signedInContext,
+  startProduct,
+  type RunningProduct,
+} from './harness';
 import {
   RUN_DEADLINE_MS,
   VIEWPORT,
@@ -77,8 +84,7 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
 
   beforeAll(async () => {
     makeShotDirs();
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
     session = await adminSession(product);
   });
   afterAll(async () => {
@@ -89,12 +95,11 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
   it(
     'shows the resource estimate and the simulator default, runs to Completed with its charts',
     async () => {
-      const context = await browser.newContext({ viewport: VIEWPORT });
+      const context = await signedInContext(browser, product, session.token, { viewport: VIEWPORT });
       const page = await context.newPage();
       const errors = collectPageErrors(page);
       onTestFailed(() => console.log(product.output().slice(-3000)));
       try {
-        await signIn(page, product);
         await page.goto(`${product.url}/examples`);
         await page
           .locator('article', { has: page.getByRole('heading', { name: EXAMPLE, exact: true }) })

@@ -4,12 +4,14 @@
 // specification names for the problem are visible; then the real sample datasets (real or synthetic,
 // and a CSV download).
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import { adminToken, launchBrowser, signedInContext, startProduct, type RunningProduct } from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 
@@ -122,10 +124,12 @@ describe('the schema gallery in a real browser', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1440, height: 1100 } });
-    await signIn(page, product);
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+    const context = await signedInContext(browser, product, await adminToken(product), {
+      viewport: { width: 1440, height: 1100 },
+    });
+    page = await context.newPage();
+    await page.goto(product.url);
   });
   afterAll(async () => {
     await browser?.close();
@@ -211,9 +215,11 @@ describe('the schema gallery in a real browser', () => {
       card.getByRole('button', { name: 'Download CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('apple_google_stock.csv');
-    const lines = readFileSync((await download.path())!, 'utf8')
-      .trimEnd()
-      .split('\n');
+    // Saved here: the run's shared Chromium is a remote browser, whose download has no local path.
+    const saved = path.join(mkdtempSync(path.join(os.tmpdir(), 'qml-e2e-download-')), 'download.csv');
+    await download.saveAs(saved);
+    const lines = readFileSync(saved, 'utf8').trimEnd().split('\n');
+    rmSync(path.dirname(saved), { recursive: true, force: true });
     expect(lines[0]).toBe('Date,Ticker,Open,High,Low,Close,Adj Close,Volume');
     expect(lines).toHaveLength(5399);
 

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, signIn, startProduct, type RunningProduct } from './harness';
+import { adminToken, launchBrowser, signedInContext, startProduct, type RunningProduct } from './harness';
 
 /** The self-test job from the click to Completed: a deadline, not a speed check. */
 const JOB_DEADLINE_MS = 120_000;
@@ -14,8 +14,7 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
   let product: RunningProduct;
   let browser: Browser;
   beforeAll(async () => {
-    product = await startProduct(env);
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(env), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -61,8 +60,9 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
   it(
     'runs the job end to end and shows the status changing live and the counts',
     async () => {
-      const page = await browser.newPage();
-      await signIn(page, product);
+      const context = await signedInContext(browser, product, await adminToken(product));
+      const page = await context.newPage();
+      await page.goto(product.url);
       await page.getByRole('link', { name: 'Diagnostics' }).click();
       const seen = new Set<string>();
       const submittedAt = Date.now();
@@ -114,7 +114,7 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
       await page.screenshot({
         path: `tests/artifacts/self-test-${env.REDIS_URL ? 'bullmq' : 'embedded'}.png`,
       });
-      await page.close();
+      await context.close();
     },
     JOB_DEADLINE_MS + 60_000,
   );

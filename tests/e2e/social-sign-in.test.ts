@@ -35,6 +35,8 @@ describe('social sign-in through a local OpenID Connect stand-in for Google', ()
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    const browserStarted = launchBrowser();
+    browserStarted.catch(() => undefined); // awaited below, after the stand-ins and the product
     provider = await startOidcStandIn();
     github = await startGitHubStandIn();
     product = await startProduct({
@@ -46,8 +48,8 @@ describe('social sign-in through a local OpenID Connect stand-in for Google', ()
       GITHUB_URL: github.url,
       GITHUB_API_URL: github.apiUrl,
     });
-    browser = await launchBrowser();
     admin = await adminToken(product);
+    browser = await browserStarted;
   });
   afterAll(async () => {
     await browser?.close();

@@ -24,8 +24,7 @@ describe('landing stock-prediction demo', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    product = await startProduct();
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (r) => {
       if (r.url().includes('/stream-dataset/')) requests.push(r.url());

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { callApi, copyExample, signIn, workspaceUrl } from './harness';
+import { callApi, copyExample, signedInContext, workspaceUrl } from './harness';
 import { VIEWPORT, collectPageErrors, openWorkspace, panel, tab, useFileProduct } from './workspace-steps';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts/strict-csp');
@@ -27,8 +27,11 @@ interface Watched {
   problems: () => Promise<string[]>;
 }
 
-async function watchedPage(): Promise<Watched> {
-  const context = await file.browser.newContext({ viewport: VIEWPORT });
+/** A page watched for CSP problems; signed in as the admin when `token` is given. */
+async function watchedPage(token?: string): Promise<Watched> {
+  const context = token
+    ? await signedInContext(file.browser, file.product, token, { viewport: VIEWPORT })
+    : await file.browser.newContext({ viewport: VIEWPORT });
   const violations: string[] = [];
   // Reported to Node as they happen, so a violation survives the page's next navigation.
   await context.exposeFunction('__reportCsp', (text: string) => void violations.push(text));
@@ -93,9 +96,8 @@ describe('the web app under a CSP without unsafe-eval', () => {
       .body.data;
     expect(problems.length).toBeGreaterThanOrEqual(5);
     const { session } = file;
-    const watched = await watchedPage();
+    const watched = await watchedPage(session.token);
     const { page } = watched;
-    await signIn(page, file.product);
     const checked: string[] = [];
     for (const problem of problems) {
       const { id, example } = await copyExample(file.product, session, problem.id);

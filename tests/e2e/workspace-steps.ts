@@ -5,12 +5,12 @@
 import { mkdirSync } from 'node:fs';
 
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFailed } from 'vitest';
 
 import {
   adminSession,
   launchBrowser,
-  signIn,
+  signedInContext,
   startProduct,
   type RunningProduct,
   type StartOptions,
@@ -20,6 +20,9 @@ const SHOT_DIRS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is st
 
 /** The viewport of every workspace screenshot (tall enough for the charts without fullPage). */
 export const VIEWPORT = { width: 1280, height: 1100 };
+
+/** The viewport of the run pages' screenshots (runs.test.ts, repeats.test.ts): the charts below the metrics. */
+export const RUN_VIEWPORT = { width: 1280, height: 1500 };
 
 /** Training on the 2-core CI machine: a deadline, not a speed check (bench:jobs measures speed). */
 export const RUN_DEADLINE_MS = 150_000;
@@ -46,8 +49,7 @@ export function useFileProduct(env: Record<string, string> = {}, options: StartO
   let session: FileProduct['session'] | undefined;
   beforeAll(async () => {
     makeShotDirs();
-    product = await startProduct(env, options);
-    browser = await launchBrowser();
+    [product, browser] = await Promise.all([startProduct(env, options), launchBrowser()]);
     session = await adminSession(product);
   });
   afterAll(async () => {
@@ -72,15 +74,17 @@ export function useFileProduct(env: Record<string, string> = {}, options: StartO
   };
 }
 
-/** A new browser context (the workspace viewport by default) whose page is signed in as the admin. */
+/**
+ * A new browser context (the workspace viewport by default) whose page is signed in as the admin (the
+ * file's session in the app's storage: harness.ts signedInContext). The page is blank: go somewhere.
+ */
 export async function signedInPage(
   file: FileProduct,
   viewport: { width: number; height: number } = VIEWPORT,
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await file.browser.newContext({ viewport });
+  const context = await signedInContext(file.browser, file.product, file.session.token, { viewport });
   const page = await context.newPage();
   const errors = collectPageErrors(page);
-  await signIn(page, file.product);
   return { context, page, errors };
 }
 
@@ -234,4 +238,71 @@ export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   return errors;
+}
+
+/** An application's outputs list on its detail page (/applications/{id}): one row per output. */
+const detailRows = (page: Page): Locator => page.locator('table.applications-table tbody tr');
+
+/**
+ * The output ids the detail page's list shows once it has loaded; an application without outputs shows
+ * 'No outputs found' instead.
+ */
+async function listedOutputIds(page: Page): Promise<number[]> {
+  let first = '';
+  await expect
+    .poll(
+      async () => {
+        first = (await detailRows(page).first().textContent()) ?? '';
+        return first !== '' && first !== 'Loading…';
+      },
+      { timeout: 30_000, message: "the application's outputs are listed" },
+    )
+    .toBe(true);
+  const ids = (await detailRows(page).locator('td:first-child').allTextContents()).map(Number);
+  if (ids.some((id) => !(id > 0))) {
+    expect(first).toBe('No outputs found');
+    return [];
+  }
+  return ids;
+}
+
+/**
+ * What repeats.test.ts and runs.test.ts do before they watch a run: a context signed in as the admin
+ * (signedInPage), the application's detail page, Run, the toast 'Application is running.', and the new
+ * output's row at the top of the list with its status badge. `whileRunning` is called right after the
+ * toast (the run just started). Returns the page, its errors, that row and the output's id.
+ */
+export async function runFromWorkspace(
+  file: FileProduct,
+  appId: number,
+  options: {
+    viewport?: { width: number; height: number };
+    /** Called when the test fails (a screenshot), registered before anything is done. */
+    onFailure?: (page: Page) => Promise<void>;
+    whileRunning?: (page: Page) => Promise<void>;
+  } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[]; row: Locator; outputId: number }> {
+  const { context, page, errors } = await signedInPage(file, options.viewport ?? RUN_VIEWPORT);
+  const { onFailure } = options;
+  if (onFailure) onTestFailed(() => onFailure(page).catch(() => undefined));
+  await page.goto(`${file.product.url}/applications/${appId}`);
+  const known = await listedOutputIds(page);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByText('Application is running.').waitFor();
+  await options.whileRunning?.(page);
+  let outputId = 0;
+  await expect
+    .poll(
+      async () => {
+        outputId = Number(await detailRows(page).first().locator('td').first().textContent());
+        return outputId > 0 && !known.includes(outputId);
+      },
+      { timeout: 30_000, message: "the new output's row" },
+    )
+    .toBe(true);
+  const row = detailRows(page).filter({
+    has: page.locator('td:first-child', { hasText: new RegExp(`^${outputId}$`) }),
+  });
+  await row.getByTestId('job-status').waitFor();
+  return { context, page, errors, row, outputId };
 }

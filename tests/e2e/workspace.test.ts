@@ -16,7 +16,7 @@ import {
   copyExample,
   createBlankApplication,
   launchBrowser,
-  signIn,
+  signedInContext,
   startProduct,
   workspaceUrl,
   type RunningProduct,
@@ -64,8 +64,7 @@ let session: { token: string; id: number };
 // One product and one browser for the file (the CI machine has 2 cores).
 beforeAll(async () => {
   makeShotDirs();
-  product = await startProduct();
-  browser = await launchBrowser();
+  [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
   session = await adminSession(product);
 });
 afterAll(async () => {
@@ -83,10 +82,9 @@ describe('the workspace, from an empty application to a completed run', () => {
   beforeAll(async () => {
     appId = await createBlankApplication(product, session, PROBLEM, APP_NAME);
     url = workspaceUrl(product, PROBLEM, appId, APP_NAME);
-    context = await browser.newContext({ viewport: VIEWPORT });
+    context = await signedInContext(browser, product, session.token, { viewport: VIEWPORT });
     page = await context.newPage();
     errors = collectPageErrors(page);
-    await signIn(page, product);
   });
   afterAll(async () => {
     await context?.close();
@@ -266,9 +264,8 @@ describe('the stock example in the workspace: stopping a run, leaving with unsav
     const copied = await copyExample(product, session, PROBLEM);
     appId = copied.id;
     url = workspaceUrl(product, PROBLEM, appId, copied.example.app_name);
-    context = await browser.newContext({ viewport: VIEWPORT });
+    context = await signedInContext(browser, product, session.token, { viewport: VIEWPORT });
     page = await context.newPage();
-    await signIn(page, product);
   });
   afterAll(async () => {
     await context?.close();
