@@ -136,7 +136,10 @@ export function createServices(
     ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
     : new InProcessJobQueue(config.workerConcurrency);
   // One repository per store, handed to every service that reads or writes it.
-  const jobsRepository = new JobsRepository(db);
+  // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
+  // a key of its own for this process. One cipher for the profile's saved token and a job's custom one.
+  const tokenCipher = new TokenCipher(parseTokenKey(config.tokenEncryptionKey) ?? randomBytes(32));
+  const jobsRepository = new JobsRepository(db, tokenCipher);
   const files = createFileStore(config);
   // The Python workers read and publish the same files: they get the store's settings (never logged).
   const workerEnv = { ...workerStorageEnvironment(config), ...workerSchemasEnvironment(config.schemasDir) };
@@ -166,6 +169,7 @@ export function createServices(
         return stored.ok ? stored.token : null;
       },
       runtimeGate: () => runtime.jobRefusal(),
+      tokenCipher,
     },
     log,
   );
@@ -195,21 +199,10 @@ export function createServices(
   const shippedMarket = ShippedMarketData.loadSync(samplesDir);
   const market = createMarketData(config, shippedMarket);
   const rateLimiter = new RateLimiter(rateStore);
-  // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
-  // a key of its own for this process.
-  const tokenKey = parseTokenKey(config.tokenEncryptionKey) ?? randomBytes(32);
-  const accounts = new AccountsService(
-    users,
-    auth,
-    mailer,
-    registry,
-    new TokenCipher(tokenKey),
-    rateLimiter,
-    {
-      publicUrl: config.publicUrl,
-      log,
-    },
-  );
+  const accounts = new AccountsService(users, auth, mailer, registry, tokenCipher, rateLimiter, {
+    publicUrl: config.publicUrl,
+    log,
+  });
   const admin = new AdminService(db, new AdminUsersRepository(db), mailer, auth, {
     publicUrl: config.publicUrl,
     sendVerification: accounts.sendVerification,

@@ -8,6 +8,7 @@ import { buildJobEnvelope, parseWorkerLine, type JobEnvelope } from './worker-pr
 import type { WorkerLauncher } from './worker-launcher';
 import type { WorkerExit, WorkerHandle } from './worker-process';
 import { MemoryEvidence } from './memory-evidence';
+import { openTokens, type TokenSealer } from './sealed-tokens';
 
 export interface JobRunnerOptions {
   /** Starts the worker process of each job (cold: a fresh Python; warm: a fork of a preloaded one). */
@@ -19,6 +20,8 @@ export interface JobRunnerOptions {
   outputsDir?: string;
   /** The owner's stored IBM Quantum token, for device runs without a custom token (never stored). */
   providerToken?: ProviderTokenLookup;
+  /** Decrypts the custom IBM token the job row keeps encrypted, for the envelope only. */
+  tokenCipher?: TokenSealer;
   /** Tells whether a worker killed from outside ran out of memory (default: kernel log and cgroup). */
   memoryEvidence?: MemoryEvidence;
   /**
@@ -176,7 +179,10 @@ export class JobRunner {
     let input: JobEnvelope;
     try {
       input = await withProviderToken(
-        buildJobEnvelope(job, this.options.outputsDir),
+        buildJobEnvelope(
+          this.options.tokenCipher ? openTokens(job, this.options.tokenCipher) : job,
+          this.options.outputsDir,
+        ),
         job.owner_id,
         this.options.providerToken,
       );

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database';
 import { FINAL_STATUSES, JobStatus, type JobStatusValue } from './job-states';
+import { sealTokens, type TokenSealer } from './sealed-tokens';
 
 export interface JobRecord {
   id: number;
@@ -50,7 +51,11 @@ const JOB_COLUMNS = `id, kind, owner_id, status, params, result, error, created_
   execution_time, application_id, app_data, extension, name, queue_priority`;
 
 export class JobsRepository {
-  constructor(private readonly db: Database) {}
+  /** With `cipher`, a job's custom IBM tokens are stored encrypted (sealed-tokens.ts). */
+  constructor(
+    private readonly db: Database,
+    private readonly cipher?: TokenSealer,
+  ) {}
 
   /** Inserts the job and its first timeline entry (queued). */
   async create(tx: Queryable, input: NewJob): Promise<JobRecord> {
@@ -60,10 +65,12 @@ export class JobsRepository {
       [
         input.kind,
         input.ownerId,
-        JSON.stringify(input.params),
+        JSON.stringify(this.cipher ? sealTokens(input.params, this.cipher) : input.params),
         JobStatus.queued,
         input.applicationId ?? null,
-        input.appData ? JSON.stringify(input.appData) : null,
+        input.appData
+          ? JSON.stringify(this.cipher ? sealTokens(input.appData, this.cipher) : input.appData)
+          : null,
         JSON.stringify(input.extension ?? {}),
         input.name ?? null,
         input.priority ?? 0,
@@ -158,7 +165,10 @@ export class JobsRepository {
         id,
         from,
         to,
-        fields.result ? JSON.stringify(fields.result) : null,
+        // the worker's run record repeats the body it ran, token included
+        fields.result
+          ? JSON.stringify(this.cipher ? sealTokens(fields.result, this.cipher) : fields.result)
+          : null,
         fields.error ?? null,
         JobStatus.running,
         FINAL_STATUSES,
