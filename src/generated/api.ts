@@ -17245,7 +17245,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Copies app_data (an example's) into a new application of the user's */
+    /** Copies app_data (an example's) into a new application of the user's, without a custom IBM token (the recipient sets their own) */
     post: {
       parameters: {
         query?: never;
