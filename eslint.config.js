@@ -133,6 +133,7 @@ export const SERVER_FEATURE_API = {
     'job-states.ts',
     'jobs-repository.ts',
     'jobs-service.ts',
+    'sealed-tokens.ts',
     'worker-call.ts',
     'worker-launcher.ts',
     'worker-process.ts',

@@ -10,12 +10,14 @@ export interface TokenSealer {
 }
 type Cipher = TokenSealer;
 
-// The keys a user's token is typed into (the ones server/outputs/device-token-redaction.ts masks).
+// The keys a user's token is typed into: sealed here, masked in replies (server/outputs/device-token-redaction.ts).
 const TOKEN_KEYS = new Set(['actual_quantum_device_token', 'custom_ibm_token', 'ibm_token']);
-const isTokenKey = (key: string) => TOKEN_KEYS.has(key);
+
+/** Whether a body or app_data key holds a token. */
+export const isTokenKey = (key: string): boolean => TOKEN_KEYS.has(key);
 
 /** A sealed value: the cipher's "v1.<iv>.<tag>.<ciphertext>" (a token itself holds no dots). */
-const isSealed = (value: string) => value.startsWith('v1.') && value.split('.').length === 4;
+export const isSealed = (value: string): boolean => value.startsWith('v1.') && value.split('.').length === 4;
 
 function mapTokens<T>(value: T, change: (token: string) => string): T {
   if (Array.isArray(value)) return value.map((item: unknown) => mapTokens(item, change)) as T;

@@ -73,6 +73,8 @@ describe('device token redaction', () => {
     });
     expect(input.a[0]!.ibm_token).toBe(TOKEN);
     expect(maskToken('short')).toBe('••••');
+    // A job row's token is sealed at rest: its last characters are ciphertext, never shown as the token's.
+    expect(maskToken('v1.aXZpdml2aXZpdg.dGFndGFndGFn.Y2lwaGVydGV4dHdYeZ')).toBe('••••');
   });
 
   it("an output's detail holds the token nowhere: app_data, simplified_app_data, run record config", () => {

@@ -1,17 +1,19 @@
 /**
  * A user's IBM Quantum token must never come back in an output's reply: the job's stored body
  * (`actual_quantum_device_token`), the app_data snapshot the run kept (`custom_ibm_token`) and the run
- * record's config all carry it as the user typed it. Only the application's own form (GET
+ * record's config all carry it (sealed at rest, server/jobs/sealed-tokens.ts; older rows in clear). Only the application's own form (GET
  * /applications/{id}/detail, the owner's) shows it back, as the spec's custom-token modal needs.
  */
-const TOKEN_KEYS = new Set(['actual_quantum_device_token', 'custom_ibm_token', 'ibm_token']);
+import { isSealed, isTokenKey } from '../jobs/sealed-tokens';
 
-/** Whether a body or app_data key holds a token. */
-export const isTokenKey = (key: string): boolean => TOKEN_KEYS.has(key);
+export { isTokenKey };
 
-/** '••••' and the last 4 characters (enough to tell two tokens apart), or just '••••' for a short one. */
+/**
+ * '••••' and the last 4 characters (enough to tell two tokens apart), or just '••••' for a short one. A token
+ * sealed at rest (a job row's, sealed-tokens.ts) shows '••••' alone: its last characters are ciphertext.
+ */
 export function maskToken(token: string): string {
-  return token.length >= 12 ? `••••${token.slice(-4)}` : '••••';
+  return token.length >= 12 && !isSealed(token) ? `••••${token.slice(-4)}` : '••••';
 }
 
 /** A deep copy of `value` where every token key's non-empty string is masked; other values untouched. */
@@ -21,7 +23,7 @@ export function redactDeviceTokens<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     copy[key] =
-      TOKEN_KEYS.has(key) && typeof item === 'string' && item ? maskToken(item) : redactDeviceTokens(item);
+      isTokenKey(key) && typeof item === 'string' && item ? maskToken(item) : redactDeviceTokens(item);
   }
   return copy as T;
 }
