@@ -22,7 +22,13 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
   });
 
   it('serves the app shell, health and the OpenAPI document', async () => {
-    const health = await fetch(`${product.url}/api/health`);
+    // The server listens before its worker runtime check ends (health says 'not checked yet' with a 503
+    // meanwhile): wait for the check as a readiness probe would, then every part must be ok.
+    let health = await fetch(`${product.url}/api/health`);
+    for (const deadline = Date.now() + JOB_DEADLINE_MS; health.status === 503 && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      health = await fetch(`${product.url}/api/health`);
+    }
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ database: 'ok', queue: 'ok', worker: 'ok' });
     const openapi = (await (await fetch(`${product.url}/api/openapi.json`)).json()) as {
