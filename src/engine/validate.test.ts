@@ -1,7 +1,7 @@
 // Every validation message of the specification (workspace.md section 5, plus the token rules of
 // platform-shell.md section 5), produced through the engine from the schema files.
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { loadRegistry } from './node/load-schemas';
 import {
@@ -14,6 +14,7 @@ import {
   type EngineContext,
   type Problem,
 } from './index';
+import { installPrecompiledValidators, precompiledValidators } from './precompiled';
 import { COMPILED_PROBLEMS_LIMIT, compiledProblemsCache } from './validate';
 
 const registry = loadRegistry();
@@ -478,6 +479,15 @@ describe('file rules', () => {
 });
 
 describe('compiled validators stay bounded in a long process', () => {
+  // This is about Node compiling at run time: precompiled.test.ts runs this file again with the browser's
+  // precompiled validators installed, which know only the shipped schemas; set them aside here.
+  let installed: ReturnType<typeof precompiledValidators>;
+  beforeEach(() => {
+    installed = precompiledValidators();
+    installPrecompiledValidators(undefined);
+  });
+  afterEach(() => installPrecompiledValidators(installed));
+
   it('N distinct schemas keep the cache at its bound; the same schema, even as a new object, hits it', () => {
     // A schema changed N times (each a new Problem, as a reload makes): only the bound stays compiled.
     const variant = (i: number): Problem => ({
