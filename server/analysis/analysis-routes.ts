@@ -11,7 +11,7 @@ import {
   stringList,
 } from '../platform/reply-schemas';
 import type { AnalysisService } from './analysis-service';
-import { lossSpreadSchema } from './loss-spread';
+import { lossCurvesSchema, lossSpreadSchema } from './loss-spread';
 
 const text = { type: 'string', maxLength: 200 } as const;
 
@@ -275,20 +275,7 @@ export const analysisRoutes: FastifyPluginAsyncJsonSchemaToTs<{
                         ],
                       },
                     },
-                    history: {
-                      anyOf: [
-                        {
-                          type: 'object',
-                          additionalProperties: false,
-                          required: ['train_loss', 'test_loss'],
-                          properties: {
-                            train_loss: { type: 'array', items: { type: 'number' } },
-                            test_loss: { type: 'array', items: { type: 'number' } },
-                          },
-                        },
-                        { type: 'null' },
-                      ],
-                    },
+                    history: { anyOf: [lossCurvesSchema, { type: 'null' }] },
                     spread: lossSpreadSchema,
                   },
                 },

@@ -28,6 +28,17 @@ export function lossSpreadOf(repeats: unknown): LossSpread | null {
   return { seeds: repeats.count, sd: { train_loss: trainSd, test_loss: testSd } };
 }
 
+/** A run's per-epoch training and test losses in replies (its history, or their spread over seeds). */
+export const lossCurvesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['train_loss', 'test_loss'],
+  properties: {
+    train_loss: { type: 'array', items: { type: 'number' } },
+    test_loss: { type: 'array', items: { type: 'number' } },
+  },
+} as const;
+
 /** Its JSON schema in replies. */
 export const lossSpreadSchema = {
   anyOf: [
@@ -37,15 +48,7 @@ export const lossSpreadSchema = {
       required: ['seeds', 'sd'],
       properties: {
         seeds: { type: 'integer' },
-        sd: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['train_loss', 'test_loss'],
-          properties: {
-            train_loss: { type: 'array', items: { type: 'number' } },
-            test_loss: { type: 'array', items: { type: 'number' } },
-          },
-        },
+        sd: lossCurvesSchema,
       },
     },
     { type: 'null' },
