@@ -1,15 +1,15 @@
 /**
- * `make test`: every suite in order — static checks, unit, server integration (PGlite and
- * PostgreSQL, both queue modes), worker (pytest, beside the unit suite), end-to-end (Playwright + Chromium) —
- * then one summary line `N passed, N failed` covering all of them. Exits non-zero on any failure.
+ * `make test`: every suite — static checks, unit, server integration (PGlite and PostgreSQL, both
+ * queue modes), worker (pytest), end-to-end (Playwright + Chromium) — then one summary line
+ * `N passed, N failed` covering all of them. Exits non-zero on any failure.
  *
  * A suite that runs no test fails. With the CI variable set (.ci/run sets it) a skipped test also
  * fails: the server suite skips its PostgreSQL and Redis passes when those do not answer, which is
  * announced loudly on a developer's machine but must not pass quietly in CI.
  *
- * The static checks are single-threaded: they run in two lanes side by side, so a 2-core machine is
- * kept busy; the first lane prints live, the other's output is printed whole as each check ends (and
- * kept in tests/artifacts/<lane>.log). The summary lists every step in the order written here.
+ * Everything runs in two lanes side by side, so a 2-core machine is kept busy to the end: the first
+ * lane prints live, the other's output is printed whole as each of its steps ends (and kept in
+ * tests/artifacts/<lane>.log). The summary lists every step in the order written here.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -217,17 +217,21 @@ function pytest(): [string, () => Step] {
 
 mkdirSync(ARTIFACTS, { recursive: true });
 const started = Date.now();
-// The static checks are single-threaded: two lanes, the two longest (tsc, eslint) in different ones.
-// CPU seconds measured alone (user, load 15-30): tsc 55, prettier 39, codegen --check 27, schemas:check
-// 5 | eslint 70-86, ruff 0.2 + 0.1, mypy 27-29 (no cache, as in a clean clone). schemas:check sits beside
-// eslint so the lanes end closer together (about 121 and 105-120 s).
+// Two lanes side by side for the whole run: every suite is CPU-bound on a 2-core machine, so what
+// matters is that both cores stay busy until the end, not which suite runs with which. Measured
+// (CPU-s, user+sys): tsc 55, prettier 39, codegen --check 27, schemas:check 5 | eslint 70-86, ruff 0.3,
+// mypy 27-29; unit ~260 and server ~770 | pytest ~305 and e2e ~550. Server beside e2e took 773 s
+// where one after the other took 607 + 549 s: phases one after another left a core idle at each
+// phase's tail. The two longest checks (tsc, eslint) are in different lanes.
 await together(
-  lane('checks (tsc, prettier, codegen)', [
+  lane('lane A (tsc, prettier, codegen, unit, server)', [
     check('typecheck (tsc strict)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
     check('format (prettier)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']),
     check('codegen fresh', 'npx', ['tsx', 'codegen/generate-types.ts', '--check']),
+    vitest('unit'),
+    vitest('server'),
   ]),
-  lane('checks (eslint, schemas, python)', [
+  lane('lane B (eslint, schemas, python, pytest, e2e)', [
     check('lint (eslint)', 'npx', ['eslint', '.', '--max-warnings', '0']),
     check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']),
     check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']),
@@ -237,14 +241,10 @@ await together(
       'worker/pyproject.toml',
       'worker/qmlstudio_worker',
     ]),
+    pytest(),
+    vitest('e2e'),
   ]),
 );
-// Unit and pytest side by side (pytest's output printed whole when it ends). Clean-clone runs here: one
-// after the other 234 s + 366 s = 600 s; side by side 358 s and 553 s, 553 s for both. Each slows a lot
-// (their threads oversubscribe 2 cores) but the pair still ends about 50 s sooner.
-await together(vitest('unit'), pytest());
-await together(vitest('server'));
-await together(vitest('e2e'));
 
 const total = rows.reduce(
   (sum, row) => ({
