@@ -4,6 +4,7 @@ import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { ConfigError, loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
+import { parseTokenKey } from './accounts/token-cipher';
 import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
 import { createServices } from './services';
 
@@ -60,6 +61,12 @@ async function main() {
     );
   });
   void services.runtime.start();
+  // Job rows written before custom tokens were sealed kept them in clear: sealed now, under the data
+  // directory's lasting key only (a key made up for this process would lose them at the next start).
+  if (parseTokenKey(config.tokenEncryptionKey)) {
+    const sealed = await services.repositories.jobs.sealClearTokens();
+    if (sealed) logger.info({ rows: sealed }, 'custom IBM tokens kept in clear by older job rows: sealed');
+  }
   // With the in-process queue nothing survives a restart; with BullMQ, jobs live on in Redis and
   // may be running on other machines, so they are left alone.
   if (services.queue.mode === 'in-process') await services.jobs.recoverAfterRestart();

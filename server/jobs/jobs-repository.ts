@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database';
 import { FINAL_STATUSES, JobStatus, type JobStatusValue } from './job-states';
-import { sealTokens, type TokenSealer } from './sealed-tokens';
+import { sealTokens, TOKEN_KEY_PATTERN, type TokenSealer } from './sealed-tokens';
 
 export interface JobRecord {
   id: number;
@@ -89,6 +89,39 @@ export class JobsRepository {
       JSON.stringify({ status: job.status }),
     ]);
     return job;
+  }
+
+  /**
+   * Seals the tokens of rows written before job rows were sealed (they kept them in clear): run once
+   * at start with the data directory's lasting key. Returns how many rows changed; a second call finds none.
+   */
+  async sealClearTokens(): Promise<number> {
+    const cipher = this.cipher;
+    if (!cipher) return 0;
+    // Only rows whose text names a token key are read; sealTokens keeps a sealed value as it is.
+    const keys = TOKEN_KEY_PATTERN;
+    const { rows } = await this.db.query<Pick<JobRecord, 'id' | 'params' | 'app_data' | 'result'>>(
+      `select id, params, app_data, result from jobs
+       where params::text ~ $1 or coalesce(app_data::text, '') ~ $1 or coalesce(result::text, '') ~ $1`,
+      [keys],
+    );
+    let changed = 0;
+    for (const row of rows) {
+      const sealed = sealTokens({ params: row.params, app_data: row.app_data, result: row.result }, cipher);
+      if (
+        JSON.stringify(sealed) ===
+        JSON.stringify({ params: row.params, app_data: row.app_data, result: row.result })
+      )
+        continue;
+      await this.db.query(`update jobs set params = $2, app_data = $3, result = $4 where id = $1`, [
+        row.id,
+        JSON.stringify(sealed.params),
+        sealed.app_data === null ? null : JSON.stringify(sealed.app_data),
+        sealed.result === null ? null : JSON.stringify(sealed.result),
+      ]);
+      changed++;
+    }
+    return changed;
   }
 
   async find(id: number): Promise<JobRecord | null> {

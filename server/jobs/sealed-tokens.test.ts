@@ -63,4 +63,35 @@ describe('custom IBM tokens on the job row', () => {
       custom_ibm_token: '',
     });
   });
+
+  it('kept in clear by rows written before sealing are sealed once at start', async () => {
+    const user = await db.query<{ id: number }>(
+      `insert into users (name, email, password_hash) values ('t', 'old-row@example.com', 'x') returning id`,
+    );
+    // A row as an older server wrote it: params, app_data and the result's run record in clear.
+    const { rows } = await db.query<{ id: number }>(
+      `insert into jobs (kind, owner_id, params, status, app_data, result)
+       values ('stock-price-prediction', $1, $2, 'Completed', $3, $4) returning id`,
+      [
+        Number(user.rows[0]!.id),
+        JSON.stringify({ actual_quantum_device_token: TOKEN, epochs: 2 }),
+        JSON.stringify({ quantum_device: { custom_ibm_token: TOKEN } }),
+        JSON.stringify({ run_record: { config: { actual_quantum_device_token: TOKEN } } }),
+      ],
+    );
+    const id = Number(rows[0]!.id);
+    const jobs = new JobsRepository(db, cipher);
+    expect(await jobs.sealClearTokens()).toBe(1);
+    const raw = await db.query<{ row: string }>(
+      'select row_to_json(jobs)::text as row from jobs where id = $1',
+      [id],
+    );
+    expect(raw.rows[0]!.row).not.toContain(TOKEN);
+    const opened = openTokens((await jobs.find(id))!, cipher);
+    expect(opened.params).toEqual({ actual_quantum_device_token: TOKEN, epochs: 2 });
+    expect(opened.app_data).toEqual({ quantum_device: { custom_ibm_token: TOKEN } });
+    expect(opened.result).toEqual({ run_record: { config: { actual_quantum_device_token: TOKEN } } });
+    // sealed rows are left as they are: a second start changes nothing
+    expect(await jobs.sealClearTokens()).toBe(0);
+  });
 });

@@ -13,6 +13,9 @@ type Cipher = TokenSealer;
 // The keys a user's token is typed into: sealed here, masked in replies (server/outputs/device-token-redaction.ts).
 const TOKEN_KEYS = new Set(['actual_quantum_device_token', 'custom_ibm_token', 'ibm_token']);
 
+/** A regular expression (PostgreSQL's ~ and JavaScript's) matching a JSON text that has a token key. */
+export const TOKEN_KEY_PATTERN = `"(${[...TOKEN_KEYS].join('|')})"`;
+
 /** Whether a body or app_data key holds a token. */
 export const isTokenKey = (key: string): boolean => TOKEN_KEYS.has(key);
 

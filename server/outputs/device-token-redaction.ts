@@ -1,7 +1,7 @@
 /**
  * A user's IBM Quantum token must never come back in an output's reply: the job's stored body
  * (`actual_quantum_device_token`), the app_data snapshot the run kept (`custom_ibm_token`) and the run
- * record's config all carry it (sealed at rest, server/jobs/sealed-tokens.ts; older rows in clear). Only the application's own form (GET
+ * record's config all carry it (sealed at rest, server/jobs/sealed-tokens.ts; older rows sealed at start, main.ts). Only the application's own form (GET
  * /applications/{id}/detail, the owner's) shows it back, as the spec's custom-token modal needs.
  */
 import { isSealed, isTokenKey } from '../jobs/sealed-tokens';
