@@ -74,6 +74,7 @@ describe('configuration', () => {
       WORKER_TIMEOUT_SECONDS: '30',
       WORKER_PYTHON: '/usr/bin/python3',
       WORKER_WARM: 'false',
+      WORKER_CHECK_RECORD: 'off',
       DEMO_RESULTS: 'off',
       ADMIN_EMAIL: 'root@example.com',
       ADMIN_PASSWORD: 'long enough',
@@ -100,6 +101,16 @@ describe('configuration', () => {
       );
     }
     expect(loadConfig({ SOMETHING_ELSE: '1' }, '/srv/qml')).toEqual(defaults);
+  });
+
+  it('keeps the worker runtime check in DATA_DIR unless WORKER_CHECK_RECORD names a file or is off', () => {
+    expect(loadConfig({ DATA_DIR: 'state' }, '/srv/qml').workerCheckRecord).toBe(
+      '/srv/qml/state/worker-check.json',
+    );
+    expect(loadConfig({ WORKER_CHECK_RECORD: 'cache/check.json' }, '/srv/qml').workerCheckRecord).toBe(
+      '/srv/qml/cache/check.json',
+    );
+    expect(loadConfig({ WORKER_CHECK_RECORD: 'off' }, '/srv/qml').workerCheckRecord).toBeNull();
   });
 
   it('reads the file store settings: s3 needs a bucket, path-style follows the endpoint, keys come in pairs', () => {

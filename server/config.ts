@@ -328,6 +328,14 @@ const VARIABLES = {
       return 'true';
     },
   ),
+  workerCheckRecord: variable(
+    'WORKER_CHECK_RECORD',
+    'Where the last passing worker runtime check (python -m qmlstudio_worker health) is kept: a start within 5 minutes of it, with the same Python, venv packages and worker package, takes it instead of starting Python again; off: check at every start',
+    '$DATA_DIR/worker-check.json',
+    // undefined: the default, in DATA_DIR (filled in by loadConfig once DATA_DIR is read)
+    (raw, ctx): string | null | undefined =>
+      raw === 'off' ? null : raw ? path.resolve(ctx.cwd, raw) : undefined,
+  ),
   demoResults: named(
     'DEMO_RESULTS',
     "on: at the first start (and when an example changes) run the example applications in the background at the lowest priority, for the landing page's comparison; off: never",
@@ -440,10 +448,15 @@ const VARIABLES = {
 
 type Declared = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]['read']> };
 
-/** The validated configuration; PUBLIC_URL's default depends on PORT, so it is filled in after reading. */
-export type Config = Omit<Declared, 'publicUrl' | 's3ForcePathStyle'> & {
+/**
+ * The validated configuration; PUBLIC_URL's default depends on PORT and WORKER_CHECK_RECORD's on
+ * DATA_DIR, so they are filled in after reading.
+ */
+export type Config = Omit<Declared, 'publicUrl' | 's3ForcePathStyle' | 'workerCheckRecord'> & {
   publicUrl: string;
   s3ForcePathStyle: boolean;
+  /** The kept worker runtime check's file, or null (off). */
+  workerCheckRecord: string | null;
 };
 
 /** Each variable's name, doc line and default, in declaration order (docs and their test). */
@@ -521,6 +534,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ...values,
     publicUrl: values.publicUrl ?? `http://localhost:${values.port}`,
     s3ForcePathStyle: values.s3ForcePathStyle ?? values.s3Endpoint !== null,
+    workerCheckRecord:
+      values.workerCheckRecord === undefined
+        ? path.join(values.dataDir, 'worker-check.json')
+        : values.workerCheckRecord,
   };
 }
 

@@ -155,7 +155,8 @@ export function createServices(
           startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
         });
   // Whether the worker's Python starts: checked after the server listens (main.ts); jobs wait for it.
-  const runtime = new WorkerRuntimeCheck(config.workerPython);
+  // A passing check kept in WORKER_CHECK_RECORD stands for a restart within the check interval.
+  const runtime = new WorkerRuntimeCheck(config.workerPython, { record: config.workerCheckRecord });
   const runner = new JobRunner(
     jobsRepository,
     bus,

@@ -1,4 +1,16 @@
-import { startWorker, type WorkerHandle } from '../jobs/worker-process';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+
+import { startWorker, WORKER_DIR, type WorkerHandle } from '../jobs/worker-process';
 
 export interface RuntimeCheck {
   ok: boolean;
@@ -26,6 +38,58 @@ export interface RuntimeCheckOptions {
    * (numpy, scikit-learn, torch, qiskit: 14 s here on a quiet machine, far more under load).
    */
   firstTimeoutMs?: number;
+  /**
+   * A file that keeps the last passing check (WORKER_CHECK_RECORD). A start finds it there and, when it
+   * is younger than intervalMs and the Python, its venv and the worker package are unchanged since,
+   * takes it as its first check instead of starting Python: the same trust the schedule gives a check
+   * for intervalMs, kept over a restart. Null: every start checks.
+   */
+  record?: string | null;
+}
+
+/** What a kept check was made with: the interpreter, its venv's packages and the worker package. */
+interface CheckRecord {
+  result: RuntimeCheck;
+  checkedAt: string;
+  fingerprint: string;
+}
+
+/** Latest modification time (ms) of a directory's files and directories, itself included, recursively. */
+function latestChange(dir: string): number {
+  let latest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '__pycache__') continue;
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? latestChange(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * What a passing check depends on: the interpreter (its path and the file it resolves to), its venv's
+ * site-packages directories (an install, removal or upgrade adds or removes entries there, which changes
+ * the directory's time) and every file of the worker package. Null when any of it cannot be read.
+ */
+export function runtimeFingerprint(python: string, workerDir = WORKER_DIR): string | null {
+  try {
+    const real = realpathSync(python);
+    const parts: (string | number)[] = [python, real, statSync(real).mtimeMs];
+    const lib = path.join(path.dirname(path.dirname(python)), 'lib');
+    let libs: string[] = [];
+    try {
+      libs = readdirSync(lib).filter((name) => name.startsWith('python'));
+    } catch {
+      // not a venv: the interpreter alone
+    }
+    for (const name of libs.sort()) {
+      const sitePackages = path.join(lib, name, 'site-packages');
+      parts.push(sitePackages, statSync(sitePackages).mtimeMs);
+    }
+    parts.push(latestChange(path.join(workerDir, 'qmlstudio_worker')));
+    return JSON.stringify(parts);
+  } catch {
+    return null;
+  }
 }
 
 /** How a job is refused while the last check says the worker's Python does not start. */
@@ -50,6 +114,7 @@ export class WorkerRuntimeCheck {
   private readonly retryMs: number;
   private readonly timeoutMs: number;
   private readonly firstTimeoutMs: number;
+  private readonly record: string | null;
 
   constructor(
     private readonly python: string,
@@ -59,6 +124,7 @@ export class WorkerRuntimeCheck {
     this.retryMs = options.retryMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.firstTimeoutMs = Math.max(this.timeoutMs, options.firstTimeoutMs ?? 180_000);
+    this.record = options.record ?? null;
   }
 
   /**
@@ -68,8 +134,51 @@ export class WorkerRuntimeCheck {
    */
   start(): Promise<RuntimeCheck> {
     this.stopped = false;
-    this.first ??= this.refresh();
+    this.first ??= this.reuseRecord() ?? this.refresh();
     return this.first;
+  }
+
+  /**
+   * The kept passing check as the first result, when it is younger than intervalMs and made with the
+   * same Python, venv and worker package (the next check is due when it would have been); else null.
+   */
+  private reuseRecord(now = Date.now()): Promise<RuntimeCheck> | null {
+    if (!this.record) return null;
+    let kept: CheckRecord;
+    try {
+      kept = JSON.parse(readFileSync(this.record, 'utf8')) as CheckRecord;
+    } catch {
+      return null; // none yet, or unreadable: check
+    }
+    const checkedAt = new Date(kept.checkedAt);
+    const age = now - checkedAt.getTime();
+    if (!kept.result?.ok || !(age >= 0 && age < this.intervalMs)) return null;
+    if (kept.fingerprint !== runtimeFingerprint(this.python)) return null;
+    this.last = { result: kept.result, checkedAt };
+    this.schedule(this.intervalMs - age);
+    for (const listener of this.listeners) listener(kept.result, null);
+    return Promise.resolve(kept.result);
+  }
+
+  /** Keeps a passing check for the next start, or forgets the kept one after a failing check. */
+  private keep(result: RuntimeCheck, checkedAt: Date) {
+    if (!this.record) return;
+    try {
+      if (!result.ok) {
+        rmSync(this.record, { force: true });
+        return;
+      }
+      const fingerprint = runtimeFingerprint(this.python);
+      if (!fingerprint) return;
+      const record: CheckRecord = { result, checkedAt: checkedAt.toISOString(), fingerprint };
+      mkdirSync(path.dirname(this.record), { recursive: true });
+      // Written whole, then renamed: another server starting beside this one reads the old or the new.
+      const partial = `${this.record}.${process.pid}.partial`;
+      writeFileSync(partial, JSON.stringify(record));
+      renameSync(partial, this.record);
+    } catch {
+      // a record is a saving, not a duty: the next start checks
+    }
   }
 
   /**
@@ -125,10 +234,10 @@ export class WorkerRuntimeCheck {
     return this.last?.result.ok === false ? this.retryMs : this.intervalMs;
   }
 
-  private schedule() {
+  private schedule(delayMs = this.dueAfterMs()) {
     if (this.timer) clearTimeout(this.timer);
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.refresh(), this.dueAfterMs());
+    this.timer = setTimeout(() => void this.refresh(), delayMs);
     this.timer.unref(); // the schedule alone never keeps the process alive
   }
 
@@ -170,6 +279,7 @@ export class WorkerRuntimeCheck {
     if (this.stopped) return result;
     const previous = this.last?.result ?? null;
     this.last = { result, checkedAt: new Date() };
+    this.keep(result, this.last.checkedAt);
     this.schedule();
     if (!previous || previous.ok !== result.ok || previous.error !== result.error) {
       for (const listener of this.listeners) listener(result, previous);
