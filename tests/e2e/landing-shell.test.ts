@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
 import {
   adminSession,
@@ -195,9 +195,24 @@ describe('the platform shell', () => {
 
   it('shows the 404 page for an unknown path and /error/404, with Back to Home', async () => {
     const page = await context.newPage();
+    // What the page showed instead (blank while the app waits for its validators module, an alert when
+    // that module failed, the error boundary's message), and a screenshot: a failure names its cause.
+    onTestFailed(async () => {
+      const shown = await page
+        .locator('#root')
+        .innerText({ timeout: 5_000 })
+        .catch(() => '(unreadable)');
+      console.log(`the page at ${page.url()} showed: ${JSON.stringify(shown.slice(0, 500))}`);
+      await shot(page, '404-failed').catch(() => undefined);
+    });
     for (const path of ['/no/such/page', '/error/404']) {
       await page.goto(`${product.url}${path}`);
-      await page.getByText('Looks like our services are currently offline').waitFor();
+      // A full load: the app draws nothing until it has imported the server's validators module (about
+      // 900 KB, src/app/main.tsx). CI once waited past the 30-s default here under load (two e2e files,
+      // one Chromium shared with the other file's pages); measured here at load 18: the text within 0.4 to
+      // 2.5 s of the navigation, signed in or not. The deadline of a page's first render on a loaded
+      // machine, not a speed check; a page that shows something else fails with what it showed (above).
+      await page.getByText('Looks like our services are currently offline').waitFor({ timeout: 60_000 });
     }
     await shot(page, '404');
     await page.getByRole('link', { name: 'Back to Home' }).click();
