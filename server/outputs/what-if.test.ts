@@ -199,8 +199,8 @@ describe('noise what-if re-run', () => {
   }, 320_000);
 
   it('re-runs it on an IBM device once a token is stored, and the timeline shows the provider state', async () => {
-    // Each device evaluation is a provider job (local Aer under the device's full noise): 3 COBYLA steps.
-    const { outputId, final: ran } = await run('VQE', 3);
+    // Each device evaluation is a provider job (local Aer under the device's full noise): one COBYLA step.
+    const { outputId, final: ran } = await run('VQE', 1);
     expect(ran.job.status).toBe('Completed');
     const source = (await stack.services.repositories.jobs.find(outputId))!;
     const saved = await stack.app.inject({
