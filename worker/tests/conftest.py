@@ -1,11 +1,17 @@
-"""Shared fixtures: the worker's protocol schema, the contract fixtures in tests/contracts and a helper to
-validate emitted lines."""
+"""Shared fixtures: the worker's protocol schema, the contract fixtures in tests/contracts, a helper to
+validate emitted lines and one warm worker (``serve``) for the tests that run a command in its own process."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,11 @@ CONTRACTS_DIR = REPO_ROOT / "tests" / "contracts"
 # The production schema the server validates every line against; the fixtures stay with the twin tests.
 PROTOCOL_SCHEMA_PATH = WORKER_DIR / "qmlstudio_worker" / "schemas" / "worker-protocol.schema.json"
 PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
+
+
+# The environment at session start: the warm worker gets this, not what a test has monkeypatched when it
+# happens to be the first to ask for the worker.
+_SESSION_ENV = dict(os.environ)
 
 
 def dataset_entry(path: Path) -> dict[str, Any]:
@@ -120,3 +131,103 @@ def _one_aer_simulator_per_fake_device() -> Any:
     AerSimulator.from_backend = classmethod(from_backend)  # type: ignore[method-assign,assignment]
     yield
     AerSimulator.from_backend = original  # type: ignore[method-assign]
+
+
+@dataclass
+class CommandResult:
+    """What ``python -m qmlstudio_worker <command>`` with the request on stdin gave: exit code (minus the
+    signal number when a signal ended it, as subprocess reports it), stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class WarmWorker:
+    """One ``python -m qmlstudio_worker serve`` parent for the session: its imports (~5 CPU-s) are paid once,
+    and each command runs in a child forked for it, in a process of its own. The child runs ``cli.main`` with
+    the request as stdin and its stdout on the socket: what the cold ``python -m qmlstudio_worker <command>``
+    prints (the serve protocol itself is tested in integration/test_serve.py; the cold command line, stdout
+    claim and signal handling in integration/test_cli.py)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.socket_path = workdir / "worker.sock"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "qmlstudio_worker", "serve", "--socket", str(self.socket_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=workdir,
+            env=_SESSION_ENV,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # blocks until the imports are done (or the process ends)
+        assert line, "serve ended before it was ready"
+        self.ready: dict[str, Any] = json.loads(line)
+        self._calls = 0
+
+    def connect(self, request: dict[str, Any], timeout: float = 120) -> socket.socket:
+        """A connection that has sent ``request`` (one serve request line)."""
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(timeout)
+        conn.connect(str(self.socket_path))
+        conn.sendall((json.dumps(request) + "\n").encode("utf-8"))
+        return conn
+
+    def command(self, command: str, request: dict[str, Any], args: tuple[str, ...] = ()) -> CommandResult:
+        """``python -m qmlstudio_worker <command> <args>`` with ``json.dumps(request)`` on stdin, run in a
+        child of the warm parent."""
+        self._calls += 1
+        stderr_path = self.workdir / f"stderr-{self._calls}.log"
+        conn = self.connect(
+            {"command": command, "args": list(args), "input": request, "stderr_path": str(stderr_path)}
+        )
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+        conn.close()
+        head, _, rest = data.partition(b"\n")
+        assert "pid" in json.loads(head)["qmlstudio_serve"], data[:500]
+        # The child's stdout, then a newline and the parent's exit line (see serve.py).
+        body, _, exit_line = rest.removesuffix(b"\n").rpartition(b"\n")
+        exit_info = json.loads(exit_line)["qmlstudio_serve"]["exit"]
+        signal_name = exit_info["signal"]
+        code = exit_info["code"] if signal_name is None else -signal.Signals[signal_name].value
+        stderr = stderr_path.read_text(encoding="utf-8") if stderr_path.exists() else ""
+        return CommandResult(code, body.decode("utf-8"), stderr)
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def _warm_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[WarmWorker]]:
+    started: list[WarmWorker] = []
+    yield started
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def warm_worker(_warm_workers: list[WarmWorker], tmp_path_factory: pytest.TempPathFactory) -> WarmWorker:
+    """The session's warm worker, started by the first test that asks for it (again only if a test has ended
+    it: test_serve's last test, which runs last in the session for that reason)."""
+    if not _warm_workers or not _warm_workers[-1].running():
+        _warm_workers.append(WarmWorker(tmp_path_factory.mktemp("warm-worker")))
+    return _warm_workers[-1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "ends_warm_worker: ends the session's warm worker; runs after every other test"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("ends_warm_worker") is not None)  # stable sort

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import WarmWorker
 
 pytestmark = pytest.mark.integration
 
@@ -76,37 +77,59 @@ def test_self_test_job_reports_bell_counts(
 
 
 def test_seeded_runs_are_reproducible(
-    tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+    tmp_path: Path, warm_worker: WarmWorker, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    job = json.dumps({"kind": "self-test", "job_id": "it-2", "params": {"shots": 2000, "seed": 99}})
-    first, second = (run_worker("run", job, tmp_path) for _ in range(2))
+    """The same seed gives the same counts in a fresh process and in a child forked from the warm parent
+    (whose libraries were imported, and random generators drawn from, before the job)."""
+    job = {"kind": "self-test", "job_id": "it-2", "params": {"shots": 2000, "seed": 99}}
+    first = run_worker("run", json.dumps(job), tmp_path)
+    second = warm_worker.command("run", {**job, "output_dir": str(tmp_path / "warm")})
     assert first.returncode == second.returncode == 0
     counts = [parse_protocol_lines(done.stdout)[-1]["data"]["counts"] for done in (first, second)]
     assert counts[0] == counts[1]
     assert sum(counts[0].values()) == 2000
 
 
-@pytest.mark.parametrize(
-    ("stdin", "field"),
-    [
-        ('{"kind": "self-test", "job_id": "x", "params": {"shots": 0}}', "/params/shots"),
-        ('{"kind": "teleport", "job_id": "x", "params": {}}', "/kind"),
-        ('{"kind": "self-test", "params": {}}', "/job_id"),
-        ("this is not json", None),
-        ("", None),
-    ],
-)
-def test_invalid_job_gives_one_validation_error_line_and_exit_2(
-    tmp_path: Path, stdin: str, field: str | None, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+def _assert_one_validation_error(
+    returncode: int, stdout: str, field: str | None, parse: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    completed = run_worker("run", stdin, tmp_path)
-    assert completed.returncode == 2, completed.stderr
-    (line,) = parse_protocol_lines(completed.stdout)
+    assert returncode == 2
+    (line,) = parse(stdout)
     assert line["type"] == "error"
     assert line["kind"] == "validation"
     assert line.get("field") == field
     if field:
         assert field in line["message"]
+
+
+@pytest.mark.parametrize(("stdin", "field"), [("this is not json", None), ("", None)])
+def test_invalid_job_gives_one_validation_error_line_and_exit_2(
+    tmp_path: Path, stdin: str, field: str | None, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    completed = run_worker("run", stdin, tmp_path)
+    assert completed.returncode == 2, completed.stderr
+    _assert_one_validation_error(completed.returncode, completed.stdout, field, parse_protocol_lines)
+
+
+@pytest.mark.parametrize(
+    ("job", "field"),
+    [
+        ({"kind": "self-test", "job_id": "x", "params": {"shots": 0}}, "/params/shots"),
+        ({"kind": "teleport", "job_id": "x", "params": {}}, "/kind"),
+        ({"kind": "self-test", "params": {}}, "/job_id"),
+    ],
+)
+def test_a_job_breaking_the_envelope_gives_one_validation_error_line_and_exit_2(
+    warm_worker: WarmWorker,
+    job: dict[str, Any],
+    field: str,
+    parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
+) -> None:
+    """Valid JSON, an invalid job: ``run`` in a child of the warm parent (the same ``cli.main`` as the cold
+    command above, without a fresh interpreter's imports)."""
+    completed = warm_worker.command("run", job)
+    assert completed.returncode == 2, completed.stderr
+    _assert_one_validation_error(completed.returncode, completed.stdout, field, parse_protocol_lines)
 
 
 def test_sigterm_stops_a_running_job_promptly(tmp_path: Path, protocol_validator: Any) -> None:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import dataset_entry
+from conftest import WarmWorker, dataset_entry
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.inference import check_columns, check_model_features, parse_request, run_inference
@@ -29,26 +27,19 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 STOCK_CSV = REPO_ROOT / "samples" / "apple_google_stock.csv"
 FRAUD_CSV = REPO_ROOT / "samples" / "credit_card_fraud_synthetic.csv"
 FEATURES = ["Close", "High", "Low", "Open"]
-TIMEOUT_SECONDS = 120
 
 
-def infer(request: dict[str, Any], cwd: Path, *, cli: bool = False) -> tuple[int, list[dict[str, Any]], str]:
-    """Exit code, protocol lines and stderr of one inference: through ``python -m qmlstudio_worker infer``
-    (as the server runs it) with ``cli``, else in this process (the same function the command calls)."""
-    if not cli:
+def infer(
+    request: dict[str, Any], cwd: Path, *, cli: WarmWorker | None = None
+) -> tuple[int, list[dict[str, Any]], str]:
+    """Exit code, protocol lines and stderr of one inference: the ``infer`` command in a process of its own
+    (a child of the session's warm worker, which runs ``cli.main`` as ``python -m qmlstudio_worker infer``
+    does) with ``cli``, else in this process (the same function the command calls)."""
+    if cli is None:
         stream = io.StringIO()
         code = run_inference(json.dumps(request), Emitter(stream))
         return code, [json.loads(line) for line in stream.getvalue().splitlines()], ""
-    completed = subprocess.run(
-        [sys.executable, "-m", "qmlstudio_worker", "infer"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        timeout=TIMEOUT_SECONDS,
-        check=False,
-    )
+    completed = cli.command("infer", request)
     lines = [json.loads(line) for line in completed.stdout.splitlines()]
     return completed.returncode, lines, completed.stderr
 
@@ -79,14 +70,16 @@ def stock_model(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"dir": model_dir, "csv": csv, "fitted": fitted, "rows": new_rows}
 
 
-def test_stock_round_trip_gives_the_models_own_forecasts(stock_model: dict[str, Any], tmp_path: Path) -> None:
+def test_stock_round_trip_gives_the_models_own_forecasts(
+    stock_model: dict[str, Any], tmp_path: Path, warm_worker: WarmWorker
+) -> None:
     request = {
         "problem": "stock-price-prediction",
         "model_dir": str(stock_model["dir"]),
         "dataset": {"path": str(stock_model["csv"])},
         "features": ["Open\r", "High", "Low", "Close"],  # any order; carriage returns from a CSV header
     }
-    code, lines, stderr = infer(request, tmp_path, cli=True)
+    code, lines, stderr = infer(request, tmp_path, cli=warm_worker)
     assert code == EXIT_OK, stderr
     assert len(lines) == 1
     assert lines[0]["type"] == "result"
@@ -103,7 +96,9 @@ def test_stock_round_trip_gives_the_models_own_forecasts(stock_model: dict[str, 
     assert min(data["predicted"]) > 5
 
 
-def test_missing_csv_columns_are_named(stock_model: dict[str, Any], tmp_path: Path) -> None:
+def test_missing_csv_columns_are_named(
+    stock_model: dict[str, Any], tmp_path: Path, warm_worker: WarmWorker
+) -> None:
     rows: pd.DataFrame = stock_model["rows"].drop(columns=["High", "Low"])
     csv = tmp_path / "fewer.csv"
     rows.to_csv(csv, index=False)
@@ -113,7 +108,7 @@ def test_missing_csv_columns_are_named(stock_model: dict[str, Any], tmp_path: Pa
         "dataset": {"path": str(csv)},
         "features": FEATURES,
     }
-    code, lines, _stderr = infer(request, tmp_path, cli=True)
+    code, lines, _stderr = infer(request, tmp_path, cli=warm_worker)
     assert code == EXIT_VALIDATION_ERROR
     assert [line["type"] for line in lines] == ["error"]
     assert lines[0]["kind"] == "validation"

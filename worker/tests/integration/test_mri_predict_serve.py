@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from conftest import WarmWorker
 from PIL import Image
 
 from qmlstudio_worker.problems.brain_tumor.image_check import predict_section
@@ -27,28 +24,9 @@ from qmlstudio_worker.problems.brain_tumor.predict import read_image
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def parent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
-    socket_path = tmp_path_factory.mktemp("serve") / "worker.sock"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "qmlstudio_worker", "serve", "--socket", str(socket_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert process.stdout is not None
-    assert process.stdout.readline(), "serve ended before it was ready"
-    yield process, socket_path
-    process.terminate()
-    process.wait(timeout=30)
-
-
-def ask(socket_path: Path, request: dict[str, Any]) -> list[dict[str, Any]]:
+def ask(parent: WarmWorker, request: dict[str, Any]) -> list[dict[str, Any]]:
     """The child's protocol lines for one request (the parent's own lines left out)."""
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(120)
-    conn.connect(str(socket_path))
-    conn.sendall((json.dumps(request) + "\n").encode("utf-8"))
+    conn = parent.connect(request)
     data = b""
     while chunk := conn.recv(65536):
         data += chunk
@@ -68,9 +46,9 @@ def slice_png(path: Path) -> Path:
 
 
 def test_children_inherit_the_model_and_answer_as_a_plain_load_does(
-    parent: tuple[subprocess.Popen[bytes], Path], tmp_path: Path
+    warm_worker: WarmWorker, tmp_path: Path
 ) -> None:
-    process, socket_path = parent
+    process = warm_worker.process  # the session's warm parent (conftest.py)
     threads = len(os.listdir(f"/proc/{process.pid}/task"))
     torch.manual_seed(1)
     bundle = tmp_path / "bundle"
@@ -90,7 +68,7 @@ def test_children_inherit_the_model_and_answer_as_a_plain_load_does(
         "input": {"image_path": str(image), "bundle_path": str(bundle), "file_name": "slice.png"},
         "stderr_path": str(tmp_path / "stderr.log"),
     }
-    answers = [ask(socket_path, request) for _ in range(2)]
+    answers = [ask(warm_worker, request) for _ in range(2)]
     for lines in answers:
         assert [line["type"] for line in lines] == ["result"], lines
     first, second = (lines[0]["data"] for lines in answers)
@@ -104,7 +82,7 @@ def test_children_inherit_the_model_and_answer_as_a_plain_load_does(
 
     # The parent is still fit to fork jobs that use threads.
     job = ask(
-        socket_path,
+        warm_worker,
         {
             "command": "run",
             "args": [],

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import WarmWorker
 
 from qmlstudio_worker.errors import JobValidationError
 from qmlstudio_worker.jobs.rolling_forecast import parse_request, run_forecast
@@ -70,17 +69,10 @@ def test_each_step_is_the_model_forecast_of_the_window_before_it(models: dict[st
     assert fitted.predict(frame)[-1] == pytest.approx(predicted[2], rel=1e-9)
 
 
-def test_the_command_answers_through_the_cli(models: dict[str, Path], tmp_path: Path) -> None:
+def test_the_command_answers_through_the_cli(models: dict[str, Path], warm_worker: WarmWorker) -> None:
+    # The forecast command in a process of its own: a child of the session's warm worker (conftest.py).
     request = {"model_dir": str(models["lstm"]), "dataset": {"path": str(JPM_CSV)}, "steps": 2}
-    done = subprocess.run(
-        [sys.executable, "-m", "qmlstudio_worker", "forecast"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+    done = warm_worker.command("forecast", request)
     assert done.returncode == EXIT_OK, done.stderr
     assert len(json.loads(done.stdout.splitlines()[-1])["data"]["predicted"]) == 2
 

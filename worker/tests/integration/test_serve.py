@@ -6,53 +6,26 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import WarmWorker
 
 from qmlstudio_worker.serve import BadRequest, _exit_info, parse_request
 
 pytestmark = pytest.mark.integration
 
-READY_TIMEOUT_SECONDS = 120
+# The parent is the session's warm worker (conftest.py): started once, shared with the tests that run a
+# command in a process of its own (predict, estimate, infer, forecast, mat-inspect); these tests check the
+# serve protocol on it.
 
 
-class Parent:
-    def __init__(self, process: subprocess.Popen[bytes], socket_path: Path, ready: dict[str, Any]) -> None:
-        self.process = process
-        self.socket_path = socket_path
-        self.ready = ready
-
-    def request(self, request: dict[str, Any]) -> socket.socket:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.settimeout(60)
-        conn.connect(str(self.socket_path))
-        conn.sendall((json.dumps(request) + "\n").encode("utf-8"))
-        return conn
-
-
-@pytest.fixture(scope="module")
-def parent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parent]:
-    socket_path = tmp_path_factory.mktemp("serve") / "worker.sock"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "qmlstudio_worker", "serve", "--socket", str(socket_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()  # blocks until the imports are done (or the process ends)
-    assert line, "serve ended before it was ready"
-    ready = json.loads(line)
-    yield Parent(process, socket_path, ready)
-    if process.poll() is None:
-        process.terminate()
-        process.wait(timeout=30)
+@pytest.fixture
+def parent(warm_worker: WarmWorker) -> WarmWorker:
+    return warm_worker
 
 
 def read_all(conn: socket.socket) -> list[str]:
@@ -81,7 +54,7 @@ def self_test_request(tmp_path: Path, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_ready_line_lists_the_preloaded_libraries(parent: Parent) -> None:
+def test_ready_line_lists_the_preloaded_libraries(parent: WarmWorker) -> None:
     ready = parent.ready
     assert ready["serve"] == "ready"
     assert ready["pid"] == parent.process.pid
@@ -98,9 +71,9 @@ def test_ready_line_lists_the_preloaded_libraries(parent: Parent) -> None:
 
 
 def test_runs_a_job_in_a_forked_child_and_reports_pid_and_exit(
-    parent: Parent, tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+    parent: WarmWorker, tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    conn = parent.request(self_test_request(tmp_path, {"shots": 64, "seed": 3}))
+    conn = parent.connect(self_test_request(tmp_path, {"shots": 64, "seed": 3}))
     lines = read_all(conn)
     first = json.loads(lines[0])
     pid = first["qmlstudio_serve"]["pid"]
@@ -116,8 +89,8 @@ def test_runs_a_job_in_a_forked_child_and_reports_pid_and_exit(
     assert parent.process.poll() is None
 
 
-def test_child_has_its_own_process_group_and_a_signal_ends_it(parent: Parent, tmp_path: Path) -> None:
-    conn = parent.request(self_test_request(tmp_path, {"delay_seconds": 60}))
+def test_child_has_its_own_process_group_and_a_signal_ends_it(parent: WarmWorker, tmp_path: Path) -> None:
+    conn = parent.connect(self_test_request(tmp_path, {"delay_seconds": 60}))
     pid = json.loads(read_line(conn))["qmlstudio_serve"]["pid"]
     assert os.getpgid(pid) == pid  # setsid() happened before the pid was sent
     assert json.loads(read_line(conn))["type"] == "progress"
@@ -127,7 +100,7 @@ def test_child_has_its_own_process_group_and_a_signal_ends_it(parent: Parent, tm
     assert parent.process.poll() is None
 
 
-def test_refuses_a_malformed_request(parent: Parent) -> None:
+def test_refuses_a_malformed_request(parent: WarmWorker) -> None:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(30)
     conn.connect(str(parent.socket_path))
@@ -158,8 +131,9 @@ def test_exit_info_names_the_signal() -> None:
     assert _exit_info(signal.SIGKILL) == {"code": None, "signal": "SIGKILL"}
 
 
-def test_parent_ends_when_its_input_closes(parent: Parent) -> None:
-    # Last in this module: the server that started the parent going away ends it.
+@pytest.mark.ends_warm_worker
+def test_parent_ends_when_its_input_closes(parent: WarmWorker) -> None:
+    # Last in the session (conftest.py sorts it there): the server that started the parent going away ends it.
     assert parent.process.stdin is not None
     parent.process.stdin.close()
     deadline = time.monotonic() + 30

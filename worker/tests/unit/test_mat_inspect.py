@@ -5,14 +5,13 @@ from __future__ import annotations
 import base64
 import io
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import CommandResult, WarmWorker
 from PIL import Image
 
 from qmlstudio_worker.problems.brain_tumor.mat_data import MriSlice
@@ -154,17 +153,11 @@ def test_refuses_a_bad_index_or_row_count_naming_the_field(
 
 @pytest.mark.integration
 def test_the_cli_command_prints_one_protocol_line(
-    dataset: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+    dataset: Path, warm_worker: WarmWorker, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    def run(request: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "qmlstudio_worker", "mat-inspect"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    def run(request: dict[str, Any]) -> CommandResult:
+        # In a process of its own: a child of the session's warm worker (conftest.py).
+        return warm_worker.command("mat-inspect", request)
 
     done = run({"path": str(dataset), "rows": 1})
     assert done.returncode == 0, done.stderr

@@ -6,8 +6,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from conftest import WORKER_DIR
+from conftest import WarmWorker
 from PIL import Image
 
 from qmlstudio_worker.problems.brain_tumor.image_check import predict_section
@@ -228,30 +226,27 @@ def test_a_nifti_volume_gives_its_middle_axial_slice(tmp_path: Path, bundle: Pat
     assert predict(path, bundle)["image"]["kind"] == "nifti"
 
 
-def run_cli(request: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "qmlstudio_worker", "predict"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        cwd=WORKER_DIR,
-        timeout=120,
-        check=False,
-    )
+def run_cli(worker: WarmWorker, request: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """The predict command in a process of its own: a child of the session's warm worker (conftest.py)."""
+    done = worker.command("predict", request)
     return done.returncode, [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 @pytest.mark.integration
-def test_the_predict_command_answers_one_result_line_or_one_error_line(tmp_path: Path, bundle: Path) -> None:
+def test_the_predict_command_answers_one_result_line_or_one_error_line(
+    tmp_path: Path, bundle: Path, warm_worker: WarmWorker
+) -> None:
     image = write_picture(tmp_path / "slice.png", head_slice(), "PNG")
-    code, lines = run_cli({"image_path": str(image), "bundle_path": str(bundle), "file_name": "slice.png"})
+    code, lines = run_cli(
+        warm_worker, {"image_path": str(image), "bundle_path": str(bundle), "file_name": "slice.png"}
+    )
     assert code == 0
     assert [line["type"] for line in lines] == ["result"]
     assert lines[0]["data"]["prediction"] in CLASSES
 
     text = tmp_path / "notes.png"
     text.write_text("not an image")
-    code, lines = run_cli({"image_path": str(text), "bundle_path": str(bundle)})
+    code, lines = run_cli(warm_worker, {"image_path": str(text), "bundle_path": str(bundle)})
     assert code == 2
     assert lines == [
         {

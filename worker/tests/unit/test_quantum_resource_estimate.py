@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, WarmWorker
 
 from qmlstudio_worker.jobs.resource_estimate import estimate
 
@@ -76,17 +74,11 @@ def test_bodies_without_a_circuit_are_refused() -> None:
         estimate("brain-tumor", {"model": "Quantum"})
 
 
-def test_cli_estimate_answers_one_json_line() -> None:
-    # 3 rows (6 qubits), not the sample's 4 (14): the CLI's line is checked here, the 14-qubit estimate above
+def test_cli_estimate_answers_one_json_line(warm_worker: WarmWorker) -> None:
+    # 3 rows (6 qubits), not the sample's 4 (14): the CLI's line is checked here, the 14-qubit estimate above.
+    # The command runs in a process of its own: a child of the session's warm worker (conftest.py).
     request = {"kind": "vehicle-routing", "params": quantum_body("vehicle-routing"), "rows": 3}
-    done = subprocess.run(
-        [sys.executable, "-m", "qmlstudio_worker", "estimate"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = warm_worker.command("estimate", request)
     assert done.returncode == 0, done.stderr
     (line,) = done.stdout.splitlines()
     assert json.loads(line)["type"] == "result"
@@ -94,7 +86,7 @@ def test_cli_estimate_answers_one_json_line() -> None:
 
 
 def _estimate_command(request: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict[str, Any]]:
-    """The CLI's estimate command in this process (the subprocess above proves the command line itself):
+    """The CLI's estimate command in this process (the separate process above proves the command itself):
     its exit code and its one protocol line."""
     from qmlstudio_worker import cli
 
