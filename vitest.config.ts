@@ -19,6 +19,10 @@ export default defineConfig({
           ],
           environment: 'node',
           setupFiles: ['src/app/test-support/testing-library-setup.ts'],
+          // One module cache per worker, not per file: each file used to import React, the app and the
+          // engine again (vitest's 'import' time, most of this project's CPU). A file that mocks a
+          // module resets the cache before and after it (testing-library-setup.ts).
+          isolate: false,
           // Not a speed check (benchmarks measure speed): room for a busy 2-core CI machine.
           testTimeout: 20_000,
         },
