@@ -28,6 +28,11 @@ PROTOCOL_SCHEMA_PATH = WORKER_DIR / "qmlstudio_worker" / "schemas" / "worker-pro
 PROTOCOL_FIXTURES_PATH = CONTRACTS_DIR / "worker-protocol.fixtures.json"
 
 
+# qiskit-ibm-runtime names its caller in a request header by walking inspect.stack() on every HTTP request
+# (to the IBM stand-in here): ~0.3 CPU-s each under pytest's deep stack and many loaded modules, 42 requests
+# in a run. Opting out of that usage header changes nothing the tests look at (the stand-in ignores it).
+os.environ.setdefault("USAGE_DATA_OPT_OUT", "True")
+
 # The environment at session start: the warm worker gets this, not what a test has monkeypatched when it
 # happens to be the first to ask for the worker.
 _SESSION_ENV = dict(os.environ)
@@ -131,6 +136,32 @@ def _one_aer_simulator_per_fake_device() -> Any:
     AerSimulator.from_backend = classmethod(from_backend)  # type: ignore[method-assign,assignment]
     yield
     AerSimulator.from_backend = original  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_target_per_fake_device() -> Any:
+    """Each ``FakeKyiv()`` (``fake_backend`` in quantum/backends.py, local testing mode in devices.py)
+    parses its calibration snapshot and converts it to a transpiler Target on first use: ~0.6 CPU-s for a
+    127-qubit device, and the tests make ~70 such instances. The snapshot file is the same each time, so
+    tests build the Target once per device class and give it to every instance. Nothing the worker or the
+    libraries run here changes a Target in place (Aer's noise model deep-copies it before editing gate
+    lengths)."""
+    from qiskit_ibm_runtime.fake_provider.fake_backend import FakeBackendV2
+
+    original = FakeBackendV2.__dict__["target"]
+    built: dict[type, Any] = {}
+
+    def target(self: Any) -> Any:
+        if self._target is None:
+            cls = type(self)
+            if cls not in built:
+                built[cls] = original.fget(self)
+            self._target = built[cls]
+        return self._target
+
+    FakeBackendV2.target = property(target)  # type: ignore[method-assign,assignment]
+    yield
+    FakeBackendV2.target = original  # type: ignore[method-assign]
 
 
 @dataclass
