@@ -520,6 +520,9 @@ class _Compiler:
         self.last: dict[int, int] = {}  # qubit -> index in ops of the last op on it (for merging)
         self.measured: dict[int, int] = {}  # clbit -> qubit
         self.gates = 0
+        # id(QuantumError) -> its superoperator: a gate on the same qubits has the same error object in the
+        # noise model, and a circuit repeats its gates (the noise model outlives the compilation).
+        self.error_superops: dict[int, np.ndarray[Any, Any]] = {}
 
     def measure(self, inst: Any, qubits: tuple[int, ...]) -> None:
         clbit = self.circuit.find_bit(inst.clbits[0]).index
@@ -539,7 +542,11 @@ class _Compiler:
             raise NoisyDensityError(f"the classically controlled {name} is not supported")
         self.gates += 1
         error = _gate_error(self.noise, name, qubits)
-        error_superop = _error_superop(error) if error is not None else None
+        error_superop = None
+        if error is not None:
+            error_superop = self.error_superops.get(id(error))
+            if error_superop is None:
+                error_superop = self.error_superops[id(error)] = _error_superop(error)
         if name in _PHASE_GATES and error_superop is None:
             self._phase(inst, qubits[0])
         elif any(hasattr(p, "parameters") for p in inst.operation.params):
