@@ -39,11 +39,23 @@ def run_worker(command: str, stdin: str, cwd: Path) -> subprocess.CompletedProce
     )
 
 
+SEEDED_SELF_TEST = {"kind": "self-test", "job_id": "it-1", "params": {"shots": 1024, "seed": 99}}
+
+
+@pytest.fixture(scope="module")
+def cold_self_test(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One seeded self-test job through a fresh ``python -m qmlstudio_worker run`` (a relative output
+    directory, under the process's working directory): the run both tests below look at."""
+    cwd = tmp_path_factory.mktemp("cold-run")
+    job = {**SEEDED_SELF_TEST, "output_dir": "outputs/it-1"}
+    return cwd, run_worker("run", json.dumps(job), cwd)
+
+
 def test_self_test_job_reports_bell_counts(
-    tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+    cold_self_test: tuple[Path, subprocess.CompletedProcess[str]],
+    parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
-    job = {"kind": "self-test", "job_id": "it-1", "params": {"shots": 1024}, "output_dir": "outputs/it-1"}
-    completed = run_worker("run", json.dumps(job), tmp_path)
+    tmp_path, completed = cold_self_test
 
     assert completed.returncode == 0, completed.stderr
     lines = parse_protocol_lines(completed.stdout)  # every line is JSON and valid against the schema
@@ -77,17 +89,23 @@ def test_self_test_job_reports_bell_counts(
 
 
 def test_seeded_runs_are_reproducible(
-    tmp_path: Path, warm_worker: WarmWorker, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+    cold_self_test: tuple[Path, subprocess.CompletedProcess[str]],
+    tmp_path: Path,
+    warm_worker: WarmWorker,
+    parse_protocol_lines: Callable[[str], list[dict[str, Any]]],
 ) -> None:
-    """The same seed gives the same counts in a fresh process and in a child forked from the warm parent
-    (whose libraries were imported, and random generators drawn from, before the job)."""
-    job = {"kind": "self-test", "job_id": "it-2", "params": {"shots": 2000, "seed": 99}}
-    first = run_worker("run", json.dumps(job), tmp_path)
-    second = warm_worker.command("run", {**job, "output_dir": str(tmp_path / "warm")})
-    assert first.returncode == second.returncode == 0
-    counts = [parse_protocol_lines(done.stdout)[-1]["data"]["counts"] for done in (first, second)]
+    """The same seed gives the same counts in a fresh process (the cold run above) and in a child forked
+    from the warm parent (whose libraries were imported, and random generators drawn from, before the job);
+    another seed gives other counts."""
+    _cwd, first = cold_self_test
+    second = warm_worker.command("run", {**SEEDED_SELF_TEST, "output_dir": str(tmp_path / "warm")})
+    other_job = {**SEEDED_SELF_TEST, "params": {"shots": 1024, "seed": 100}, "output_dir": str(tmp_path)}
+    other = warm_worker.command("run", other_job)
+    assert first.returncode == second.returncode == other.returncode == 0
+    counts = [parse_protocol_lines(done.stdout)[-1]["data"]["counts"] for done in (first, second, other)]
     assert counts[0] == counts[1]
-    assert sum(counts[0].values()) == 2000
+    assert counts[2] != counts[0]
+    assert sum(counts[0].values()) == 1024
 
 
 def _assert_one_validation_error(

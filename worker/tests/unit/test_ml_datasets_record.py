@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -270,19 +271,34 @@ def test_seed_everything_repeats_random_and_numpy() -> None:
     assert (random.random(), np.random.rand(3).tolist()) != first
 
 
-def test_seed_everything_imports_torch_only_when_asked() -> None:
+def test_seed_everything_imports_torch_only_when_asked(tmp_path: Path) -> None:
+    """In a fresh process whose ``torch`` is a stand-in recording its seeds (importing the real one costs a
+    fresh interpreter ~2 CPU-s): not imported unless asked; imported and seeded when asked; seeded by the
+    default call once imported. That the real torch then repeats its draws is checked in this process."""
+    stand_in = tmp_path / "torch"
+    stand_in.mkdir()
+    (stand_in / "__init__.py").write_text("seeds = []\ndef manual_seed(seed):\n    seeds.append(seed)\n")
     code = (
         "import sys\n"
         "from qmlstudio_worker.jobs.run_record import seed_everything\n"
         "seed_everything(5)\n"
+        "seed_everything(5, torch=False)\n"
         "assert 'torch' not in sys.modules\n"
-        "seed_everything(5, torch=True)\n"
+        "seed_everything(6, torch=True)\n"
         "import torch\n"
-        "a = torch.rand(3).tolist()\n"
-        "seed_everything(5)\n"
-        "assert torch.rand(3).tolist() == a\n"
+        "seed_everything(7)\n"
+        "seed_everything(8, torch=False)\n"
+        "assert torch.seeds == [6, 7], torch.seeds\n"
         "print('ok')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+    import torch
+
+    seed_everything(5, torch=True)
+    a = torch.rand(3).tolist()
+    seed_everything(5)
+    assert torch.rand(3).tolist() == a
