@@ -74,6 +74,10 @@ export default defineConfig({
           // browser contexts; most of a file's time is waiting (Python, training, the page's timers).
           fileParallelism: true,
           maxWorkers: 2,
+          // The files of a worker share its module cache (playwright-core, the harness): imported once per
+          // worker, not once per file. The files keep no state in shared modules: each starts its own
+          // product and opens its own contexts, and none mocks a module.
+          isolate: false,
         },
       },
     ],
