@@ -1,10 +1,10 @@
 import pino from 'pino';
+import { parseTokenKey } from './accounts/token-cipher';
 import { buildApp } from './app';
 import { bootstrapAdmin } from './auth/bootstrap-admin';
 import { ConfigError, loadConfig, prepareDataDir } from './config';
 import { openDatabase } from './db/database';
 import { migrate } from './db/migrate';
-import { parseTokenKey } from './accounts/token-cipher';
 import { onTerminationSignal, shutDownGracefully } from './platform/graceful-shutdown';
 import { createServices } from './services';
 

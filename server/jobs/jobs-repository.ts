@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database';
 import { FINAL_STATUSES, JobStatus, type JobStatusValue } from './job-states';
-import { sealTokens, TOKEN_KEY_PATTERN, type TokenSealer } from './sealed-tokens';
+import { CLEAR_TOKEN_PATTERN, sealTokens, type TokenSealer } from './sealed-tokens';
 
 export interface JobRecord {
   id: number;
@@ -98,30 +98,22 @@ export class JobsRepository {
   async sealClearTokens(): Promise<number> {
     const cipher = this.cipher;
     if (!cipher) return 0;
-    // Only rows whose text names a token key are read; sealTokens keeps a sealed value as it is.
-    const keys = TOKEN_KEY_PATTERN;
+    // Only rows holding a token in clear are read: once they are sealed, a start reads and writes none.
     const { rows } = await this.db.query<Pick<JobRecord, 'id' | 'params' | 'app_data' | 'result'>>(
       `select id, params, app_data, result from jobs
        where params::text ~ $1 or coalesce(app_data::text, '') ~ $1 or coalesce(result::text, '') ~ $1`,
-      [keys],
+      [CLEAR_TOKEN_PATTERN],
     );
-    let changed = 0;
-    for (const row of rows) {
-      const sealed = sealTokens({ params: row.params, app_data: row.app_data, result: row.result }, cipher);
-      if (
-        JSON.stringify(sealed) ===
-        JSON.stringify({ params: row.params, app_data: row.app_data, result: row.result })
-      )
-        continue;
+    for (const { id, ...stored } of rows) {
+      const sealed = sealTokens(stored, cipher);
       await this.db.query(`update jobs set params = $2, app_data = $3, result = $4 where id = $1`, [
-        row.id,
+        id,
         JSON.stringify(sealed.params),
         sealed.app_data === null ? null : JSON.stringify(sealed.app_data),
         sealed.result === null ? null : JSON.stringify(sealed.result),
       ]);
-      changed++;
     }
-    return changed;
+    return rows.length;
   }
 
   async find(id: number): Promise<JobRecord | null> {

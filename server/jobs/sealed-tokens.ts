@@ -13,8 +13,11 @@ type Cipher = TokenSealer;
 // The keys a user's token is typed into: sealed here, masked in replies (server/outputs/device-token-redaction.ts).
 const TOKEN_KEYS = new Set(['actual_quantum_device_token', 'custom_ibm_token', 'ibm_token']);
 
-/** A regular expression (PostgreSQL's ~ and JavaScript's) matching a JSON text that has a token key. */
-export const TOKEN_KEY_PATTERN = `"(${[...TOKEN_KEYS].join('|')})"`;
+/**
+ * A regular expression (PostgreSQL's ~ and JavaScript's) matching a JSON text in which a token key holds
+ * a non-empty string that is not sealed (isSealed below: "v1." and three more dot-separated parts).
+ */
+export const CLEAR_TOKEN_PATTERN = `"(${[...TOKEN_KEYS].join('|')})":\\s*"(?!v1\\.[^".]*\\.[^".]*\\.[^".]*")[^"]`;
 
 /** Whether a body or app_data key holds a token. */
 export const isTokenKey = (key: string): boolean => TOKEN_KEYS.has(key);
