@@ -238,7 +238,7 @@ class WarmWorker:
 
 
 @pytest.fixture(scope="session")
-def _warm_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[WarmWorker]]:
+def _warm_workers() -> Iterator[list[WarmWorker]]:
     started: list[WarmWorker] = []
     yield started
     for worker in started:
