@@ -284,6 +284,25 @@ describe('output detail in the tab', () => {
     await waitFor(() => expect(rowIds()).toEqual(['41']));
   });
 
+  it('shows the status the detail read when All Outputs returns, not an older list read', async () => {
+    // The list still answers 'running' (a read that left before the run ended); the detail says Completed.
+    setup(
+      [summary(45, 'running')],
+      {},
+      {
+        'GET /api/application-outputs/45/detail': () => ({ body: { success: true, data: detail(45) } }),
+      },
+    );
+    stubStream(45, []);
+    fireEvent.click(await screen.findByRole('button', { name: 'View Details' }));
+    await screen.findByRole('tab', { name: 'Metrics' });
+    await waitFor(() => expect(screen.getByTestId('job-status').dataset.status).toBe('Completed'));
+    fireEvent.click(screen.getByRole('button', { name: 'All Outputs' }));
+    expect(within(rowOf('45')).getByTestId('job-status').dataset.status).toBe('Completed');
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(within(rowOf('45')).getByTestId('job-status').dataset.status).toBe('Completed');
+  });
+
   it('deletes the output after asking, and the list no longer holds it', async () => {
     let list = [summary(41, 'Completed'), summary(42, 'Completed')];
     const { calls } = setup(

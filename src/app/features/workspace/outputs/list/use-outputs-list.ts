@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { listOutputs, type OutputSummary } from '../../../../api/applications';
-import { isOngoing, OUTPUTS_POLL_MS } from '../../../../api/output-status';
+import { isOngoing, onOutputStatus, OUTPUTS_POLL_MS } from '../../../../api/output-status';
 import type { OutputsTabProps } from '../../workspace-types';
 
 export interface OutputsList {
@@ -16,6 +16,8 @@ export interface OutputsList {
  * The application's outputs as both Outputs tabs list them: read at once and whenever `refreshKey`
  * changes, polled while a run has just started or any output is Ongoing (spec section 4), the total
  * reported through `onCountChange`. `onListed` sees each list read (e.g. to drop deleted selections).
+ * A final status the page read elsewhere (the open output's detail or live stream) is shown at once,
+ * and a list read that left before the run ended does not bring 'running' back.
  */
 export function useOutputsList({
   applicationId,
@@ -28,6 +30,8 @@ export function useOutputsList({
 }): OutputsList {
   const [outputs, setOutputs] = useState<OutputSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Final statuses reported while this list is shown: a final status is the last word on an output. */
+  const finals = useRef(new Map<number, string>());
 
   // The latest callbacks, so that a parent passing new functions each render does not refetch the list.
   const reportCount = useRef(onCountChange);
@@ -39,7 +43,11 @@ export function useOutputsList({
   const refresh = useCallback(
     () =>
       listOutputs(applicationId).then(
-        (found) => {
+        (read) => {
+          const found = read.map((output) => {
+            const final = finals.current.get(output.id);
+            return final && isOngoing(output.status) ? { ...output, status: final } : output;
+          });
           setOutputs(found);
           setError(null);
           reportCount.current(found.length);
@@ -48,6 +56,19 @@ export function useOutputsList({
         (e: Error) => setError(e.message),
       ),
     [applicationId],
+  );
+  useEffect(
+    () =>
+      onOutputStatus((id, status) => {
+        if (isOngoing(status)) return;
+        finals.current.set(id, status);
+        setOutputs((list) =>
+          list?.some((output) => output.id === id && output.status !== status)
+            ? list.map((output) => (output.id === id ? { ...output, status } : output))
+            : list,
+        );
+      }),
+    [],
   );
   // refreshKey changes when a run starts: the list is read again at once.
   useEffect(() => {
