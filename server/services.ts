@@ -123,7 +123,11 @@ export function createServices(
   config: Config,
   db: Database,
   log: FastifyBaseLogger,
-  options: { runWorkers?: boolean } = {},
+  options: {
+    runWorkers?: boolean;
+    /** A warm pool another owner keeps and closes (tests: one preloaded Python for many stacks). */
+    sharedWarmPool?: WarmWorkerPool;
+  } = {},
 ): Services {
   const prefix = config.redisPrefix;
   const bus: JobEventBus = config.redisUrl
@@ -145,15 +149,20 @@ export function createServices(
   const workerEnv = { ...workerStorageEnvironment(config), ...workerSchemasEnvironment(config.schemasDir) };
   // Warm: a preloaded Python forks each job (started now when this process runs jobs and
   // WORKER_WARM=true, else at the first launch); WORKER_WARM=false: a fresh Python per job.
+  // A warm pool handed in by the caller (many stacks in one test process) runs this stack's launches with
+  // its environment, when this stack would start the same Python warm.
+  const shared = options.sharedWarmPool;
   const launcher: WorkerLauncher =
-    config.workerWarm === 'false'
-      ? new ColdWorkerLauncher(config.workerPython, workerEnv)
-      : new WarmWorkerPool({
-          python: config.workerPython,
-          env: workerEnv,
-          log,
-          startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
-        });
+    shared && config.workerWarm !== 'false' && config.workerPython === shared.python
+      ? shared.withEnvironment(workerEnv)
+      : config.workerWarm === 'false'
+        ? new ColdWorkerLauncher(config.workerPython, workerEnv)
+        : new WarmWorkerPool({
+            python: config.workerPython,
+            env: workerEnv,
+            log,
+            startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
+          });
   // Whether the worker's Python starts: checked after the server listens (main.ts); jobs wait for it.
   // A passing check kept in WORKER_CHECK_RECORD stands for a restart within the check interval.
   const runtime = new WorkerRuntimeCheck(config.workerPython, { record: config.workerCheckRecord });

@@ -175,6 +175,27 @@ describe('warm worker pool (the real worker)', () => {
     expect(run.lines[0]).toMatchObject({ type: 'error', kind: 'validation' });
   });
 
+  it('runs a launcher with settings of its own on the same parent, its child under those settings', async () => {
+    // What the server tests' stacks do (one parent for many stacks): the child builds its file store from
+    // the launcher's settings, not the parent's (a job publishes its output folder through the store).
+    const other = pool.withEnvironment({ STORAGE_BACKEND: 'bogus' });
+    const lines: Line[] = [];
+    const handle = other.launch({
+      command: 'run',
+      input: selfTest({ shots: 16, delay_seconds: 1 }),
+      onLine: (text) => void lines.push(JSON.parse(text) as Line),
+    });
+    await until(() => handle.pid !== undefined);
+    expect(processIds(handle.pid!).ppid).toBe(parentPid);
+    expect((await handle.done).code).toBe(1);
+    expect(lines.at(-1)).toMatchObject({ type: 'error', kind: 'runtime' });
+    expect(String(lines.at(-1)!.message)).toContain("STORAGE_BACKEND must be local or s3 (got 'bogus')");
+    await other.close(); // leaves the pool to its owner
+    const own = launch(pool, 'run', selfTest({ shots: 16 }));
+    expect((await own.handle.done).code).toBe(0);
+    expect(pool.parentPid).toBe(parentPid);
+  });
+
   it('when the parent dies, its running job ends lost and a new parent serves the next job', async () => {
     const run = launch(pool, 'run', selfTest({ delay_seconds: 60 }));
     await run.firstLine;

@@ -37,6 +37,11 @@ export interface WarmWorkerPoolOptions {
   stopGraceMs?: number;
   /** Set on the parent's environment, which its forked children inherit (the file store's settings). */
   env?: Record<string, string>;
+  /**
+   * false: the parent and its pipes do not keep this Node process running (a test process's shared pool
+   * ends with it: the parent exits when its stdin closes). Default true.
+   */
+  keepProcessAlive?: boolean;
 }
 
 interface Parent {
@@ -126,14 +131,38 @@ export class WarmWorkerPool implements WorkerLauncher {
     return this.cold !== null;
   }
 
+  /** The Python interpreter the pool runs. */
+  get python(): string {
+    return this.options.python;
+  }
+
+  /**
+   * A launcher whose commands run on this pool's parent with `env` as their worker environment (the
+   * settings a pool of their own would have been given): several stacks in one process (the server
+   * tests) share one preloaded parent instead of importing torch and qiskit once each. Closing it
+   * leaves the pool to its owner; the stack stops its own jobs first.
+   */
+  withEnvironment(env: Record<string, string>): WorkerLauncher {
+    return {
+      kind: 'warm',
+      launch: (options) => this.launchWith(options, env),
+      close: async () => {},
+    };
+  }
+
   /** Resolves once a parent is ready (true) or the pool has fallen back to cold launches (false). */
   async warmUp(): Promise<boolean> {
     return (await this.readyParent()) !== null;
   }
 
   launch(options: WorkerLaunch): WorkerHandle {
+    return this.launchWith(options, undefined);
+  }
+
+  /** A launch with the pool's environment, or with `env` in its place (withEnvironment). */
+  private launchWith(options: WorkerLaunch, env: Record<string, string> | undefined): WorkerHandle {
     const launch = new WarmLaunch();
-    void this.run(launch, options).catch((error: unknown) => {
+    void this.run(launch, options, env).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       launch.reaped = true;
       launch.resolve({ code: -1, signal: null, stderrTail: `warm worker launch failed: ${message}` });
@@ -167,6 +196,11 @@ export class WarmWorkerPool implements WorkerLauncher {
         detached: true,
       },
     );
+    if (this.options.keepProcessAlive === false) {
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr])
+        (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
     let stderrTail = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -266,7 +300,11 @@ export class WarmWorkerPool implements WorkerLauncher {
     }
   }
 
-  private async run(launch: WarmLaunch, options: WorkerLaunch): Promise<void> {
+  private async run(
+    launch: WarmLaunch,
+    options: WorkerLaunch,
+    env: Record<string, string> | undefined,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const parent = await this.readyParent();
       if (launch.pendingSignal) {
@@ -279,10 +317,11 @@ export class WarmWorkerPool implements WorkerLauncher {
           launch.reaped = true;
           return launch.resolve({ code: -1, signal: null, stderrTail: 'The worker pool was closed' });
         }
-        launch.delegate = this.cold!.launch(options);
+        const cold = env ? new ColdWorkerLauncher(this.options.python, env) : this.cold!;
+        launch.delegate = cold.launch(options);
         return launch.resolve(await launch.delegate.done);
       }
-      const exit = await this.runOn(parent, launch, options, attempt < CONNECT_ATTEMPTS);
+      const exit = await this.runOn(parent, launch, options, env, attempt < CONNECT_ATTEMPTS);
       if (exit) return launch.resolve(exit);
     }
   }
@@ -292,14 +331,17 @@ export class WarmWorkerPool implements WorkerLauncher {
     parent: Parent,
     launch: WarmLaunch,
     options: WorkerLaunch,
+    env: Record<string, string> | undefined,
     mayRetry: boolean,
   ): Promise<WorkerExit | null> {
     const stderrPath = path.join(this.dir, `stderr-${++this.sequence}.log`);
     const request = {
       command: options.command,
-      args: options.command === 'run' ? runArguments(this.options.env) : [],
+      args: options.command === 'run' ? runArguments(env ?? this.options.env) : [],
       input: options.input,
       stderr_path: stderrPath,
+      // Settings of its own: the child gets the whole environment a fresh worker process would have.
+      ...(env ? { env: pythonEnv(env) } : {}),
     };
     parent.launches.add(launch);
     const socket = net.createConnection(this.socketPath);

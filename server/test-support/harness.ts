@@ -15,6 +15,7 @@ import { loadConfig, type Config } from '../config';
 import { openDatabase, type Database } from '../db/database';
 import { migrate } from '../db/migrate';
 import { createServices, type Services } from '../services';
+import { WarmWorkerPool } from '../jobs/warm-worker-pool';
 import { openMigratedMemoryDatabase } from './pglite-template';
 
 export const POSTGRES_ADMIN_URL =
@@ -128,12 +129,28 @@ export interface TestStack {
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
+/**
+ * The preloaded Python the stacks of this test process share (started at the first launch, ended with
+ * the process): importing torch, qiskit and the rest takes about 6 CPU-s, once per process instead of
+ * once per stack. Each launch carries its stack's settings (data directory, file store, schemas), so a
+ * stack sees only its own files. Stacks that choose their worker (WORKER_WARM, WORKER_PYTHON) or ask for
+ * their own (ownWorker) get a pool of their own, as the product has.
+ */
+let sharedPool: WarmWorkerPool | undefined;
+function sharedWarmPool(python: string): WarmWorkerPool {
+  sharedPool ??= new WarmWorkerPool({ python, log: pino({ level: 'silent' }), keepProcessAlive: false });
+  return sharedPool;
+}
+
 /** A fresh database (in-memory PGlite or a new PostgreSQL database) and an app on it. */
 export async function startStack(
   mode: { database: DatabaseMode; queue: QueueMode },
   env: Record<string, string> = {},
-  /** runWorkers false: this stack only serves; its jobs run in queue workers started elsewhere. */
-  options: { runWorkers?: boolean } = {},
+  /**
+   * runWorkers false: this stack only serves; its jobs run in queue workers started elsewhere.
+   * ownWorker: a warm pool of its own instead of the process's shared one (a test of the pool itself).
+   */
+  options: { runWorkers?: boolean; ownWorker?: boolean } = {},
 ): Promise<TestStack> {
   const suffix = randomBytes(6).toString('hex');
   let db: Database;
@@ -171,7 +188,11 @@ export async function startStack(
     jwtSecret: randomBytes(32).toString('hex'),
     redisUrl: mode.queue === 'bullmq' ? REDIS_URL : null,
   };
-  const services = createServices(config, db, pino({ level: 'silent' }), options);
+  const ownWorker = options.ownWorker || 'WORKER_WARM' in env || 'WORKER_PYTHON' in env;
+  const services = createServices(config, db, pino({ level: 'silent' }), {
+    runWorkers: options.runWorkers,
+    sharedWarmPool: ownWorker ? undefined : sharedWarmPool(config.workerPython),
+  });
   const app = await buildApp(services, { serveWebApp: false });
   const users = new UsersRepository(db);
   const createUser = async (email: string, password: string, roles: string[]) => {

@@ -12,7 +12,11 @@ The parent exits when its stdin reaches end of file (the server that started it 
 Per connection the server writes one request line::
 
     {"command": "run" | "infer" | "forecast" | "estimate" | "devices" | "predict" | "mat-inspect",
-     "args": [...], "input": {...}, "stderr_path": "/..."}
+     "args": [...], "input": {...}, "stderr_path": "/...", "env": {...}}
+
+``env`` (optional) is the child's whole environment, as a fresh process for that command would get it: one
+parent can then serve launchers whose settings differ (another data directory or file store). Without it
+the child keeps the parent's environment.
 
 and reads back, on the same connection:
 
@@ -146,8 +150,17 @@ class BadRequest(Exception):
     pass
 
 
-def parse_request(raw: bytes) -> tuple[list[str], str, str | None]:
-    """(argv for cli.main, stdin text, stderr path) of one request line; BadRequest when malformed."""
+@dataclass
+class Request:
+    argv: list[str]
+    stdin_text: str
+    stderr_path: str | None
+    env: dict[str, str] | None
+
+
+def parse_request(raw: bytes) -> Request:
+    """The argv for cli.main, stdin text, stderr path and environment of one request line; BadRequest when
+    malformed."""
     try:
         request = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -163,8 +176,13 @@ def parse_request(raw: bytes) -> tuple[list[str], str, str | None]:
     stderr_path = request.get("stderr_path")
     if stderr_path is not None and not isinstance(stderr_path, str):
         raise BadRequest("stderr_path must be a string")
+    env = request.get("env")
+    if env is not None and (
+        not isinstance(env, dict) or not all(isinstance(value, str) for value in env.values())
+    ):
+        raise BadRequest("env must be an object of strings")
     stdin_text = "" if "input" not in request else json.dumps(request["input"])
-    return [command, *args], stdin_text, stderr_path
+    return Request([command, *args], stdin_text, stderr_path, env)
 
 
 def _read_request(conn: socket.socket) -> bytes:
@@ -248,17 +266,17 @@ class WarmParent:
         except OSError:
             return
         try:
-            argv, stdin_text, stderr_path = parse_request(_read_request(conn))
+            request = parse_request(_read_request(conn))
         except (BadRequest, OSError) as exc:
             with contextlib.suppress(OSError):
                 conn.sendall(_serve_line({"error": str(exc)}))
             conn.close()
             return
-        if argv[0] == "predict":
-            _preload_prediction_model(stdin_text)
-        self.fork(conn, argv, stdin_text, stderr_path)
+        if request.argv[0] == "predict":
+            _preload_prediction_model(request.stdin_text)
+        self.fork(conn, request)
 
-    def fork(self, conn: socket.socket, argv: list[str], stdin_text: str, stderr_path: str | None) -> None:
+    def fork(self, conn: socket.socket, request: Request) -> None:
         # The child acknowledges its new session before the server hears its pid (so signalling the
         # group works at once), and waits for the pid line to be sent before it writes anything.
         gate_parent, gate_child = socket.socketpair()
@@ -268,7 +286,7 @@ class WarmParent:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the forked child (the tests see it through the socket)
             gate_parent.close()
-            self._run_child(conn, gate_child, argv, stdin_text, stderr_path)
+            self._run_child(conn, gate_child, request)
         gate_child.close()
         try:
             gate_parent.recv(1)  # the child has called setsid()
@@ -280,14 +298,7 @@ class WarmParent:
             gate_parent.close()
         self.children[pid] = conn
 
-    def _run_child(
-        self,
-        conn: socket.socket,
-        gate: socket.socket,
-        argv: list[str],
-        stdin_text: str,
-        stderr_path: str | None,
-    ) -> None:
+    def _run_child(self, conn: socket.socket, gate: socket.socket, request: Request) -> None:
         code = EXIT_RUNTIME_ERROR
         try:
             os.setsid()
@@ -306,19 +317,23 @@ class WarmParent:
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             os.close(devnull)
-            err = os.open(stderr_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            err = os.open(request.stderr_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(err, 2)
             os.close(err)
             os.dup2(conn.fileno(), 1)
             conn.close()
-            sys.stdin = io.StringIO(stdin_text)
+            sys.stdin = io.StringIO(request.stdin_text)
+            if request.env is not None:
+                os.environ.clear()
+                os.environ.update(request.env)
+                file_store.cache_clear()  # the parent's store was built from the parent's settings
             gate.sendall(b"a")
             if gate.recv(1) != b"g":  # the parent ended before the server heard of this child: run nothing
                 os._exit(EXIT_RUNTIME_ERROR)
             gate.close()
             from qmlstudio_worker import cli
 
-            code = cli.main(argv)
+            code = cli.main(request.argv)
         except SystemExit as exc:  # argparse refusing the arguments
             code = exc.code if isinstance(exc.code, int) else EXIT_RUNTIME_ERROR
         except BaseException:

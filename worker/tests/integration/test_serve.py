@@ -114,15 +114,44 @@ def test_refuses_a_malformed_request(parent: WarmWorker) -> None:
 
 
 def test_parse_request_builds_the_cli_arguments() -> None:
-    argv, stdin_text, stderr_path = parse_request(
+    request = parse_request(
         b'{"command": "run", "args": ["--schemas-dir", "/s"], "input": {"a": 1}, "stderr_path": "/e"}'
     )
-    assert argv == ["run", "--schemas-dir", "/s"]
-    assert json.loads(stdin_text) == {"a": 1}
-    assert stderr_path == "/e"
-    for bad in (b"not json", b"[]", b'{"command": "serve"}', b'{"command": "run", "args": [1]}'):
+    assert request.argv == ["run", "--schemas-dir", "/s"]
+    assert json.loads(request.stdin_text) == {"a": 1}
+    assert request.stderr_path == "/e"
+    assert request.env is None
+    assert parse_request(b'{"command": "run", "env": {"DATA_DIR": "/d"}}').env == {"DATA_DIR": "/d"}
+    for bad in (
+        b"not json",
+        b"[]",
+        b'{"command": "serve"}',
+        b'{"command": "run", "args": [1]}',
+        b'{"command": "run", "env": ["DATA_DIR"]}',
+        b'{"command": "run", "env": {"DATA_DIR": 1}}',
+    ):
         with pytest.raises(BadRequest):
             parse_request(bad)
+
+
+def test_a_request_with_an_environment_runs_its_child_with_it_and_its_file_store(
+    parent: WarmWorker, tmp_path: Path, parse_protocol_lines: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    # Settings the parent's own store never had: the child must build its store from them (a job with an
+    # output folder publishes it through the store) instead of using the one the parent built.
+    env = {**os.environ, "STORAGE_BACKEND": "bogus"}
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    conn = parent.connect({**self_test_request(tmp_path / "one", {"shots": 16}), "env": env})
+    lines = [line for line in read_all(conn) if line]
+    assert json.loads(lines[-1]) == {"qmlstudio_serve": {"exit": {"code": 1, "signal": None}}}
+    error = parse_protocol_lines("\n".join(lines[1:-1]) + "\n")[-1]
+    assert error["type"] == "error"
+    assert "STORAGE_BACKEND must be local or s3 (got 'bogus')" in error["message"]
+    # The parent keeps its own environment: the next request without one completes.
+    conn = parent.connect(self_test_request(tmp_path / "two", {"shots": 16}))
+    lines = [line for line in read_all(conn) if line]
+    assert json.loads(lines[-1]) == {"qmlstudio_serve": {"exit": {"code": 0, "signal": None}}}
 
 
 def test_exit_info_names_the_signal() -> None:

@@ -406,7 +406,8 @@ describe('the workspace page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Save the Application' }));
     await screen.findByText('Application is saved successfully!');
-    expect(unload()).toBe(false);
+    // The guard's listener goes in an effect after the saved state is drawn (a busy machine ran the check between).
+    await waitFor(() => expect(unload()).toBe(false));
     confirm.mockClear();
     await act(() => router.navigate('/profile'));
     expect(confirm).not.toHaveBeenCalled();
