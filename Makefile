@@ -80,7 +80,8 @@ dev: install
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: install build chromium
+# The web build runs inside tests/run-all.ts (lane B, before e2e), beside lane A's first checks.
+test: install chromium
 	npx tsx tests/run-all.ts
 
 typecheck: $(STAMPS)/node

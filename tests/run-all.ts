@@ -240,7 +240,13 @@ await together(
     vitest('unit'),
     vitest('server'),
   ]),
-  lane('lane B (pytest, e2e)', [pytest(), vitest('e2e')]),
+  // The web build is the first step here, not before the lanes: only e2e needs it, and beside lane A's
+  // checks it keeps the second core busy instead of holding both lanes back.
+  lane('lane B (build, pytest, e2e)', [
+    check('web build (vite)', 'make', ['--no-print-directory', 'build']),
+    pytest(),
+    vitest('e2e'),
+  ]),
 );
 
 const total = rows.reduce(
