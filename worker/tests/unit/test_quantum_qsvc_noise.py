@@ -131,14 +131,14 @@ def test_a_qsvc_fraud_job_runs_on_a_device_in_local_testing_mode(
     monkeypatch.setenv(devices.LOCAL_TESTING_ENV, "1")
     body = _qsvc_body(
         use_quantum_simulator=False,
-        quantum_device_backend="ibm_kyiv",
+        quantum_device_backend="ibm_perth",  # 7 qubits: each local provider job simulates the device
         actual_quantum_device_token="local-test-token",
     )
     # each kernel is one local provider job: 20 rows keep it to seconds
     code, lines = run("fraud-detection", body, _tiny_fraud(tmp_path, 4, 16), None, parse_protocol_lines)
     data = result_of(code, lines)
     config = data["training_data"]["config"]
-    assert config["device"] == "ibm_kyiv"
+    assert config["device"] == "ibm_perth"
     assert config["backend_run"]["local_testing_mode"] is True
     assert len(config["backend_run"]["provider_job_ids"]) == 2  # the training kernel, then the test kernel
     submitted = [m["message"] for m in lines if m["type"] == "log" and "submitted to" in m["message"]]

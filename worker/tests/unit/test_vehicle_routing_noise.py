@@ -1,5 +1,6 @@
 """Vehicle routing off the ideal simulator: QAOA's circuit is the QUBO's own (equal to the torch state), the
-smallest instance (a depot and 2 stops, 6 qubits) runs under the fake_kyiv noise and on ibm_kyiv in the
+smallest instance (a depot and 2 stops, 6 qubits) runs under the fake_kyiv noise and on ibm_perth (7 qubits:
+the device path is the same on any device, and a 127-qubit one costs seconds per local provider job) in the
 runtime's local testing mode, repeats with its seed; the shipped sample (14 qubits) runs under noise on
 statevector trajectories, and a size above the limit is refused with its measured cost."""
 
@@ -121,14 +122,14 @@ def test_the_device_path_runs_in_local_testing_mode(
         optimizer_alg_maxiter=2,  # each evaluation is a local provider job (several seconds)
         circuit_repetition=1,
         use_quantum_simulator=False,
-        quantum_device_backend="ibm_kyiv",
+        quantum_device_backend="ibm_perth",
     )
     code, lines = run("vehicle-routing", body, three_stops_csv, None, parse_protocol_lines)
     data = result_of(code, lines)
     run_summary = data["selection"]["backend_run"]
     assert run_summary["local_testing_mode"] is True
     assert len(run_summary["provider_job_ids"]) == 3  # 2 evaluations and the final measurement
-    assert data["selection"]["device"] == "ibm_kyiv"
+    assert data["selection"]["device"] == "ibm_perth"
     assert data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"]
     assert any(line["type"] == "log" and "submitted to" in line["message"] for line in lines)
 
