@@ -137,9 +137,15 @@ def test_the_device_path_runs_in_local_testing_mode(
 def test_the_shipped_sample_runs_under_noise_on_statevector_trajectories(
     parse_protocol_lines: Callable[[str], Lines],
 ) -> None:
-    # the sample's 4 rows (depot + 3 stops): 14 qubits, once refused as a 4.3 GB density matrix
+    # the sample's 4 rows (depot + 3 stops): 14 qubits, once refused as a 4.3 GB density matrix. 16 shots:
+    # a run takes at most one noise realisation per shot (16 of the 64 TRAJECTORIES), the CPU of a 14-qubit
+    # trajectory times 3 evaluations
     body = _body(
-        "example with model_type Quantum", model="VQE", optimizer_alg_maxiter=2, circuit_repetition=1
+        "example with model_type Quantum",
+        model="VQE",
+        optimizer_alg_maxiter=2,
+        circuit_repetition=1,
+        quantum_shots=16,
     )
     sample = REPO_ROOT / "samples" / "delivery_locations.csv"
     code, lines = run(
@@ -151,7 +157,8 @@ def test_the_shipped_sample_runs_under_noise_on_statevector_trajectories(
     assert selection["noise_model"] == "fake_kyiv"
     run_summary = selection["backend_run"]
     assert run_summary["simulation_method"] == "statevector"
-    assert run_summary["trajectories"] == 64
+    assert run_summary["shots"] == 16
+    assert run_summary["trajectories"] == 16  # min(shots, TRAJECTORIES)
     assert run_summary["circuits_run"] == 3  # 2 COBYLA evaluations and the final measurement
     assert "trajectories" in selection["simulation"]
     assert 0 <= data["metrics"]["optimum_probability"] <= data["metrics"]["feasible_probability"] <= 1
