@@ -98,7 +98,7 @@ def _qsvc_body(**changes: Any) -> dict[str, Any]:
 def test_a_qsvc_fraud_job_under_a_noise_model_completes_saying_its_caps(
     tmp_path: Path, parse_protocol_lines: Callable[[str], Lines]
 ) -> None:
-    dataset = _tiny_fraud(tmp_path)
+    dataset = _tiny_fraud(tmp_path, 4, 16)  # 20 rows: every kernel pair is a noisy circuit
     code, lines = run(
         "fraud-detection",
         _qsvc_body(),
