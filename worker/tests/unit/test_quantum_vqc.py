@@ -217,9 +217,12 @@ def test_positive_probability_equals_qiskit_statevector(pqc: str) -> None:
 
 
 def test_adam_under_a_noise_model_trains_on_the_noisy_channel(prepared) -> None:  # type: ignore[no-untyped-def]
-    # 3 noisy steps (each simulates every training row's noisy channel) and one exact step for its start
-    result, _ = _train(prepared, optimizer="ADAM", maxiter=3, noise_model="fake_kyiv", shots=256)
-    exact, _ = _train(prepared, optimizer="ADAM", maxiter=1)
+    # 3 noisy steps (each simulates every training row's noisy channel: 40 rows here) and one exact step for
+    # its start
+    result, _ = _train(
+        prepared, optimizer="ADAM", maxiter=3, noise_model="fake_kyiv", shots=256, max_train_rows=40
+    )
+    exact, _ = _train(prepared, optimizer="ADAM", maxiter=1, max_train_rows=40)
     curve = result["losses"]["train"]
     assert len(curve) == 3
     assert curve[-1] < curve[0]  # the noisy loss falls
@@ -228,7 +231,8 @@ def test_adam_under_a_noise_model_trains_on_the_noisy_channel(prepared) -> None:
     config = result["config"]
     assert config["simulation"].startswith("ADAM on the gradient of the exact noisy channel")
     assert config["noisy_training"]["active_qubits"] == 4
-    assert config["noisy_training"]["rows_simulated"] == 3 * result["data"]["train_rows_used"]
+    assert result["data"]["train_rows_used"] == 40
+    assert config["noisy_training"]["rows_simulated"] == 3 * 40
     # only the test rows ran on Aer with shots: training ran no sampled circuit
     assert config["backend_run"]["circuits_run"] == len(prepared.y_test)
     assert 0 <= result["metrics"]["roc_auc"] <= 1
