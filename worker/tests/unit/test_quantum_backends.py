@@ -136,11 +136,15 @@ def _run(problem: str, body: dict[str, Any], dataset: Path, parse: Callable[[str
     return code, parse(stream.getvalue())
 
 
+TINY_FRAUD_ROWS = 80
+
+
 @pytest.fixture(scope="module")
 def tiny_fraud(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """TINY_FRAUD_ROWS rows (15 % fraud): every training row of every evaluation is a noisy circuit."""
     frame = pd.read_csv(SAMPLES / "credit_card_fraud_synthetic.csv")
     small = pd.concat(
-        [frame[frame["Class"] == 1].head(30), frame[frame["Class"] == 0].head(170)]
+        [frame[frame["Class"] == 1].head(12), frame[frame["Class"] == 0].head(TINY_FRAUD_ROWS - 12)]
     ).sort_index()
     path = tmp_path_factory.mktemp("noisy") / "fraud_tiny.csv"
     small.to_csv(path, index=False)
@@ -166,7 +170,7 @@ def test_a_noisy_fraud_vqc_trains_and_scores_on_the_noisy_circuits(
     assert backend["device"] == "fake_kyiv"
     assert backend["shots"] == 256
     test_rows = lines[-1]["data"]["training_data"]["test_rows"]
-    train_rows = 200 - test_rows
+    train_rows = TINY_FRAUD_ROWS - test_rows
     # The fit leaves out the validation quarter of the training rows (it chooses the decision threshold).
     fit_rows = lines[-1]["data"]["training_data"]["train_rows_used"]
     assert fit_rows == train_rows - math.ceil(train_rows * THRESHOLD_SHARE)
