@@ -1,13 +1,27 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleAppData, type AppData } from '../../src/engine';
-import { executeApplication, MODES, outputDetail, startStack, type TestStack } from '../test-support/harness';
+import { isFinal } from '../jobs/job-states';
+import {
+  executeApplication,
+  MODES,
+  outputDetail,
+  REDIS_URL,
+  startStack,
+  submitSelfTest,
+  waitForFinal,
+  type TestStack,
+} from '../test-support/harness';
 
-// Each financial example, with the example's own settings (quantum ones
-// included), runs to Completed through execute-job and the REAL worker in the embedded default, and its
-// output carries metrics, a baseline and charts. Under BullMQ on the local Redis only the fraud VQC runs
-// again: the trainings do not depend on the queue, a BullMQ job to Completed with its model is
-// outputs.test.ts's (demand forecasting, both databases), and the VQC is the example that runs longest
-// (the one most likely to outlive a renewal of the queue's job lock).
+// Each financial example, with the example's own settings (quantum ones included), runs to Completed
+// through execute-job and the REAL worker in the embedded default, and its output carries metrics, a
+// baseline and charts. The trainings do not depend on the queue (a BullMQ job to Completed with its model
+// is outputs.test.ts's, demand forecasting on both databases). What BullMQ adds for a long training is
+// its job lock, which must be renewed while the job runs: a job that outlives the lock and BullMQ's
+// stalled check after it, yet is never found stalled nor handed out again, proves the renewal. A
+// self-test that sleeps past both proves it for the CPU of a sleep (the fraud VQC that stood for a long
+// job here ran 30-45 s: within one lock, it could not fail for a lock that is never renewed).
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely
 
@@ -17,56 +31,106 @@ const EXAMPLES = [
   'fraud-detection',
   'demand-forecasting',
 ] as const;
-/** The examples run again under BullMQ (see the header). */
-const UNDER_BULLMQ = new Set<string>(['fraud-detection']);
 /** The problems whose outputs keep a model for inference. */
 const WITH_MODEL = new Set(['stock-price-prediction', 'fraud-detection', 'demand-forecasting']);
 
-for (const mode of MODES.filter((m) => m.database === 'pglite')) {
-  describe.skipIf(!mode.available)(`the financial examples on ${mode.queue}`, () => {
-    let stack: TestStack;
-    let owner: { id: number; token: string };
+const IN_PROCESS = MODES.find((m) => m.database === 'pglite' && m.queue === 'in-process')!;
+const BULLMQ = MODES.find((m) => m.database === 'pglite' && m.queue === 'bullmq')!;
+/**
+ * The self-test's sleep: past the job lock (60 s, BullMQ's lockDuration in job-queue.ts) and the stalled
+ * check that runs every 30 s (BullMQ's stalledInterval): without renewal the lock expires at 60 s and the
+ * check at most 30 s later finds the job stalled while it still runs.
+ */
+const PAST_THE_LOCK_SECONDS = 95;
 
-    beforeAll(async () => {
-      stack = await startStack(mode, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '600' });
-      const token = await stack.userToken('examples@example.com');
-      const { rows } = await stack.services.db.query<{ id: number }>(
-        'select id from users where email = $1',
-        ['examples@example.com'],
-      );
-      owner = { id: Number(rows[0]!.id), token };
-    });
-    afterAll(() => stack?.close());
+// The long BullMQ job starts before the examples and sleeps while they train: it adds no wall time.
+let bullmq: TestStack | undefined;
+let longJob: Promise<number> | undefined;
+beforeAll(async () => {
+  if (!BULLMQ.available) return;
+  bullmq = await startStack(BULLMQ, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '600' });
+  longJob = submitSelfTest(bullmq, { shots: 16, delay_seconds: PAST_THE_LOCK_SECONDS }).then((j) => j.id);
+  await longJob;
+});
+afterAll(() => bullmq?.close());
 
-    for (const problemId of EXAMPLES.filter((id) => mode.queue === 'in-process' || UNDER_BULLMQ.has(id))) {
-      it(`${problemId}: the example runs to Completed with metrics, a baseline and charts`, async () => {
-        const problem = stack.services.registry.getProblem(problemId);
-        const { appName, appData } = createExampleAppData(problem);
-        const { outputId, final } = await executeApplication(
-          stack,
-          owner,
-          {
-            problemId,
-            appName,
-            appData: appData as AppData,
-          },
-          480_000,
-        );
-        expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
+describe('the financial examples on in-process', () => {
+  let stack: TestStack;
+  let owner: { id: number; token: string };
 
-        const detail = await outputDetail<Json>(stack, owner.token, outputId);
-        expect(Object.keys(detail.metrics).length).toBeGreaterThan(0);
-        expect(Object.keys(detail.baseline.metrics).length).toBeGreaterThan(0);
-        expect(detail.charts.length).toBeGreaterThanOrEqual(3);
-        const sample = stack.services.samples.find(
-          String((appData as { dataset?: { url?: string } }).dataset?.url)
-            .split('/')
-            .pop()!,
-        );
-        expect(detail.dataset).toMatchObject({ sha256: sample!.sha256 });
-        if (WITH_MODEL.has(problemId)) expect(detail.trained_model_path).toMatch(/^outputs\//);
-        // The job's own deadline above, not the suite's 60 s: the fraud VQC passed 60 s on a loaded machine.
-      }, 500_000);
-    }
+  beforeAll(async () => {
+    stack = await startStack(IN_PROCESS, { WORKER_CONCURRENCY: '1', WORKER_TIMEOUT_SECONDS: '600' });
+    const token = await stack.userToken('examples@example.com');
+    const { rows } = await stack.services.db.query<{ id: number }>('select id from users where email = $1', [
+      'examples@example.com',
+    ]);
+    owner = { id: Number(rows[0]!.id), token };
   });
-}
+  afterAll(() => stack?.close());
+
+  for (const problemId of EXAMPLES) {
+    it(`${problemId}: the example runs to Completed with metrics, a baseline and charts`, async () => {
+      const problem = stack.services.registry.getProblem(problemId);
+      const { appName, appData } = createExampleAppData(problem);
+      const { outputId, final } = await executeApplication(
+        stack,
+        owner,
+        {
+          problemId,
+          appName,
+          appData: appData as AppData,
+        },
+        480_000,
+      );
+      expect(final.job.status, JSON.stringify(final.events.at(-1))).toBe('Completed');
+
+      const detail = await outputDetail<Json>(stack, owner.token, outputId);
+      expect(Object.keys(detail.metrics).length).toBeGreaterThan(0);
+      expect(Object.keys(detail.baseline.metrics).length).toBeGreaterThan(0);
+      expect(detail.charts.length).toBeGreaterThanOrEqual(3);
+      const sample = stack.services.samples.find(
+        String((appData as { dataset?: { url?: string } }).dataset?.url)
+          .split('/')
+          .pop()!,
+      );
+      expect(detail.dataset).toMatchObject({ sha256: sample!.sha256 });
+      if (WITH_MODEL.has(problemId)) expect(detail.trained_model_path).toMatch(/^outputs\//);
+      // The job's own deadline above, not the suite's 60 s: the fraud VQC passed 60 s on a loaded machine.
+    }, 500_000);
+  }
+});
+
+describe.skipIf(!BULLMQ.available)('a BullMQ job that outlives its lock', () => {
+  it('runs to Completed once: its lock is renewed, never found stalled nor handed out again', async () => {
+    const stack = bullmq!;
+    const jobId = await longJob!;
+    // Polled once a second: the sleep is long and the examples train meanwhile.
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const job = await stack.services.repositories.jobs.find(jobId);
+      if (isFinal(job!.status)) break;
+      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job!.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const { job, events } = await waitForFinal(stack, jobId);
+    expect(job.status, JSON.stringify(events.at(-1))).toBe('Completed');
+    const statuses = events.filter((e) => e.type === 'status').map((e) => e.payload.status);
+    expect(statuses).toEqual(['queued', 'running', 'Completed']);
+
+    // BullMQ's own record of the job: completed, started once, never found stalled.
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue(`${stack.config.redisPrefix}-jobs`, { connection: redis });
+    try {
+      const held = (await queue.getJobs(['completed', 'failed', 'active', 'waiting'])).filter(
+        (j) => (j?.data as { jobId?: number } | undefined)?.jobId === jobId,
+      );
+      expect(held).toHaveLength(1);
+      expect(await held[0]!.getState()).toBe('completed');
+      expect(held[0]!.stalledCounter).toBe(0);
+      expect(held[0]!.attemptsStarted).toBe(1);
+    } finally {
+      await queue.close();
+      redis.disconnect();
+    }
+  }, 360_000);
+});
