@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   bearer,
-  MODES,
+  ONE_MODE,
   startStack,
   submitSelfTest,
   waitForFinal,
@@ -253,83 +253,80 @@ describe('warm worker pool fallback', () => {
   });
 });
 
-describe.each(MODES.filter((m) => m.database === 'pglite'))(
-  'jobs through warm workers with the $queue queue',
-  (mode) => {
-    let stack: TestStack;
-    let pool: WarmWorkerPool;
-    beforeAll(async () => {
-      if (!mode.available) return;
-      stack = await startStack(mode, {
-        WORKER_WARM: 'true',
-        WORKER_CONCURRENCY: '2',
-        WORKER_TIMEOUT_SECONDS: '60',
-      });
-      pool = stack.services.launcher as WarmWorkerPool;
-      expect(pool.kind).toBe('warm');
-      expect(await pool.warmUp()).toBe(true);
+// One mode: the pool sits below the queue (the runner launches through it whichever queue handed the job
+// out), and every stack's jobs run through the shared warm pool, so jobs.test.ts's passes stop and kill
+// warm children under BullMQ and PostgreSQL too. Each pass here starts two preloaded Pythons of its own.
+describe.each([ONE_MODE])('jobs through warm workers with the $queue queue', (mode) => {
+  let stack: TestStack;
+  let pool: WarmWorkerPool;
+  beforeAll(async () => {
+    if (!mode.available) return;
+    stack = await startStack(mode, {
+      WORKER_WARM: 'true',
+      WORKER_CONCURRENCY: '2',
+      WORKER_TIMEOUT_SECONDS: '60',
     });
-    afterAll(async () => stack?.close());
+    pool = stack.services.launcher as WarmWorkerPool;
+    expect(pool.kind).toBe('warm');
+    expect(await pool.warmUp()).toBe(true);
+  });
+  afterAll(async () => stack?.close());
 
-    it.skipIf(!mode.available)('runs self-tests to Completed in children of the warm parent', async () => {
-      const ids = [
-        (await submitSelfTest(stack, { shots: 256, delay_seconds: 1 })).id,
-        (await submitSelfTest(stack, { shots: 512 })).id,
-      ];
-      const pid = await waitForRunning(stack, ids[0]!);
-      expect(processIds(pid).ppid).toBe(pool.parentPid);
-      for (const id of ids) {
-        const { job } = (await waitForFinal(stack, id)) as unknown as { job: { status: string } };
-        expect(job.status).toBe('Completed');
-      }
+  it.skipIf(!mode.available)('runs self-tests to Completed in children of the warm parent', async () => {
+    const ids = [
+      (await submitSelfTest(stack, { shots: 256, delay_seconds: 1 })).id,
+      (await submitSelfTest(stack, { shots: 512 })).id,
+    ];
+    const pid = await waitForRunning(stack, ids[0]!);
+    expect(processIds(pid).ppid).toBe(pool.parentPid);
+    for (const id of ids) {
+      const { job } = (await waitForFinal(stack, id)) as unknown as { job: { status: string } };
+      expect(job.status).toBe('Completed');
+    }
+  });
+
+  it.skipIf(!mode.available)('stop: Manual Stop, and the parent survives', async () => {
+    const parentPid = pool.parentPid;
+    const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
+    const pid = await waitForRunning(stack, id);
+    const reply = await stack.app.inject({
+      method: 'POST',
+      url: `/api/jobs/${id}/stop`,
+      headers: bearer(stack.adminToken),
     });
+    expect(reply.statusCode).toBe(202);
+    expect((await waitForFinal(stack, id, 15_000)).job.status).toBe('Manual Stop');
+    expect(alive(pid)).toBe(false);
+    expect(pool.parentPid).toBe(parentPid);
+  });
 
-    it.skipIf(!mode.available)('stop: Manual Stop, and the parent survives', async () => {
-      const parentPid = pool.parentPid;
+  it.skipIf(!mode.available)('a crashed child: Failed naming SIGKILL, and the parent survives', async () => {
+    const parentPid = pool.parentPid;
+    const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
+    process.kill(await waitForRunning(stack, id), 'SIGKILL');
+    const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
+      job: { status: string; error: string };
+    };
+    expect(job.status).toBe('Failed');
+    expect(job.error).toContain('SIGKILL');
+    expect(pool.parentPid).toBe(parentPid);
+  });
+
+  it.skipIf(!mode.available)(
+    'the parent killed: the running job is Failed as lost, and the next job completes',
+    async () => {
+      const parentPid = pool.parentPid!;
       const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
-      const pid = await waitForRunning(stack, id);
-      const reply = await stack.app.inject({
-        method: 'POST',
-        url: `/api/jobs/${id}/stop`,
-        headers: bearer(stack.adminToken),
-      });
-      expect(reply.statusCode).toBe(202);
-      expect((await waitForFinal(stack, id, 15_000)).job.status).toBe('Manual Stop');
-      expect(alive(pid)).toBe(false);
-      expect(pool.parentPid).toBe(parentPid);
-    });
-
-    it.skipIf(!mode.available)(
-      'a crashed child: Failed naming SIGKILL, and the parent survives',
-      async () => {
-        const parentPid = pool.parentPid;
-        const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
-        process.kill(await waitForRunning(stack, id), 'SIGKILL');
-        const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
-          job: { status: string; error: string };
-        };
-        expect(job.status).toBe('Failed');
-        expect(job.error).toContain('SIGKILL');
-        expect(pool.parentPid).toBe(parentPid);
-      },
-    );
-
-    it.skipIf(!mode.available)(
-      'the parent killed: the running job is Failed as lost, and the next job completes',
-      async () => {
-        const parentPid = pool.parentPid!;
-        const id = (await submitSelfTest(stack, { delay_seconds: 60 })).id;
-        await waitForRunning(stack, id);
-        process.kill(parentPid, 'SIGKILL');
-        const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
-          job: { status: string; error: string };
-        };
-        expect(job.status).toBe('Failed');
-        expect(job.error).toBe(WORKER_LOST_MESSAGE);
-        const next = (await submitSelfTest(stack, { shots: 128 })).id;
-        expect((await waitForFinal(stack, next)).job.status).toBe('Completed');
-        expect(pool.parentPid).not.toBe(parentPid);
-      },
-    );
-  },
-);
+      await waitForRunning(stack, id);
+      process.kill(parentPid, 'SIGKILL');
+      const { job } = (await waitForFinal(stack, id, 15_000)) as unknown as {
+        job: { status: string; error: string };
+      };
+      expect(job.status).toBe('Failed');
+      expect(job.error).toBe(WORKER_LOST_MESSAGE);
+      const next = (await submitSelfTest(stack, { shots: 128 })).id;
+      expect((await waitForFinal(stack, next)).job.status).toBe('Completed');
+      expect(pool.parentPid).not.toBe(parentPid);
+    },
+  );
+});
