@@ -105,8 +105,8 @@ describe('repeated seeds in the browser', () => {
   it(
     "stock LSTM: the metrics as mean ± sd, the losses and the forecast's predicted line with bands",
     async () => {
-      // Two seeds' curves of 10 points each draw the band as 20 did, for half the training.
-      const EPOCHS = 10;
+      // Two seeds' curves of 5 points each draw the band as 20 did, for a quarter of the training.
+      const EPOCHS = 5;
       const appId = await createRepeated(
         'stock-price-prediction',
         'Repeats example',
@@ -184,7 +184,7 @@ describe('repeated seeds in the browser', () => {
         'Repeated brain tumor',
         { model: 'FCN', epochs: 20, repeats: 2 },
         [],
-        { training_range: { from_index: 1, to_index: 60 } },
+        { training_range: { from_index: 1, to_index: 30 } }, // as brain-tumor.test's FCN training
       );
       const { page, errors } = await runToVisualization(appId, 'brain');
       const accuracy = chart(page, /^Accuracy vs Validation Accuracy$/);
