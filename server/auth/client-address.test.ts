@@ -10,8 +10,9 @@ import { migratedMemoryDatabase } from '../test-support/harness';
 /** The app on an empty database whose throttle allows 2 failures per e-mail and address. */
 async function start(env: Record<string, string>) {
   const db = await migratedMemoryDatabase();
+  // WORKER_WARM lazy: no job runs here, and the default (true) starts a preloaded Python at once (seconds of CPU).
   const config = {
-    ...loadConfig({ DATA_DIR: '/tmp/qml-client-address', ...env }),
+    ...loadConfig({ DATA_DIR: '/tmp/qml-client-address', WORKER_WARM: 'lazy', ...env }),
     jwtSecret: 'x'.repeat(32),
   };
   const services: Services = {

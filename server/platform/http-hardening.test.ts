@@ -24,7 +24,11 @@ let app: FastifyInstance;
 let services: Services;
 beforeAll(async () => {
   const db = await migratedMemoryDatabase();
-  const config = { ...loadConfig({ DATA_DIR: '/tmp/qml-hardening' }), jwtSecret: 'x'.repeat(32) };
+  // WORKER_WARM lazy: no job runs here, and the default (true) starts a preloaded Python at once (seconds of CPU).
+  const config = {
+    ...loadConfig({ DATA_DIR: '/tmp/qml-hardening', WORKER_WARM: 'lazy' }),
+    jwtSecret: 'x'.repeat(32),
+  };
   services = createServices(config, db, logger);
   app = await buildApp(services, { logger, serveWebApp: false });
 });

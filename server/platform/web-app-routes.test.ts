@@ -46,7 +46,11 @@ describe('the built web app', () => {
     writeFileSync(path.join(dir, 'assets/index-0a1b2c3d.js'), script);
     await precompressDirectory(dir);
     const db = await migratedMemoryDatabase();
-    const config = { ...loadConfig({ DATA_DIR: '/tmp/qml-web-app' }), jwtSecret: 'x'.repeat(32) };
+    // WORKER_WARM lazy: no job runs here, and the default (true) starts a preloaded Python at once (seconds of CPU).
+    const config = {
+      ...loadConfig({ DATA_DIR: '/tmp/qml-web-app', WORKER_WARM: 'lazy' }),
+      jwtSecret: 'x'.repeat(32),
+    };
     services = createServices(config, db, pino({ level: 'silent' }));
     app = await buildApp(services, { serveWebApp: true, webAppDir: dir });
   });
