@@ -43,8 +43,12 @@ describe('noise what-if re-run', () => {
     return stack?.close();
   });
 
-  /** The portfolio example, small (VQE, `steps` steps of `optimizer`, one repetition), on the chosen model. */
-  function run(model: 'VQE' | 'Classical', steps = 15, optimizer = 'COBYLA') {
+  /**
+   * The portfolio example, small (VQE, `steps` steps of `optimizer`, one repetition), on the chosen model.
+   * Three steps: what is checked is the re-run's body, seed and backend, not how far the optimizer got
+   * (each step of a noisy re-run simulates its circuits under the device's noise).
+   */
+  function run(model: 'VQE' | 'Classical', steps = 3, optimizer = 'COBYLA') {
     const problem = stack.services.registry.getProblem(PROBLEM);
     const { appName, appData } = createExampleAppData(problem);
     const configurations = (appData as Json).model_configurations as Json;
