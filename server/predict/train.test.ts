@@ -74,6 +74,21 @@ interface Reply<T = Record<string, unknown>> {
 // final, stopped, lost) is jobs.test.ts's and outputs.test.ts's. Each pass is a stack with its own warm
 // Python, so the two modes not run here were two more Python starts and trainings for nothing new.
 // Uploads, previews and refusals (files and messages, no job) are checked in one mode (harness MODES).
+/** The tiny .mat and its .zip, written once for the file's passes (a Python that imports the worker). */
+let tiny: { mat: Buffer; zip: Buffer } | undefined;
+function tinyFiles(): { mat: Buffer; zip: Buffer } {
+  if (tiny) return tiny;
+  const scratch = mkdtempSync(path.join(tmpdir(), 'qml-brain-'));
+  try {
+    const file = path.join(scratch, 'tiny_synthetic.mat');
+    execFileSync(WORKER_PYTHON, ['-c', TINY_MAT_SCRIPT, file], { cwd: path.resolve('worker') });
+    tiny = { mat: readFileSync(file), zip: readFileSync(file.replace(/\.mat$/, '.zip')) };
+    return tiny;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 for (const mode of EACH_ONCE)
   describe.skipIf(!mode.available)(`brain tumor training (${mode.database}, ${mode.queue})`, () => {
     const { database, queue } = mode;
@@ -81,7 +96,6 @@ for (const mode of EACH_ONCE)
     let stack: TestStack;
     let alice: Account;
     let bob: Account;
-    let scratch: string;
     let tinyMat: Buffer;
     let tinyZip: Buffer;
     let uploadUrl: string;
@@ -160,18 +174,13 @@ for (const mode of EACH_ONCE)
     };
 
     beforeAll(async () => {
-      scratch = mkdtempSync(path.join(tmpdir(), 'qml-brain-'));
-      const file = path.join(scratch, 'tiny_synthetic.mat');
-      execFileSync(WORKER_PYTHON, ['-c', TINY_MAT_SCRIPT, file], { cwd: path.resolve('worker') });
-      tinyMat = readFileSync(file);
-      tinyZip = readFileSync(file.replace(/\.mat$/, '.zip'));
+      ({ mat: tinyMat, zip: tinyZip } = tinyFiles());
       stack = await startStack({ database, queue });
       alice = await account('alice@example.com');
       bob = await account('bob@example.com');
     }, 120_000);
     afterAll(async () => {
       await stack?.close();
-      rmSync(scratch, { recursive: true, force: true });
     });
 
     it('stores a .mat upload read by the worker: slices, classes, patients, size and format', async () => {
