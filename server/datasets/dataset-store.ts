@@ -158,8 +158,9 @@ export class DatasetStore {
     await removeStalePartials(dir);
     const partial = path.join(dir, `.${filename}.part`);
     let published = false;
+    const sink = createWriteStream(partial, { flags: 'wx', mode: 0o640 });
     try {
-      await pipeline(source, check, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      await pipeline(source, check, sink);
       const facts = await describe(partial);
       return await this.db.transaction(async (tx) => {
         const used = await this.repository.usedBytes(tx, ownerId, true);
@@ -183,6 +184,9 @@ export class DatasetStore {
         return { record, facts: facts.facts };
       });
     } catch (error) {
+      // A refusal mid-stream can come before the file is even open: removing it before the stream has
+      // closed would miss the file its pending open then creates.
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await rm(partial, { force: true });
       await rm(final, { force: true });
       // A refused row must not leave its object in the store either (best effort: the error is what matters).
