@@ -80,7 +80,7 @@ dev: install
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# The web build runs inside tests/run-all.ts (lane A, before the unit tests), beside lane B's mypy and pytest.
+# The web build runs inside tests/run-all.ts (lane A, before the unit tests), beside lane B's pytest.
 test: install chromium
 	npx tsx tests/run-all.ts
 
