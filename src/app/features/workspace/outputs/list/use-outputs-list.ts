@@ -32,6 +32,11 @@ export function useOutputsList({
   const [error, setError] = useState<string | null>(null);
   /** Final statuses reported while this list is shown: a final status is the last word on an output. */
   const finals = useRef(new Map<number, string>());
+  /** The output with the final status reported for it, when its own still says it is ongoing. */
+  const withFinal = useCallback((output: OutputSummary): OutputSummary => {
+    const final = finals.current.get(output.id);
+    return final && isOngoing(output.status) ? { ...output, status: final } : output;
+  }, []);
 
   // The latest callbacks, so that a parent passing new functions each render does not refetch the list.
   const reportCount = useRef(onCountChange);
@@ -44,10 +49,7 @@ export function useOutputsList({
     () =>
       listOutputs(applicationId).then(
         (read) => {
-          const found = read.map((output) => {
-            const final = finals.current.get(output.id);
-            return final && isOngoing(output.status) ? { ...output, status: final } : output;
-          });
+          const found = read.map(withFinal);
           setOutputs(found);
           setError(null);
           reportCount.current(found.length);
@@ -55,7 +57,7 @@ export function useOutputsList({
         },
         (e: Error) => setError(e.message),
       ),
-    [applicationId],
+    [applicationId, withFinal],
   );
   useEffect(
     () =>
@@ -63,12 +65,10 @@ export function useOutputsList({
         if (isOngoing(status)) return;
         finals.current.set(id, status);
         setOutputs((list) =>
-          list?.some((output) => output.id === id && output.status !== status)
-            ? list.map((output) => (output.id === id ? { ...output, status } : output))
-            : list,
+          list?.some((output) => withFinal(output) !== output) ? list.map(withFinal) : list,
         );
       }),
-    [],
+    [withFinal],
   );
   // refreshKey changes when a run starts: the list is read again at once.
   useEffect(() => {
