@@ -71,7 +71,7 @@ run: $(STAMPS)/node $(STAMPS)/venv build
 	  setsid flock --nonblock $(STAMPS)/brain-tumor-sample.lock nice -n 10 \
 	    $(VENV)/bin/python worker/scripts/generate_brain_tumor_sample.py --mat-only \
 	    >$(STAMPS)/brain-tumor-sample.log 2>&1 & }
-	npx tsx server/main.ts
+	node --import tsx server/main.ts
 
 dev: install
 	npx tsx watch server/main.ts & npx vite

@@ -63,7 +63,9 @@ describe('graceful shutdown of the real server', () => {
     // The real server (tsx server/main.ts) on the run's migrated database template written to its DATA_DIR:
     // no initdb in WASM (most of a start on a loaded machine); its migrations still run and find nothing to do.
     await writeMigratedDataDir(path.join(dataDir, 'pglite'), inject('pgliteTemplate'));
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+    // node with tsx as a loader, as `npm start` runs it: tsx's CLI wrapper relays a signal only if the
+    // server acknowledges it within 30 ms, and SIGKILLs it otherwise (exit 143 on a loaded machine).
+    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,

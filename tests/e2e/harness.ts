@@ -126,7 +126,7 @@ function productEnv(port: number, dataDir: string, env: Record<string, string>):
  * E2E_SERVER=tsx (the sources as they are, without the build).
  */
 async function serverCommand(): Promise<[string, string[]]> {
-  if (process.env.E2E_SERVER === 'tsx') return [path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts']];
+  if (process.env.E2E_SERVER === 'tsx') return [process.execPath, ['--import', 'tsx', 'server/main.ts']];
   return [process.execPath, ['--enable-source-maps', await serverBundle()]];
 }
 
