@@ -116,4 +116,23 @@ describe('the current user', () => {
     expect(await screen.findByText('home')).toBeTruthy();
     expect(localStorage.getItem(ACCESS_TOKEN_KEY)).toBeNull();
   });
+
+  // A lookup cut short (the page navigated away: Chromium rejects the fetch) or a server that is down
+  // says nothing about the token: the next page, which shares its storage, is still signed in.
+  it.each([
+    ['a fetch that never got an answer', () => Promise.reject(new TypeError('Failed to fetch'))],
+    ['a server error', () => Promise.resolve(new Response('{}', { status: 503 }))],
+  ])('keeps the stored token after %s', async (_what, answer) => {
+    localStorage.setItem(ACCESS_TOKEN_KEY, 'still good');
+    vi.stubGlobal('fetch', vi.fn(answer));
+    render(
+      <ToastProvider>
+        <AuthProvider>
+          <p>home</p>
+        </AuthProvider>
+      </ToastProvider>,
+    );
+    expect(await screen.findByText(USER_INFO_FAILED)).toBeTruthy();
+    expect(localStorage.getItem(ACCESS_TOKEN_KEY)).toBe('still good');
+  });
 });

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { getAccessToken, setAccessToken } from '../api/client';
+import { ApiError, getAccessToken, setAccessToken } from '../api/client';
 import { useOptionalToast } from '../components/toasts';
 import { storeTimeZone } from '../format/timezones';
 import { getCurrentUser, logout as logoutCall, type CurrentUser } from './api/current-user';
@@ -15,6 +15,16 @@ interface AuthState {
 }
 
 const AuthContext = createContext<AuthState | null>(null);
+
+/**
+ * Forgets the stored token only when the server refused it (401, or 403 for an account no longer let
+ * in). A lookup that never got an answer (the page navigated away mid-request, the network or the
+ * server was down) keeps it: another tab or the next page would otherwise be signed out too, since
+ * they share the token's storage.
+ */
+function forgetTokenIfRefused(error: unknown) {
+  if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setAccessToken(null);
+}
 
 /**
  * The account's time zone (saved on Settings) is the one dates are shown in, in any browser the user
@@ -39,8 +49,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
     try {
       setUser(adoptZone(await getCurrentUser()));
-    } catch {
-      setAccessToken(null);
+    } catch (error) {
+      forgetTokenIfRefused(error);
       setUser(null);
     } finally {
       setLoading(false);
@@ -60,7 +70,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       .catch((error: unknown) => {
         // The lookup's own text ('Get current user failed: ...') is for diagnosis; the user is told below.
         console.warn(error instanceof Error ? error.message : error);
-        setAccessToken(null);
+        forgetTokenIfRefused(error);
         if (cancelled) return;
         setUser(null);
         notify?.('error', USER_INFO_FAILED);
