@@ -311,6 +311,12 @@ const VARIABLES = {
     '21600',
     integer(6 * 60 * 60, 1, 7 * 24 * 60 * 60),
   ),
+  workerLockSeconds: named(
+    'WORKER_LOCK_SECONDS',
+    "With REDIS_URL: how long a queue worker's hold on a running job lasts unless renewed (the worker renews it while it lives); a job whose worker vanished is handed out again within one and a half times this, then recorded Failed (5 to 3600)",
+    '60',
+    integer(60, 5, 3600),
+  ),
   workerPython: variable(
     'WORKER_PYTHON',
     'The Python interpreter that runs the worker package',
@@ -327,6 +333,12 @@ const VARIABLES = {
       ctx.fail(`${env} must be true, lazy or false (got "${value}")`);
       return 'true';
     },
+  ),
+  workerServeSocket: variable(
+    'WORKER_SERVE_SOCKET',
+    "The Unix socket of a preloaded worker another process runs (python -m qmlstudio_worker serve --socket PATH): with WORKER_WARM true or lazy, jobs fork from it, with this server's worker settings, instead of from a preloaded Python of this server's own (several servers on one machine import the libraries once)",
+    'none',
+    text(),
   ),
   workerCheckRecord: variable(
     'WORKER_CHECK_RECORD',

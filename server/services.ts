@@ -137,7 +137,12 @@ export function createServices(
   const changes = config.redisUrl ? new RedisChangeChannel(config.redisUrl, prefix, db.versions) : null;
   if (changes) db.versions.connect(changes);
   const queue: JobQueue = config.redisUrl
-    ? new BullMqJobQueue(config.redisUrl, config.workerConcurrency, `${prefix}-jobs`)
+    ? new BullMqJobQueue(
+        config.redisUrl,
+        config.workerConcurrency,
+        `${prefix}-jobs`,
+        config.workerLockSeconds,
+      )
     : new InProcessJobQueue(config.workerConcurrency);
   // One repository per store, handed to every service that reads or writes it.
   // TOKEN_ENCRYPTION_KEY, or the key prepareDataDir generated; a stack without either (tests) gets
@@ -162,6 +167,7 @@ export function createServices(
             env: workerEnv,
             log,
             startNow: config.workerWarm === 'true' && (options.runWorkers ?? true),
+            attachTo: config.workerServeSocket ?? undefined,
           });
   // Whether the worker's Python starts: checked after the server listens (main.ts); jobs wait for it.
   // A passing check kept in WORKER_CHECK_RECORD stands for a restart within the check interval.

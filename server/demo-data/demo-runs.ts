@@ -12,6 +12,7 @@ import {
   setFieldValue,
   validateAppData,
   type AppData,
+  type EngineContext,
   type Problem,
 } from '../../src/engine';
 import type { ApplicationsRepository } from '../applications/applications-repository';
@@ -43,30 +44,54 @@ export const SMALL_SETTINGS: Readonly<Record<string, number>> = {
 /**
  * The example's app_data for its landing run: first the example's own landing settings (its
  * `landingSettings`, e.g. a cheaper model its form offers), then the training lengths capped at
- * SMALL_SETTINGS where the example sets no landing value; a value the problem's form refuses (a
- * minimum, a multiple, a model the branch does not offer) leaves the example's own value.
+ * SMALL_SETTINGS where the example sets no landing value.
  */
 export function smallExampleAppData(problem: Problem): { appName: string; appData: AppData } {
   const { appName, appData: example, context } = createExampleAppData(problem);
-  let appData = example;
   const landing = problem.example.landingSettings ?? {};
-  const tryValue = (pointer: string, value: unknown) => {
-    const before = appData;
-    // setFieldValue applies the branch defaults a changed choice brings (a model's own fields).
-    appData = setFieldValue(problem, appData, pointer, value, context);
-    const refused = validateAppData(problem, appData, context).errors.some((error) =>
-      error.path.startsWith(pointer),
-    );
-    if (refused) appData = before;
-  };
-  for (const [pointer, value] of Object.entries(landing)) tryValue(pointer, value);
-  for (const [pointer, bound] of Object.entries(SMALL_SETTINGS)) {
-    if (pointer in landing) continue;
-    const value = getPointer(appData, pointer);
-    if (typeof value !== 'number' || value <= bound) continue;
-    tryValue(pointer, bound);
+  const withLanding = Object.entries(landing).reduce(
+    (appData, [pointer, value]) => trySetting(problem, appData, context, pointer, value),
+    example,
+  );
+  const bounds = Object.fromEntries(
+    Object.entries(SMALL_SETTINGS).filter(([pointer]) => !(pointer in landing)),
+  );
+  return { appName, appData: capTraining(problem, withLanding, context, bounds) };
+}
+
+/**
+ * `appData` with each field of `bounds` (by form pointer) at most its bound: a value already below
+ * is kept, and so is one the form would refuse at the bound (a minimum, a multiple).
+ */
+export function capTraining(
+  problem: Problem,
+  appData: AppData,
+  context: EngineContext,
+  bounds: Readonly<Record<string, number>>,
+): AppData {
+  let capped = appData;
+  for (const [pointer, bound] of Object.entries(bounds)) {
+    const value = getPointer(capped, pointer);
+    if (typeof value === 'number' && value > bound)
+      capped = trySetting(problem, capped, context, pointer, bound);
   }
-  return { appName, appData };
+  return capped;
+}
+
+/** `appData` with `pointer` set to `value`, or unchanged when the problem's form refuses that value. */
+function trySetting(
+  problem: Problem,
+  appData: AppData,
+  context: EngineContext,
+  pointer: string,
+  value: unknown,
+): AppData {
+  // setFieldValue applies the branch defaults a changed choice brings (a model's own fields).
+  const changed = setFieldValue(problem, appData, pointer, value, context);
+  const refused = validateAppData(problem, changed, context).errors.some((error) =>
+    error.path.startsWith(pointer),
+  );
+  return refused ? appData : changed;
 }
 
 export interface DemoRunRow {

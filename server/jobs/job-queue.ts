@@ -91,6 +91,8 @@ export class BullMqJobQueue implements JobQueue {
     redisUrl: string,
     private readonly concurrency: number,
     private readonly queueName = 'qml-jobs',
+    /** WORKER_LOCK_SECONDS: a worker's hold on a running job, renewed while the worker lives. */
+    private readonly lockSeconds = 60,
   ) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
     this.queue = new Queue(queueName, { connection: this.connection });
@@ -124,8 +126,10 @@ export class BullMqJobQueue implements JobQueue {
       {
         connection: new Redis(this.connection.options),
         concurrency: this.concurrency,
-        // A training job can run for hours; the lock is renewed while the process lives.
-        lockDuration: 60_000,
+        // A training job can run for hours; the lock is renewed while the process lives (every half
+        // lock). A worker that vanished loses it; the stalled check (every half lock) then hands the job out.
+        lockDuration: this.lockSeconds * 1000,
+        stalledInterval: (this.lockSeconds * 1000) / 2,
         // A job whose worker died is handed out once more; the runner then records it Failed.
         maxStalledCount: 1,
       },

@@ -196,6 +196,57 @@ describe('warm worker pool (the real worker)', () => {
     expect(pool.parentPid).toBe(parentPid);
   });
 
+  it("attached to another process's parent (WORKER_SERVE_SOCKET), forks there with its own settings and leaves it running", async () => {
+    // The socket the parent was started on, read from its command line as another process would be told it.
+    const argv = readFileSync(`/proc/${parentPid}/cmdline`, 'utf8').split('\0');
+    const socket = argv[argv.indexOf('--socket') + 1]!;
+    const attachedLog = recordingLog();
+    const attached = new WarmWorkerPool({
+      python: PYTHON,
+      log: attachedLog,
+      attachTo: socket,
+      env: { STORAGE_BACKEND: 'bogus' },
+    });
+    try {
+      const run = launch(attached, 'run', selfTest({ shots: 16, delay_seconds: 1 }));
+      await until(() => run.handle.pid !== undefined);
+      expect(processIds(run.handle.pid!).ppid).toBe(parentPid);
+      // The child runs under the attached pool's settings, not the parent's.
+      expect((await run.handle.done).code).toBe(1);
+      expect(String(run.lines.at(-1)!.message)).toContain(
+        "STORAGE_BACKEND must be local or s3 (got 'bogus')",
+      );
+      expect(attached.fellBackToCold).toBe(false);
+    } finally {
+      await attached.close();
+    }
+    expect(alive(parentPid)).toBe(true);
+    expect(pool.parentPid).toBe(parentPid);
+  });
+
+  it("when another process's parent cannot be reached, launches cold and says so", async () => {
+    const fake = writeFakePython(); // answers `run`
+    const attachedLog = recordingLog();
+    const attached = new WarmWorkerPool({
+      python: fake.python,
+      log: attachedLog,
+      attachTo: path.join(mkdtempSync(path.join(os.tmpdir(), 'qml-nobody-')), 'worker.sock'),
+    });
+    try {
+      const run = launch(attached, 'run', selfTest({}));
+      await run.firstLine;
+      expect(run.lines[0]).toMatchObject({ type: 'progress', stage: 'fake run' });
+      expect(attached.fellBackToCold).toBe(true);
+      expect(attachedLog.entries.some((e) => e.level === 'warn' && e.msg.includes('cannot be reached'))).toBe(
+        true,
+      );
+      run.handle.kill('SIGKILL');
+      await run.handle.done;
+    } finally {
+      await attached.close();
+    }
+  });
+
   it('when the parent dies, its running job ends lost and a new parent serves the next job', async () => {
     const run = launch(pool, 'run', selfTest({ delay_seconds: 60 }));
     await run.firstLine;

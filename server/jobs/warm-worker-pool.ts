@@ -42,10 +42,17 @@ export interface WarmWorkerPoolOptions {
    * ends with it: the parent exits when its stdin closes). Default true.
    */
   keepProcessAlive?: boolean;
+  /**
+   * The socket of a preloaded parent another process runs (WORKER_SERVE_SOCKET): launches fork from it,
+   * each with this pool's environment, and the pool neither starts nor stops it. If it cannot be
+   * reached, the pool logs it and launches cold.
+   */
+  attachTo?: string;
 }
 
 interface Parent {
-  process: ChildProcess;
+  /** null: a parent another process runs (attachTo). */
+  process: ChildProcess | null;
   /** true once the parent listens; false when it ended (or timed out) before. */
   ready: Promise<boolean>;
   exited: boolean;
@@ -110,7 +117,7 @@ class WarmLaunch implements WorkerHandle {
 export class WarmWorkerPool implements WorkerLauncher {
   readonly kind = 'warm' as const;
   private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'qml-warm-'));
-  private readonly socketPath = path.join(this.dir, 'worker.sock');
+  private readonly socketPath: string;
   private parent: Parent | null = null;
   private cold: ColdWorkerLauncher | null = null;
   private closing = false;
@@ -118,12 +125,18 @@ export class WarmWorkerPool implements WorkerLauncher {
   private deaths: number[] = [];
 
   constructor(private readonly options: WarmWorkerPoolOptions) {
+    this.socketPath = options.attachTo ?? path.join(this.dir, 'worker.sock');
     if (options.startNow) this.start();
   }
 
   /** The parent's process id while it runs (operations and tests). */
   get parentPid(): number | undefined {
-    return this.parent && !this.parent.exited ? this.parent.process.pid : undefined;
+    return this.parent && !this.parent.exited ? this.parent.process?.pid : undefined;
+  }
+
+  /** The Unix socket launches connect to: another process may fork from it too (WORKER_SERVE_SOCKET). */
+  get socket(): string {
+    return this.socketPath;
   }
 
   /** Whether launches go cold because the parent could not be started. */
@@ -173,11 +186,12 @@ export class WarmWorkerPool implements WorkerLauncher {
   async close(): Promise<void> {
     this.closing = true;
     const parent = this.parent;
-    if (parent && !parent.exited) {
-      const exited = new Promise<void>((resolve) => parent.process.once('exit', () => resolve()));
-      parent.process.stdin?.end(); // the parent ends at end of input...
-      parent.process.kill('SIGTERM'); // ...or at once on SIGTERM
-      const timer = setTimeout(() => parent.process.kill('SIGKILL'), this.options.stopGraceMs ?? 3000);
+    const owned = parent?.process;
+    if (parent && owned && !parent.exited) {
+      const exited = new Promise<void>((resolve) => owned.once('exit', () => resolve()));
+      owned.stdin?.end(); // the parent ends at end of input...
+      owned.kill('SIGTERM'); // ...or at once on SIGTERM
+      const timer = setTimeout(() => owned.kill('SIGKILL'), this.options.stopGraceMs ?? 3000);
       await exited;
       clearTimeout(timer);
     }
@@ -185,6 +199,7 @@ export class WarmWorkerPool implements WorkerLauncher {
   }
 
   private start(): Parent {
+    if (this.options.attachTo) return this.attach(this.options.attachTo);
     const child = spawn(
       this.options.python,
       ['-m', 'qmlstudio_worker', 'serve', '--socket', this.socketPath],
@@ -290,6 +305,38 @@ export class WarmWorkerPool implements WorkerLauncher {
     return parent;
   }
 
+  /** Another process's parent (attachTo): ready as far as this pool knows until a connection fails. */
+  private attach(socket: string): Parent {
+    this.options.log.info(
+      { socket },
+      'warm worker: forking jobs from a preloaded worker another process runs',
+    );
+    let markEnded!: () => void;
+    const parent: Parent = {
+      process: null,
+      ready: Promise.resolve(true),
+      exited: false,
+      ended: new Promise<void>((resolve) => (markEnded = resolve)),
+      launches: new Set(),
+    };
+    this.detach = (how: string) => {
+      if (parent.exited) return;
+      parent.exited = true;
+      markEnded();
+      if (this.parent === parent) this.parent = null;
+      this.cold = new ColdWorkerLauncher(this.options.python, this.options.env);
+      this.options.log.warn(
+        { socket, how },
+        'the preloaded worker at WORKER_SERVE_SOCKET cannot be reached; every job now starts a fresh Python (cold)',
+      );
+    };
+    this.parent = parent;
+    return parent;
+  }
+
+  /** Gives up an attached parent that cannot be reached (set by attach). */
+  private detach: (how: string) => void = () => undefined;
+
   /** The ready parent, starting one if needed; null when launches go cold (or the pool is closing). */
   private async readyParent(): Promise<Parent | null> {
     for (;;) {
@@ -340,8 +387,9 @@ export class WarmWorkerPool implements WorkerLauncher {
       args: options.command === 'run' ? runArguments(env ?? this.options.env) : [],
       input: options.input,
       stderr_path: stderrPath,
-      // Settings of its own: the child gets the whole environment a fresh worker process would have.
-      ...(env ? { env: pythonEnv(env) } : {}),
+      // Settings of its own: the child gets the whole environment a fresh worker process would have
+      // (always on another process's parent, which was started with that process's environment).
+      ...(env || this.options.attachTo ? { env: pythonEnv(env ?? this.options.env) } : {}),
     };
     parent.launches.add(launch);
     const socket = net.createConnection(this.socketPath);
@@ -367,7 +415,12 @@ export class WarmWorkerPool implements WorkerLauncher {
       if (line === '') return; // the newline the parent writes before its exit line
       chain = chain.then(() => options.onLine?.(line)).catch(() => undefined);
     });
-    const closed = new Promise<void>((resolve) => lines.once('close', resolve));
+    // readline forwards the socket's error (a refused connection: no 'end', so no 'close' of its own).
+    lines.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => {
+      lines.once('close', resolve);
+      socket.once('close', () => resolve());
+    });
     socket.write(`${JSON.stringify(request)}\n`);
     await closed;
     socket.destroy();
@@ -379,6 +432,12 @@ export class WarmWorkerPool implements WorkerLauncher {
     if (state.exit) return { ...state.exit, stderrTail };
     if (state.refusal) {
       return { code: -1, signal: null, stderrTail: `warm worker refused the launch: ${state.refusal}` };
+    }
+    if (launch.childPid === undefined && !launch.pendingSignal && parent.process === null) {
+      // Another process's parent that forked nothing: it is gone (or was never there). Go cold.
+      this.detach('the connection ended before a child was forked');
+      launch.reaped = false;
+      return null;
     }
     if (launch.childPid === undefined && !launch.pendingSignal && mayRetry) {
       // No child was forked, so nothing ran: the parent ended (or its socket was gone). Once its end

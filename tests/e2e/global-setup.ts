@@ -6,9 +6,15 @@
 // Also one Chromium for the whole run (a browser server the files connect to: launchBrowser in
 // harness.ts), started beside the bundle: each file opens its own contexts in it instead of starting
 // and stopping a Chromium of its own (about 1 CPU-s and 2-3 s of a loaded machine per file).
+//
+// And one preloaded worker (python -m qmlstudio_worker serve) the products' jobs fork from
+// (WORKER_SERVE_SOCKET), each child with its product's settings: a product would otherwise import
+// torch, qiskit and the rest once more at its first job (about 4.5 CPU-s, a dozen products run jobs).
 
 import type { TestProject } from 'vitest/node';
 
+import { loadConfig } from '../../server/config';
+import { WarmWorkerPool } from '../../server/jobs/warm-worker-pool';
 import { launchBrowserServer, makeDatabaseTemplate } from './harness';
 import { serverBundle } from './server-bundle';
 
@@ -16,18 +22,29 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The shared Chromium's WebSocket address (BrowserServer.wsEndpoint), or '' to launch one per file. */
     browserWsEndpoint: string;
+    /** The shared preloaded worker's socket (WORKER_SERVE_SOCKET of every product), '' when it could not start. */
+    workerServeSocket: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
-  const [browserServer] = await Promise.all([
+  const worker = new WarmWorkerPool({
+    python: loadConfig({}).workerPython,
+    log: { info: () => undefined, warn: console.warn, error: console.error },
+    startNow: true,
+  });
+  const [browserServer, workerReady] = await Promise.all([
     launchBrowserServer(),
+    worker.warmUp(),
     serverBundle().then(() => makeDatabaseTemplate()),
   ]);
   project.provide('browserWsEndpoint', browserServer.wsEndpoint());
+  project.provide('workerServeSocket', workerReady ? worker.socket : '');
   const seconds = (Date.now() - started) / 1000;
   if (seconds > 1)
     console.log(`e2e: server bundle, database template and Chromium ready in ${seconds.toFixed(1)} s`);
-  return () => browserServer.close();
+  return async () => {
+    await Promise.all([browserServer.close(), worker.close()]);
+  };
 }

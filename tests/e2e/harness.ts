@@ -97,6 +97,15 @@ export interface RunningProduct {
   stop(): Promise<void>;
 }
 
+/** The run's preloaded worker's socket; '' in the global setup itself (the template's product). */
+function sharedWorkerSocket(): string {
+  try {
+    return inject('workerServeSocket');
+  } catch {
+    return '';
+  }
+}
+
 /** Environment of every product start: a free port, a data directory, the admin, quiet logs. */
 function productEnv(port: number, dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
   return {
@@ -111,6 +120,8 @@ function productEnv(port: number, dataDir: string, env: Record<string, string>):
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     // The landing page's example runs train in the background: only the tests of them turn them on.
     DEMO_RESULTS: 'off',
+    // The run's one preloaded worker (global-setup.ts): jobs fork from it with this product's settings.
+    ...(sharedWorkerSocket() && { WORKER_SERVE_SOCKET: sharedWorkerSocket() }),
     // Most files run no job: the preloaded Python (about 5 CPU-s on this machine) starts at the first job instead.
     WORKER_WARM: 'lazy',
     // The products of a run share one kept worker runtime check (WORKER_CHECK_RECORD): a start within
