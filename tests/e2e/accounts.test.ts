@@ -22,7 +22,7 @@ import { pngImage } from './images';
 import { linksIn, verificationLink, type MailSink } from './mail-sink';
 
 const ARTIFACTS = 'tests/artifacts';
-const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/accounts-${name}.jpg` });
+const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/accounts-${name}.png` });
 
 /** Fills and sends the Login dialog (the caller waits for what follows). */
 async function submitLogin(page: Page, product: RunningProduct, email: string, password: string) {
@@ -68,7 +68,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/accounts-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/accounts-failed.png` }).catch(() => undefined);
     });
 
     // Register: the spec's messages first, then a real registration.
@@ -310,7 +310,7 @@ describe('a new account, from registration to a profile edit, with mail over SMT
     const admin = await adminToken(product);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/accounts-refusals-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/accounts-refusals-failed.png` }).catch(() => undefined);
     });
     // Eve registers and verifies her address; the admin rejects her in the console.
     const eve = { name: 'eve_reject', email: 'eve@example.com', password: 'reject-me-1' };
@@ -395,9 +395,9 @@ describe('a new account in the embedded default, where mail is kept in the outbo
       })
     ).newPage();
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/accounts-outbox-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/accounts-outbox-failed.png` }).catch(() => undefined);
       await adminPage
-        .screenshot({ path: `${ARTIFACTS}/accounts-outbox-admin-failed.jpg` })
+        .screenshot({ path: `${ARTIFACTS}/accounts-outbox-admin-failed.png` })
         .catch(() => undefined);
     });
     await page.goto(product.url);

@@ -14,7 +14,7 @@ import { signedInPage, useFileProduct } from './workspace-steps';
 
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 const shot = async (page: Page, name: string) => {
-  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/analysis-${name}.jpg` });
+  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/analysis-${name}.png` });
 };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- replies are read freely

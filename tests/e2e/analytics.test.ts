@@ -2,7 +2,7 @@
 // views and time on page reach the tables under the spec's storage names (client_id, session_data),
 // a browser with Global Privacy Control or Do Not Track sends nothing and stores nothing, and the
 // admin's analytics page shows the views, visitors, sessions, top pages and time on page with charts.
-// Screenshot: tests/artifacts/analytics-page.jpg.
+// Screenshot: tests/artifacts/analytics-page.png.
 
 import { describe, expect, it } from 'vitest';
 import { adminToken, callApi } from './harness';
@@ -95,7 +95,7 @@ describe('tracking and the analytics page', () => {
     await page.locator('.apexcharts-line-series').first().waitFor();
     await page.locator('.apexcharts-bar-series').first().waitFor();
     await expect.poll(() => page.getByTestId('time-on-page').textContent()).toContain('/');
-    await page.screenshot({ path: `${ARTIFACTS}/analytics-page.jpg`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}/analytics-page.png`, fullPage: true });
     // A range without visits: the page says so.
     await page.locator('input[name=from]').fill('2020-01-01');
     await page.locator('input[name=to]').fill('2020-01-31');

@@ -18,7 +18,7 @@ import {
 } from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
-const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/applications-${name}.jpg` });
+const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/applications-${name}.png` });
 
 /** The Application ID cells of the shown rows, top to bottom. */
 const shownIds = (page: Page) =>
@@ -63,7 +63,7 @@ describe('the applications dashboard', () => {
     });
     const page = await context.newPage();
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/applications-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/applications-failed.png` }).catch(() => undefined);
     });
     await page.goto(`${product.url}/profile`);
     await page.getByRole('heading', { name: 'My Applications' }).waitFor();
@@ -178,7 +178,7 @@ describe('the applications dashboard', () => {
     });
     const page = await context.newPage();
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/applications-detail-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/applications-detail-failed.png` }).catch(() => undefined);
     });
     await page.goto(`${product.url}/profile`);
     await page.locator('table.applications-table tbody tr').first().click();

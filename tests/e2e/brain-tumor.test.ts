@@ -7,7 +7,7 @@
 // densenet121 (the latest classical training) -> 'Prediction: {class}' and a Prediction row in Outputs.
 // A second, quantum training (QCNN, 4 qubits, depth 1), then both trainings selected and compared side by
 // side. The example application opens on Predict. Screenshots:
-// tests/artifacts/brain-{train,predict,outputs,detail,compare}.jpg (1280 x 1100 px).
+// tests/artifacts/brain-{train,predict,outputs,detail,compare}.png (1280 x 1100 px).
 
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -70,11 +70,11 @@ interface OutputSummary {
   trained_model_type?: string | null;
 }
 
-/** tests/artifacts/brain-{name}.jpg with `focus` (when given) in the middle of the viewport. */
+/** tests/artifacts/brain-{name}.png with `focus` (when given) in the middle of the viewport. */
 async function shot(page: Page, name: string, focus?: Locator): Promise<void> {
   if (focus) await focus.evaluate((element) => element.scrollIntoView({ block: 'center' }));
   else await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `tests/artifacts/brain-${name}.jpg` });
+  await page.screenshot({ path: `tests/artifacts/brain-${name}.png` });
 }
 
 let product: RunningProduct;

@@ -22,7 +22,7 @@ import {
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) =>
-  page.screenshot({ path: `${ARTIFACTS}/examples-${name}.jpg`, fullPage: true });
+  page.screenshot({ path: `${ARTIFACTS}/examples-${name}.png`, fullPage: true });
 
 interface Example {
   problem_id: string;
@@ -63,7 +63,7 @@ describe('the Example Gallery', () => {
   async function open(context: BrowserContext, name: string) {
     const page = await context.newPage();
     onTestFailed(async () => {
-      await page.screenshot({ path: `${ARTIFACTS}/examples-${name}-failed.jpg` }).catch(() => undefined);
+      await page.screenshot({ path: `${ARTIFACTS}/examples-${name}-failed.png` }).catch(() => undefined);
     });
     return page;
   }
@@ -190,7 +190,7 @@ describe('the Example Gallery', () => {
     ).toBe('true');
     await page.locator('#result-interpretation').getByTestId('demo-notice').waitFor();
     await comparison.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${ARTIFACTS}/examples-landing-demo.jpg` });
+    await page.screenshot({ path: `${ARTIFACTS}/examples-landing-demo.png` });
     await context.close();
   });
 });

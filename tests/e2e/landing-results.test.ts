@@ -3,7 +3,7 @@
 // landing says 'Loading plots...' until they end, then the Performance Comparison shows each run's
 // Training Data, Training and Test Losses and Confusion Matrix and the Result Interpretation the
 // analysis engine's report in both registers, every number the one the demo data API serves.
-// Screenshots of each tab of each example go to tests/artifacts/landing-results-*.jpg. How long the
+// Screenshots of each tab of each example go to tests/artifacts/landing-results-*.png. How long the
 // runs take from the start is printed (measured here, not asserted: the deadline is generous).
 
 import { mkdirSync } from 'node:fs';
@@ -86,7 +86,7 @@ describe('the landing page from real results', () => {
     async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       onTestFailed(async () => {
-        await page.screenshot({ path: `${ARTIFACTS}/landing-results-failed.jpg`, fullPage: true });
+        await page.screenshot({ path: `${ARTIFACTS}/landing-results-failed.png`, fullPage: true });
       });
       await page.goto(product.url);
       const comparison = section(page, 'performance-comparison');
@@ -97,7 +97,7 @@ describe('the landing page from real results', () => {
       await pick(page, '#comparison-problem', waiting!);
       await comparison.getByText('Loading plots...').first().waitFor();
       await comparison.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${ARTIFACTS}/landing-results-loading.jpg` });
+      await page.screenshot({ path: `${ARTIFACTS}/landing-results-loading.png` });
 
       // Until every run has ended (the page polls; here the API says when).
       const ended: Record<string, number> = {};
@@ -131,7 +131,7 @@ describe('the landing page from real results', () => {
 
         await comparison.getByRole('tab', { name: 'Training Data' }).click();
         await expectTrainingData(card, output);
-        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-training-data.jpg` });
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-training-data.png` });
 
         await comparison.getByRole('tab', { name: 'Training and Test Losses' }).click();
         if (output.losses && output.losses.train.length > 0) {
@@ -139,7 +139,7 @@ describe('the landing page from real results', () => {
         } else {
           await card.getByText('No Training History').waitFor();
         }
-        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-losses.jpg` });
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-losses.png` });
 
         await comparison.getByRole('tab', { name: 'Confusion Matrix' }).click();
         if (output.confusion_matrix) {
@@ -149,7 +149,7 @@ describe('the landing page from real results', () => {
         } else {
           await card.getByText('No Data Available').waitFor();
         }
-        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-confusion.jpg` });
+        await comparison.screenshot({ path: `${ARTIFACTS}/landing-results-${problem_id}-confusion.png` });
 
         await pick(page, '#interpretation-problem', problem_id);
         for (const [button, register] of [
@@ -161,7 +161,7 @@ describe('the landing page from real results', () => {
           await interpretation.getByText(line, { exact: true }).first().waitFor();
           await settled(interpretation);
           await interpretation.screenshot({
-            path: `${ARTIFACTS}/landing-results-${problem_id}-${register.replace('_', '-')}.jpg`,
+            path: `${ARTIFACTS}/landing-results-${problem_id}-${register.replace('_', '-')}.png`,
           });
         }
         expect(await page.getByText(`No plots available for ${problem_name}.`).count()).toBe(0);

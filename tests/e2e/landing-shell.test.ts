@@ -23,7 +23,7 @@ import type { MailSink } from './mail-sink';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string, fullPage = false) =>
-  page.screenshot({ path: `${ARTIFACTS}/landing-shell-${name}.jpg`, fullPage });
+  page.screenshot({ path: `${ARTIFACTS}/landing-shell-${name}.png`, fullPage });
 
 /** The seven workflow steps' boxes, in order. */
 async function stepBoxes(page: Page) {

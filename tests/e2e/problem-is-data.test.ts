@@ -4,7 +4,7 @@
 // detection under another id, name and category with a small labelled-synthetic sample the test writes,
 // run by the fraud handler its file names (job.worker). For each, a user signs in, creates the application
 // from the Create Application dialog, picks its sample, configures the quantum model (small settings), saves,
-// runs it to Completed and sees its metrics and charts. Screenshots: tests/artifacts/problem-data-*.jpg.
+// runs it to Completed and sees its metrics and charts. Screenshots: tests/artifacts/problem-data-*.png.
 
 import { createHash } from 'node:crypto';
 import {
@@ -200,7 +200,7 @@ function namedChartTypes(schemasDir: string, problemId: string): string[] {
 async function shot(page: Page, name: string, focus?: Locator): Promise<void> {
   if (focus) await focus.evaluate((element) => element.scrollIntoView({ block: 'center' }));
   else await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${SHOTS}/problem-data-${name}.jpg` });
+  await page.screenshot({ path: `${SHOTS}/problem-data-${name}.png` });
 }
 
 /** Create Application on the dashboard: the dialog's category and problem, then the new workspace. */

@@ -7,7 +7,7 @@
 // defaults to the statevector simulator without noise. Run from the top bar, the output reaches Completed and draws its
 // confusion matrix and ROC curve; the noise what-if's 'Re-run under…' menu offers the schema's labelled
 // backends ('IBM Brisbane (snapshot)', not fake_brisbane) and re-runs it under the Brisbane snapshot's noise,
-// as a new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output,what-if,what-if-output}.jpg.
+// as a new output that reaches Completed. Screenshots: tests/artifacts/quantum-fraud-{model,output,what-if,what-if-output}.png.
 
 import { readFileSync } from 'node:fs';
 
@@ -88,11 +88,11 @@ function seconds(text: string | null): number | null {
   return Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0);
 }
 
-/** tests/artifacts/quantum-fraud-{name}.jpg with `focus` (when given) in the middle of the viewport. */
+/** tests/artifacts/quantum-fraud-{name}.png with `focus` (when given) in the middle of the viewport. */
 async function shot(page: Page, name: string, focus?: Locator): Promise<void> {
   if (focus) await focus.evaluate((element) => element.scrollIntoView({ block: 'center' }));
   else await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${SHOTS}/quantum-fraud-${name}.jpg` });
+  await page.screenshot({ path: `${SHOTS}/quantum-fraud-${name}.png` });
 }
 
 describe('the fraud example with the Variational Quantum Classifier', () => {

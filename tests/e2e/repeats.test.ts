@@ -4,7 +4,7 @@
 // the mean with a ± 1 sd band: a stock LSTM's loss and its forecast's predicted line (a curve that is
 // not a loss), a fraud VQC's training loss with its confusion matrix summed over the seeds, a brain
 // tumor FCN's accuracy history with each seed's confusion matrix on demand.
-// Screenshots: tests/artifacts/repeats-*.jpg.
+// Screenshots: tests/artifacts/repeats-*.png.
 
 import { mkdirSync } from 'node:fs';
 
@@ -17,7 +17,7 @@ import { runFromWorkspace, useFileProduct } from './workspace-steps';
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 const shot = async (page: Page, name: string, focus?: Locator) => {
   if (focus) await focus.evaluate((element) => element.scrollIntoView({ block: 'start' }));
-  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/repeats-${name}.jpg` });
+  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/repeats-${name}.png` });
 };
 /** Two trainings per output on the 2-core CI machine: a deadline, not a speed check. */
 const RUN_DEADLINE_MS = 240_000;

@@ -17,7 +17,7 @@ const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string
 // Not fullPage: Chromium's full-page capture resizes the page to 1x1 for a moment, which the mobile
 // guard (under 768 px) answers by unmounting the app; a tall viewport shows the charts instead.
 const shot = async (page: Page, name: string) => {
-  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/runs-${name}.jpg` });
+  for (const dir of SHOTS) await page.screenshot({ path: `${dir}/runs-${name}.png` });
 };
 
 /** The example run here: RUN_EXAMPLE picks another problem's example (the stock example by default). */

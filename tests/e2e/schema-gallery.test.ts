@@ -114,7 +114,7 @@ async function expectFieldsVisible(card: Locator, fields: string[]) {
 /** Screenshot of an element placed just below the sticky top bar (which would cover its top). */
 async function shoot(element: Locator, name: string) {
   await element.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 80));
-  await element.screenshot({ path: `${ARTIFACTS}/${name}.jpg` });
+  await element.screenshot({ path: `${ARTIFACTS}/${name}.png` });
 }
 
 describe('the schema gallery in a real browser', () => {
@@ -145,7 +145,7 @@ describe('the schema gallery in a real browser', () => {
       expect(await button.isVisible()).toBe(true);
       expect((await button.innerText()).includes('Unlisted')).toBe(!!problem.unlisted);
     }
-    await page.screenshot({ path: `${ARTIFACTS}/schema-gallery-page.jpg`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}/schema-gallery-page.png`, fullPage: true });
   });
 
   for (const problem of PROBLEMS) {
@@ -182,7 +182,7 @@ describe('the schema gallery in a real browser', () => {
     await dialog.waitFor();
     expect(await dialog.getByLabel(/^Simulator/).isEnabled()).toBe(true);
     expect(await dialog.getByLabel(/^Quantum Device/).isDisabled()).toBe(true);
-    await page.screenshot({ path: `${ARTIFACTS}/schema-stock-price-prediction-device-dialog.jpg` });
+    await page.screenshot({ path: `${ARTIFACTS}/schema-stock-price-prediction-device-dialog.png` });
     await dialog.getByRole('button', { name: 'Done' }).click();
 
     const epochs = card.locator('[data-field="epochs"] input');

@@ -120,7 +120,7 @@ describe.each(MODES)('the quantum self-test in a real browser, $name', ({ env })
         `submit-to-start latency: ${latency} ms (browser round trip ${Date.now() - submittedAt} ms)`,
       );
       await page.screenshot({
-        path: `tests/artifacts/self-test-${env.REDIS_URL ? 'bullmq' : 'embedded'}.jpg`,
+        path: `tests/artifacts/self-test-${env.REDIS_URL ? 'bullmq' : 'embedded'}.png`,
       });
       await context.close();
     },

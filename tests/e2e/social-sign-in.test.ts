@@ -19,7 +19,7 @@ import {
 } from '../../server/test-support/oauth-stand-ins';
 
 const ARTIFACTS = 'tests/artifacts';
-const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/social-${name}.jpg` });
+const shot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS}/social-${name}.png` });
 
 interface AdminUser {
   id: number;

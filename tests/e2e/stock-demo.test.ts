@@ -4,7 +4,7 @@
 // them, both models and the three periods answered over the WebSocket once the symbol's models are
 // trained (the first request queues their training and says they are being prepared), the average
 // predicted price, the 1,200 ms debounce, and the socket's texts when the connection drops and comes
-// back. Screenshots go to tests/artifacts/stock-demo-*.jpg.
+// back. Screenshots go to tests/artifacts/stock-demo-*.png.
 
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -14,7 +14,7 @@ import { launchBrowser, startProduct, type RunningProduct } from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 const shot = (page: Page, name: string) =>
-  page.locator('#live-demo').screenshot({ path: `${ARTIFACTS}/stock-demo-${name}.jpg` });
+  page.locator('#live-demo').screenshot({ path: `${ARTIFACTS}/stock-demo-${name}.png` });
 
 describe('landing stock-prediction demo', () => {
   let product: RunningProduct;
@@ -264,7 +264,7 @@ describe('landing stock-prediction demo', () => {
     await expect
       .poll(() => live.getByTestId('socket-message').textContent(), { timeout: 20_000 })
       .toMatch(/^(WebSocket connection not established\. Reconnecting\.\.\.|WebSocket error: .+)$/);
-    await live.screenshot({ path: `${ARTIFACTS}/stock-demo-socket-down.jpg` });
+    await live.screenshot({ path: `${ARTIFACTS}/stock-demo-socket-down.png` });
     // The server is back: the client reconnects with its back-off and the message goes.
     down = false;
     await expect.poll(() => live.getByTestId('socket-message').count(), { timeout: 40_000 }).toBe(0);

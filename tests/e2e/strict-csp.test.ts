@@ -3,7 +3,7 @@
 // registration dialogs, and the Dataset and Model Configurations forms of every listed problem's
 // workspace, each given a bad value until its message shows. Chromium reports any blocked eval as a
 // `securitypolicyviolation` event (recorded from the first script on) and as a console error; the
-// test fails on either. Screenshot: tests/artifacts/strict-csp/<problem>.jpg.
+// test fails on either. Screenshot: tests/artifacts/strict-csp/<problem>.png.
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -112,14 +112,14 @@ describe('the web app under a CSP without unsafe-eval', () => {
       // The innermost field around the input (a number may sit in a group, e.g. the splitter).
       const field = form.locator('.qs-field.has-error', { has: page.locator(`[id="${inputId}"]`) }).last();
       await field.waitFor({ timeout: 15_000 }).catch(async (error: unknown) => {
-        await page.screenshot({ path: path.join(ARTIFACTS, `${problem.id}-failed.jpg`) });
+        await page.screenshot({ path: path.join(ARTIFACTS, `${problem.id}-failed.png`) });
         throw new Error(
           `${problem.id}: no message (${String(error)}); ${(await watched.problems()).join('; ')}`,
         );
       });
       const message = (await field.innerText()).trim();
       checked.push(`${problem.id}: ${message.replace(/\s+/g, ' ')}`);
-      await page.screenshot({ path: path.join(ARTIFACTS, `${problem.id}.jpg`) });
+      await page.screenshot({ path: path.join(ARTIFACTS, `${problem.id}.png`) });
       // Leave without saving: the unsaved-changes prompt is accepted.
       page.once('dialog', (dialog) => void dialog.accept());
     }

@@ -1,6 +1,6 @@
 // The workspace of each financial example in Chromium against the built product (build first: npx vite
 // build): the example copied as the Examples page does, every tab shown and screenshotted
-// (tests/artifacts/workspace-{problem}-{tab}.jpg, 1280 x 1100 px), one field changed to keep the run
+// (tests/artifacts/workspace-{problem}-{tab}.png, 1280 x 1100 px), one field changed to keep the run
 // short, validation seen on the way, the change saved, the run watched to Completed and its charts drawn.
 
 import { describe, expect, it, onTestFailed } from 'vitest';

@@ -89,12 +89,12 @@ export async function signedInPage(
 }
 
 /**
- * tests/artifacts/workspace-{name}.jpg. Not fullPage: Chromium's full-page capture resizes the page to
+ * tests/artifacts/workspace-{name}.png. Not fullPage: Chromium's full-page capture resizes the page to
  * 1x1 for a moment, which the mobile guard (under 768 px) answers by unmounting the app.
  */
 export async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
-  for (const dir of SHOT_DIRS) await page.screenshot({ path: `${dir}/workspace-${name}.jpg` });
+  for (const dir of SHOT_DIRS) await page.screenshot({ path: `${dir}/workspace-${name}.png` });
 }
 
 /** A workspace tab by its accessible name; the Outputs tab's name carries its count badge. */

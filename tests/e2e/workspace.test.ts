@@ -5,7 +5,7 @@
 // Configurations tab, the read-only Pipeline, Save, Run with its toast and banner, the output watched
 // live to Completed with metrics beside the baseline, charts and result logs. Then a second run is
 // stopped (Manual Stop) and the unsaved-changes prompt guards leaving. Screenshots:
-// tests/artifacts/workspace-stock-blank-*.jpg (1280 x 1100 px).
+// tests/artifacts/workspace-stock-blank-*.png (1280 x 1100 px).
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
