@@ -85,7 +85,21 @@ describe('the landing page from real results', () => {
     'shows Loading plots... first, then every example run in each tab and both registers',
     async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      // What happened to the page, said when the test fails: a run once found both sections back on their
+      // first example mid-test (the page drawn again), without a trace of why.
+      const events: string[] = [];
+      const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+      page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame()) events.push(`${at()} navigated to ${frame.url()}`);
+      });
+      page.on('crash', () => events.push(`${at()} the page crashed`));
+      page.on('pageerror', (error) => events.push(`${at()} page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning')
+          events.push(`${at()} console ${message.type()}: ${message.text()}`);
+      });
       onTestFailed(async () => {
+        console.log(`the page's events:\n${events.join('\n') || '(none)'}`);
         await page.screenshot({ path: `${ARTIFACTS}/landing-results-failed.png`, fullPage: true });
       });
       await page.goto(product.url);

@@ -13,6 +13,7 @@ import { PENDING_POLL_MS } from './use-demo-compare';
 
 afterEach(() => {
   cleanup();
+  sessionStorage.clear();
   vi.useRealTimers();
   vi.unstubAllGlobals();
 });
@@ -179,5 +180,29 @@ describe('landing demo sections', () => {
     });
     await screen.findByRole('table', { name: 'Classical model (output 349): training data' });
     expect(screen.getByRole('tab', { name: 'Training Data' }).getAttribute('aria-selected')).toBe('true');
+  });
+
+  it("keep each section's picked example when drawn again (a reload, coming back to the page)", async () => {
+    fakeApi({
+      'GET /api/examples': () => ({ body: examples }),
+      'GET /api/demo-data/brain-tumor/compare': () => ({ body: run({}) }),
+      'GET /api/demo-data/fraud-detection/compare': () => ({ body: run({ id: 349 }) }),
+    });
+    const interpretationPicker = () =>
+      screen.getByLabelText('Example application', {
+        selector: '#interpretation-problem',
+      }) as HTMLSelectElement;
+    const comparisonPicker = () =>
+      screen.getByLabelText('Example application', { selector: '#comparison-problem' }) as HTMLSelectElement;
+    renderBoth();
+    await screen.findByRole('table', { name: 'Classical model (output 186): confusion matrix' });
+    fireEvent.change(interpretationPicker(), { target: { value: 'fraud-detection' } });
+    await screen.findByRole('heading', { name: 'Classical model (output 349)' });
+    cleanup();
+
+    renderBoth();
+    await screen.findByRole('heading', { name: 'Classical model (output 349)' });
+    expect(interpretationPicker().value).toBe('fraud-detection');
+    expect(comparisonPicker().value).toBe('brain-tumor');
   });
 });

@@ -46,7 +46,7 @@ function OutputView({ output, view, app }: { output: DemoOutput; view: View; app
 
 /** The landing page's performance comparison: the server's own run of the picked example application. */
 export function PerformanceComparison() {
-  const { problems, problemId, problemName, pick, state } = usePickedDemo();
+  const { problems, problemId, problemName, pick, state } = usePickedDemo('comparison');
   // The picked tab belongs to its problem: another problem opens on its own default tab.
   const [picked, setPicked] = useState<{ problemId: string | null; view: View } | null>(null);
   const view = picked && picked.problemId === problemId ? picked.view : defaultView(problemId);

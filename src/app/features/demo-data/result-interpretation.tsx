@@ -14,7 +14,7 @@ type Audience = 'technical' | 'non-technical';
  * technical or plain words (every number in it comes from the run's facts).
  */
 export function ResultInterpretation() {
-  const { problems, problemId, problemName, pick, state } = usePickedDemo();
+  const { problems, problemId, problemName, pick, state } = usePickedDemo('interpretation');
   const [audience, setAudience] = useState<Audience>('non-technical');
   const outputs = state.status === 'ready' ? state.data.outputs : [];
   return (

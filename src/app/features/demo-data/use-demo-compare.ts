@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { getExamples, type Example } from '../../api/get-examples';
 import { getDemoCompare, type DemoCompare } from './api/get-demo-compare';
@@ -62,11 +62,23 @@ export function useDemoCompare(problemId: string | null): DemoState {
   return answer && answer.problemId === problemId ? answer.state : { status: 'loading' };
 }
 
+/** Where a demo section keeps its picked example for the tab's session (by section). */
+export const pickedDemoKey = (section: string) => `qmlstudio.demo-pick.${section}`;
+
+function storedPick(section: string): string | null {
+  try {
+    return sessionStorage.getItem(pickedDemoKey(section));
+  } catch {
+    return null; // storage refused (a privacy mode): the pick lasts as long as the section
+  }
+}
+
 /**
  * A demo section's picked example problem (the first one until the user picks another) and its
- * example run; with no example problems at all the section is 'missing'.
+ * example run; with no example problems at all the section is 'missing'. The pick is kept for the
+ * tab's session: the section drawn again (a reload, coming back to the page) shows the same example.
  */
-export function usePickedDemo(): {
+export function usePickedDemo(section: string): {
   problems: Pick<Example, 'problem_id' | 'problem_name'>[] | null;
   problemId: string | null;
   problemName: string;
@@ -74,10 +86,23 @@ export function usePickedDemo(): {
   state: DemoState;
 } {
   const problems = useExampleProblems();
-  const [picked, setPicked] = useState<string | null>(null);
-  const problemId = picked ?? problems?.[0]?.problem_id ?? null;
+  const [picked, setPicked] = useState<string | null>(() => storedPick(section));
+  // A kept pick of an example this server no longer has falls back to the first.
+  const known = picked && problems?.some((problem) => problem.problem_id === picked) ? picked : null;
+  const problemId = known ?? problems?.[0]?.problem_id ?? null;
   const problemName = problems?.find((problem) => problem.problem_id === problemId)?.problem_name ?? '';
   const loaded = useDemoCompare(problemId);
   const state: DemoState = problems && problems.length === 0 ? { status: 'missing' } : loaded;
-  return { problems, problemId, problemName, pick: setPicked, state };
+  const pick = useCallback(
+    (next: string) => {
+      setPicked(next);
+      try {
+        sessionStorage.setItem(pickedDemoKey(section), next);
+      } catch {
+        // not kept beyond this section: nothing else depends on it
+      }
+    },
+    [section],
+  );
+  return { problems, problemId, problemName, pick, state };
 }
