@@ -223,7 +223,9 @@ const started = Date.now();
 // eslint 34, prettier 23, codegen 12, schemas 3, ruff 0.2, mypy 24, unit 105 (its precompiled.test
 // compiled the validators the build was writing at the same time), server 562 | build 10, pytest
 // 170, e2e 585: lane A 790, lane B 765. With the build in lane A before unit and mypy in lane B:
-// lane A 626 (unit 74, server 456), lane B 740 (mypy 44, pytest 214, e2e 481). Hence mypy in lane A.
+// lane A 626 (unit 74, server 456), lane B 740 (mypy 44, pytest 214, e2e 481). Hence mypy in lane A
+// then. With shorter e2e and server suites (a clean-clone run, mypy in lane A): lane A 704 (checks 133,
+// unit 123, server 449), lane B 660 (pytest 171, e2e 489 with a 30-s failure timeout): mypy in B again.
 await together(
   lane('lane A (checks, build, unit, server)', [
     check('typecheck (tsc strict)', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
@@ -233,18 +235,21 @@ await together(
     check('schemas:check', 'npx', ['tsx', 'codegen/check-schemas.ts']),
     check('lint (ruff check)', path.join(VENV_BIN, 'ruff'), ['check', 'worker']),
     check('format (ruff format)', path.join(VENV_BIN, 'ruff'), ['format', '--check', 'worker']),
-    check('typecheck (mypy worker)', path.join(VENV_BIN, 'mypy'), [
-      '--config-file',
-      'worker/pyproject.toml',
-      'worker/qmlstudio_worker',
-    ]),
     // The web build here, not before both lanes (only e2e needs dist/, long after): it also writes the
     // precompiled validators the unit suite's precompiled.test then reuses instead of compiling them again.
     check('web build (vite)', 'make', ['--no-print-directory', 'build']),
     vitest('unit'),
     vitest('server'),
   ]),
-  lane('lane B (pytest, e2e)', [pytest(), vitest('e2e')]),
+  lane('lane B (mypy, pytest, e2e)', [
+    check('typecheck (mypy worker)', path.join(VENV_BIN, 'mypy'), [
+      '--config-file',
+      'worker/pyproject.toml',
+      'worker/qmlstudio_worker',
+    ]),
+    pytest(),
+    vitest('e2e'),
+  ]),
 );
 
 const total = rows.reduce(

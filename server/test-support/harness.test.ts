@@ -1,35 +1,31 @@
 // The harness's promise to CI: with CI set, a PostgreSQL or Redis that does not answer fails the
-// server suite instead of skipping its passes; without CI the skip is announced and the run goes on.
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+// server suite (requireServices throws when the harness loads, so every server file fails) instead of
+// skipping its passes; without CI the skip is announced and the run goes on. Probed for real against
+// an address where nothing listens.
 import { describe, expect, it } from 'vitest';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { POSTGRES_ADMIN_URL, probeServices, requireServices } from './harness';
+
 const NOBODY = 'redis://127.0.0.1:1'; // port 1: nothing listens, the connection is refused at once
+const URLS = { postgres: POSTGRES_ADMIN_URL, redis: NOBODY };
 
-function loadHarness(env: Record<string, string | undefined>) {
-  const { CI: _ci, ...inherited } = process.env;
-  return spawnSync(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/test-support/harness.ts'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...inherited, TEST_REDIS_URL: NOBODY, ...env },
-  });
-}
-
-// Each case starts tsx on the whole harness: 35 to 67 s seen with another test file beside it on a loaded
-// 2-core machine, so the default 60 s is too short.
-describe('test harness and missing services', { timeout: 180_000 }, () => {
-  it('with CI set, a Redis that does not answer fails the load', () => {
-    const result = loadHarness({ CI: '1' });
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain('CI requires every server pass');
-    expect(result.stderr).toContain(`Redis at ${NOBODY}`);
+describe('test harness and missing services', () => {
+  it('finds a Redis that does not answer', async () => {
+    expect(await probeServices(POSTGRES_ADMIN_URL, NOBODY)).toMatchObject({ redis: false });
   });
 
-  it('without CI, it warns loudly and skips that pass', () => {
-    const result = loadHarness({});
-    expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(
+  it('with CI set, a Redis that does not answer fails the load', async () => {
+    const answered = await probeServices(POSTGRES_ADMIN_URL, NOBODY);
+    expect(() => requireServices(answered, URLS, true)).toThrow(
+      `CI requires every server pass: Redis at ${NOBODY} does not answer: the BullMQ pass cannot run`,
+    );
+  });
+
+  it('without CI, it warns loudly and skips that pass', async () => {
+    const answered = await probeServices(POSTGRES_ADMIN_URL, NOBODY);
+    const warnings: string[] = [];
+    requireServices(answered, URLS, false, (message) => warnings.push(message));
+    expect(warnings.join('')).toMatch(
       /Redis at redis:\/\/127\.0\.0\.1:1 does not answer: the BullMQ pass is SKIPPED/,
     );
   });

@@ -31,39 +31,57 @@ async function answers(fn: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export const postgresAvailable = await answers(async () => {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
-  await client.connect();
-  await client.end();
-});
-
-export const redisAvailable = await answers(async () => {
-  // One attempt, no reconnecting: a probe that keeps retrying would keep the process alive.
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    retryStrategy: () => null,
+/** Whether PostgreSQL and Redis answer at these addresses (one quick attempt each). */
+export async function probeServices(postgresUrl: string, redisUrl: string) {
+  const postgres = await answers(async () => {
+    const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2000 });
+    await client.connect();
+    await client.end();
   });
-  redis.on('error', () => {}); // the refusal is the answer (connect() rejects); not worth a log line
-  try {
-    await redis.connect();
-    await redis.ping();
-  } finally {
-    redis.disconnect();
-  }
-});
-
-const missing = [
-  ...(postgresAvailable ? [] : [`PostgreSQL at ${POSTGRES_ADMIN_URL} does not answer: the PostgreSQL pass`]),
-  ...(redisAvailable ? [] : [`Redis at ${REDIS_URL} does not answer: the BullMQ pass`]),
-];
-// In CI (the CI variable set, as .ci/run does) a missing service fails every server test file:
-// a pass that cannot run must not pass quietly. Locally the skip is announced loudly instead.
-if (missing.length > 0 && process.env.CI) {
-  throw new Error(`CI requires every server pass: ${missing.map((m) => `${m} cannot run`).join('; ')}`);
+  const redis = await answers(async () => {
+    // One attempt, no reconnecting: a probe that keeps retrying would keep the process alive.
+    const connection = new Redis(redisUrl, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      retryStrategy: () => null,
+    });
+    connection.on('error', () => {}); // the refusal is the answer (connect() rejects); not worth a log line
+    try {
+      await connection.connect();
+      await connection.ping();
+    } finally {
+      connection.disconnect();
+    }
+  });
+  return { postgres, redis };
 }
-for (const reason of missing) console.warn(`\n!!!!! ${reason} is SKIPPED !!!!!\n`);
+
+/**
+ * The passes that cannot run. In CI (the CI variable set, as .ci/run does) a missing service fails every
+ * server test file (thrown when the harness loads): a pass that cannot run must not pass quietly.
+ * Locally each skip is announced loudly instead.
+ */
+export function requireServices(
+  answered: { postgres: boolean; redis: boolean },
+  urls: { postgres: string; redis: string },
+  ci: boolean,
+  warn: (message: string) => void = console.warn,
+): void {
+  const missing = [
+    ...(answered.postgres ? [] : [`PostgreSQL at ${urls.postgres} does not answer: the PostgreSQL pass`]),
+    ...(answered.redis ? [] : [`Redis at ${urls.redis} does not answer: the BullMQ pass`]),
+  ];
+  if (missing.length > 0 && ci) {
+    throw new Error(`CI requires every server pass: ${missing.map((m) => `${m} cannot run`).join('; ')}`);
+  }
+  for (const reason of missing) warn(`\n!!!!! ${reason} is SKIPPED !!!!!\n`);
+}
+
+const answered = await probeServices(POSTGRES_ADMIN_URL, REDIS_URL);
+export const postgresAvailable = answered.postgres;
+export const redisAvailable = answered.redis;
+requireServices(answered, { postgres: POSTGRES_ADMIN_URL, redis: REDIS_URL }, Boolean(process.env.CI));
 
 /**
  * A new in-memory PGlite with every migration applied, started from the run's migrated template
