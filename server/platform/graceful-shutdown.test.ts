@@ -8,6 +8,7 @@ import { openDatabase } from '../db/database';
 import { writeFakePython } from '../test-support/fake-python';
 import { writeMigratedDataDir } from '../test-support/pglite-template';
 import { MODES, startStack, submitSelfTest, waitForRunning, type TestStack } from '../test-support/harness';
+import { serverBundle } from '../test-support/server-bundle';
 import { shutDownGracefully } from './graceful-shutdown';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -63,9 +64,11 @@ describe('graceful shutdown of the real server', () => {
     // The real server (tsx server/main.ts) on the run's migrated database template written to its DATA_DIR:
     // no initdb in WASM (most of a start on a loaded machine); its migrations still run and find nothing to do.
     await writeMigratedDataDir(path.join(dataDir, 'pglite'), inject('pgliteTemplate'));
-    // node with tsx as a loader, as `npm start` runs it: tsx's CLI wrapper relays a signal only if the
-    // server acknowledges it within 30 ms, and SIGKILLs it otherwise (exit 143 on a loaded machine).
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    // server/main.ts as the end-to-end products run it, bundled (server/test-support/server-bundle.ts, built once
+    // per change of the sources and shared with the e2e suite): under tsx its start transpiled ~180 files.
+    // Plain node, as `npm start`'s `node --import tsx`: tsx's CLI wrapper relays a signal only if the server
+    // acknowledges it within 30 ms, and SIGKILLs it otherwise (exit 143 on a loaded machine).
+    child = spawn(process.execPath, ['--enable-source-maps', await serverBundle()], {
       cwd: ROOT,
       env: {
         ...process.env,

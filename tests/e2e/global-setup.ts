@@ -16,7 +16,7 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../server/config';
 import { WarmWorkerPool } from '../../server/jobs/warm-worker-pool';
 import { launchBrowserServer, makeDatabaseTemplate } from './harness';
-import { serverBundle } from './server-bundle';
+import { serverBundle } from '../../server/test-support/server-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {

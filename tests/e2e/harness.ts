@@ -14,7 +14,7 @@ import {
 } from 'playwright-core';
 import { inject } from 'vitest';
 import { startMailSink, type MailSink } from './mail-sink';
-import { SERVER_BUNDLE_DIR, serverBundle } from './server-bundle';
+import { SERVER_BUNDLE_DIR, serverBundle } from '../../server/test-support/server-bundle';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MIGRATIONS_DIR = path.join(ROOT, 'server/db/migrations');
