@@ -311,31 +311,29 @@ export class WarmWorkerPool implements WorkerLauncher {
       { socket },
       'warm worker: forking jobs from a preloaded worker another process runs',
     );
-    let markEnded!: () => void;
     const parent: Parent = {
       process: null,
       ready: Promise.resolve(true),
       exited: false,
-      ended: new Promise<void>((resolve) => (markEnded = resolve)),
+      // Never awaited: a launch on it that forks nothing gives it up at once (detach) instead of waiting.
+      ended: new Promise<void>(() => undefined),
       launches: new Set(),
-    };
-    this.detach = (how: string) => {
-      if (parent.exited) return;
-      parent.exited = true;
-      markEnded();
-      if (this.parent === parent) this.parent = null;
-      this.cold = new ColdWorkerLauncher(this.options.python, this.options.env);
-      this.options.log.warn(
-        { socket, how },
-        'the preloaded worker at WORKER_SERVE_SOCKET cannot be reached; every job now starts a fresh Python (cold)',
-      );
     };
     this.parent = parent;
     return parent;
   }
 
-  /** Gives up an attached parent that cannot be reached (set by attach). */
-  private detach: (how: string) => void = () => undefined;
+  /** Gives up an attached parent that cannot be reached: from now on every launch goes cold. */
+  private detach(parent: Parent, how: string): void {
+    if (parent.exited) return;
+    parent.exited = true;
+    if (this.parent === parent) this.parent = null;
+    this.cold = new ColdWorkerLauncher(this.options.python, this.options.env);
+    this.options.log.warn(
+      { socket: this.socketPath, how },
+      'the preloaded worker at WORKER_SERVE_SOCKET cannot be reached; every job now starts a fresh Python (cold)',
+    );
+  }
 
   /** The ready parent, starting one if needed; null when launches go cold (or the pool is closing). */
   private async readyParent(): Promise<Parent | null> {
@@ -435,7 +433,7 @@ export class WarmWorkerPool implements WorkerLauncher {
     }
     if (launch.childPid === undefined && !launch.pendingSignal && parent.process === null) {
       // Another process's parent that forked nothing: it is gone (or was never there). Go cold.
-      this.detach('the connection ended before a child was forked');
+      this.detach(parent, 'the connection ended before a child was forked');
       launch.reaped = false;
       return null;
     }

@@ -1,5 +1,5 @@
-// The server the end-to-end files start, as one ES module built by esbuild. Started under tsx, each
-// product start loads ~180 TypeScript files through tsx's loader: about 18 CPU-s and 90 s of wall time
+// The server the end-to-end files (and the graceful-shutdown test) start, as one ES module built by
+// esbuild. Started under tsx, each product start loads ~180 TypeScript files through tsx's loader: about 18 CPU-s and 90 s of wall time
 // on the loaded 2-core CI machine, paid by every e2e file. Built once, a start is plain `node`.
 //
 // The build is kept under node_modules/.cache/qmlstudio-e2e-server/<key>/, the key a hash of exactly

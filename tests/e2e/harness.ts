@@ -108,6 +108,7 @@ function sharedWorkerSocket(): string {
 
 /** Environment of every product start: a free port, a data directory, the admin, quiet logs. */
 function productEnv(port: number, dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
+  const workerSocket = sharedWorkerSocket();
   return {
     ...process.env,
     PORT: String(port),
@@ -121,7 +122,7 @@ function productEnv(port: number, dataDir: string, env: Record<string, string>):
     // The landing page's example runs train in the background: only the tests of them turn them on.
     DEMO_RESULTS: 'off',
     // The run's one preloaded worker (global-setup.ts): jobs fork from it with this product's settings.
-    ...(sharedWorkerSocket() && { WORKER_SERVE_SOCKET: sharedWorkerSocket() }),
+    ...(workerSocket && { WORKER_SERVE_SOCKET: workerSocket }),
     // Most files run no job: the preloaded Python (about 5 CPU-s on this machine) starts at the first job instead.
     WORKER_WARM: 'lazy',
     // The products of a run share one kept worker runtime check (WORKER_CHECK_RECORD): a start within

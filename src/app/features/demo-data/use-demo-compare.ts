@@ -63,13 +63,21 @@ export function useDemoCompare(problemId: string | null): DemoState {
 }
 
 /** Where a demo section keeps its picked example for the tab's session (by section). */
-export const pickedDemoKey = (section: string) => `qmlstudio.demo-pick.${section}`;
+const pickedDemoKey = (section: string) => `qmlstudio.demo-pick.${section}`;
 
 function storedPick(section: string): string | null {
   try {
     return sessionStorage.getItem(pickedDemoKey(section));
   } catch {
     return null; // storage refused (a privacy mode): the pick lasts as long as the section
+  }
+}
+
+function storePick(section: string, problemId: string): void {
+  try {
+    sessionStorage.setItem(pickedDemoKey(section), problemId);
+  } catch {
+    // storage refused: the pick lasts as long as the section
   }
 }
 
@@ -96,11 +104,7 @@ export function usePickedDemo(section: string): {
   const pick = useCallback(
     (next: string) => {
       setPicked(next);
-      try {
-        sessionStorage.setItem(pickedDemoKey(section), next);
-      } catch {
-        // not kept beyond this section: nothing else depends on it
-      }
+      storePick(section, next);
     },
     [section],
   );
