@@ -69,14 +69,15 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // Two files at a time: each starts its own product on port 0 with its own DATA_DIR (a copy of
-          // the database template), Redis prefix, mail sink and stand-in servers, and opens its own
-          // browser contexts; most of a file's time is waiting (Python, training, the page's timers).
+          // Two files at a time: a file with settings of its own starts its own product on port 0 with its
+          // own DATA_DIR (a copy of the database template), Redis prefix, mail sink and stand-in servers;
+          // the others share their worker's product one after another (harness.ts sharedProduct). Each
+          // opens its own browser contexts; most of a file's time is waiting (Python, training, timers).
           fileParallelism: true,
           maxWorkers: 2,
           // The files of a worker share its module cache (playwright-core, the harness): imported once per
-          // worker, not once per file. The files keep no state in shared modules: each starts its own
-          // product and opens its own contexts, and none mocks a module.
+          // worker, not once per file (and so is the worker's shared product). The files keep no other state
+          // in shared modules: each opens its own contexts, and none mocks a module.
           isolate: false,
         },
       },

@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
 import { callApi, copyExample, workspaceUrl } from './harness';
-import { signedInPage, useFileProduct } from './workspace-steps';
+import { signedInPage, useSharedProduct } from './workspace-steps';
 
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 const shot = async (page: Page, name: string) => {
@@ -26,7 +26,7 @@ const sample = (
 ).samples.find((s) => s.file === 'apple_google_stock.csv')!;
 
 describe('written analysis and comparison in the browser', () => {
-  const file = useFileProduct();
+  const file = useSharedProduct();
   let appId: number;
   let appName: string;
   const outputs: number[] = [];

@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { adminToken, launchBrowser, startProduct, type RunningProduct } from './harness';
+import { adminToken, launchBrowser, sharedProduct, type RunningProduct } from './harness';
 
 const HOSTILE_SVG = `<?xml version="1.0"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64"
@@ -22,7 +22,7 @@ describe('a hostile SVG avatar in a real browser', () => {
   let product: RunningProduct;
   let browser: Browser;
   beforeAll(async () => {
-    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+    [product, browser] = await Promise.all([sharedProduct(), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -19,7 +19,7 @@ import {
   copyExample,
   createBlankApplication,
   signedInContext,
-  startProduct,
+  sharedProduct,
   workspaceUrl,
   type RunningProduct,
 } from './harness';
@@ -84,7 +84,7 @@ let session: { token: string; id: number };
 beforeAll(async () => {
   makeShotDirs();
   [product, browser] = await Promise.all([
-    startProduct(),
+    sharedProduct(),
     // Chromium's fake camera (a moving colour test pattern, allowed without a prompt) for 'Use webcam':
     // a Chromium of its own, not the run's shared one.
     chromium.launch({

@@ -16,7 +16,7 @@ import {
   callApi,
   launchBrowser,
   signedInContext,
-  startProduct,
+  sharedProduct,
   type RunningProduct,
 } from './harness';
 
@@ -51,7 +51,7 @@ describe('the Example Gallery', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+    [product, browser] = await Promise.all([sharedProduct(), launchBrowser()]);
     ({ token, id: adminId } = await adminSession(product));
     examples = (await callApi<{ data: Example[] }>(product, '/examples')).body.data;
   });

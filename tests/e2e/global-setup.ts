@@ -10,12 +10,19 @@
 // And one preloaded worker (python -m qmlstudio_worker serve) the products' jobs fork from
 // (WORKER_SERVE_SOCKET), each child with its product's settings: a product would otherwise import
 // torch, qiskit and the rest once more at its first job (about 4.5 CPU-s, a dozen products run jobs).
+//
+// And the directory where the workers record the product each shares among its files (harness.ts
+// sharedProduct): the teardown stops any still running.
+
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
 import { loadConfig } from '../../server/config';
 import { WarmWorkerPool } from '../../server/jobs/warm-worker-pool';
-import { launchBrowserServer, makeDatabaseTemplate } from './harness';
+import { launchBrowserServer, makeDatabaseTemplate, stopSharedProducts } from './harness';
 import { serverBundle } from '../../server/test-support/server-bundle';
 
 declare module 'vitest' {
@@ -24,6 +31,8 @@ declare module 'vitest' {
     browserWsEndpoint: string;
     /** The shared preloaded worker's socket (WORKER_SERVE_SOCKET of every product), '' when it could not start. */
     workerServeSocket: string;
+    /** Where the workers record their shared products (harness.ts sharedProduct), stopped at the teardown. */
+    sharedProductsDir: string;
   }
 }
 
@@ -41,10 +50,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ]);
   project.provide('browserWsEndpoint', browserServer.wsEndpoint());
   project.provide('workerServeSocket', workerReady ? worker.socket : '');
+  const sharedProducts = mkdtempSync(path.join(os.tmpdir(), 'qml-e2e-shared-'));
+  project.provide('sharedProductsDir', sharedProducts);
   const seconds = (Date.now() - started) / 1000;
   if (seconds > 1)
     console.log(`e2e: server bundle, database template and Chromium ready in ${seconds.toFixed(1)} s`);
   return async () => {
+    await stopSharedProducts(sharedProducts);
     await Promise.all([browserServer.close(), worker.close()]);
   };
 }

@@ -1,6 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -255,6 +264,15 @@ export interface StartOptions {
    * the migrated template. Products on PostgreSQL (DATABASE_URL) always migrate their own.
    */
   freshDatabase?: boolean;
+  /** The worker's shared product (sharedProduct): recorded for the teardown, and ended with the worker. */
+  shared?: boolean;
+}
+
+/** A shared product ends with its worker: recorded for the global teardown, and sent SIGTERM at exit. */
+function keepUntilTheEnd(child: ChildProcess, dataDir: string): void {
+  const dir = sharedProductsDir();
+  if (dir) writeFileSync(path.join(dir, `${child.pid}.json`), JSON.stringify({ pid: child.pid, dataDir }));
+  process.once('exit', () => child.kill('SIGTERM'));
 }
 
 /**
@@ -270,6 +288,7 @@ export async function startProduct(
     const template = options.freshDatabase || env.DATABASE_URL ? null : databaseTemplate();
     if (template) cpSync(template, path.join(dataDir, 'pglite'), { recursive: true });
     const { url, child, output } = await launchOnFreePort(dataDir, env);
+    if (options.shared) keepUntilTheEnd(child, dataDir);
     return {
       url,
       admin: { ...ADMIN },
@@ -283,6 +302,59 @@ export async function startProduct(
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The product the files of this test worker share when they need no settings of their own and check
+ * nothing of the whole product that another file changes (counts of all applications, the analytics
+ * totals, the live demo's first training): each such file signs in, makes its own applications and
+ * finds them by id, as two people using one installation would. A worker runs its files one after
+ * another, so they never use it at the same time. Started at the first call (about 5 CPU-s and a few
+ * seconds of a loaded machine, once per worker instead of once per file); its `stop()` only releases
+ * it. It is stopped when the worker exits, or by the global setup's teardown when the worker is ended
+ * without exiting cleanly (the pid and data directory recorded in the run's shared-products directory).
+ */
+let shared: Promise<RunningProduct> | undefined;
+export function sharedProduct(): Promise<RunningProduct> {
+  shared ??= startProduct({}, { shared: true }).catch((error: unknown) => {
+    shared = undefined; // the next file tries again
+    throw error;
+  });
+  return shared.then((product) => ({ ...product, stop: async () => undefined }));
+}
+
+/** Where the workers record their shared products for the teardown; '' outside an e2e run. */
+function sharedProductsDir(): string {
+  try {
+    return inject('sharedProductsDir');
+  } catch {
+    return '';
+  }
+}
+
+/** Stops the shared products the workers recorded and did not stop themselves (the e2e global teardown). */
+export async function stopSharedProducts(dir: string): Promise<void> {
+  const records = readdirSync(dir).map(
+    (name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { pid: number; dataDir: string },
+  );
+  await Promise.all(
+    records.map(async ({ pid, dataDir }) => {
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (alive()) process.kill(pid, 'SIGTERM');
+      for (let waited = 0; alive() && waited < 20_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      if (alive()) process.kill(pid, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }),
+  );
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** A mail sink and the product sending its mail there, from 'QML Studio <studio@example.com>'. */

@@ -19,7 +19,7 @@ import {
   callApi,
   launchBrowser,
   signedInContext,
-  startProduct,
+  sharedProduct,
   type RunningProduct,
 } from './harness';
 import {
@@ -102,7 +102,7 @@ describe('the fraud example with the Variational Quantum Classifier', () => {
 
   beforeAll(async () => {
     makeShotDirs();
-    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+    [product, browser] = await Promise.all([sharedProduct(), launchBrowser()]);
     session = await adminSession(product);
   });
   afterAll(async () => {

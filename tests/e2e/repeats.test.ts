@@ -12,7 +12,7 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { callApi } from './harness';
-import { runFromWorkspace, useFileProduct } from './workspace-steps';
+import { runFromWorkspace, useSharedProduct } from './workspace-steps';
 
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 const shot = async (page: Page, name: string, focus?: Locator) => {
@@ -51,7 +51,7 @@ async function expectBand(figure: Locator, series: string): Promise<void> {
 }
 
 describe('repeated seeds in the browser', () => {
-  const file = useFileProduct();
+  const file = useSharedProduct();
   let examples: Example[];
 
   beforeAll(async () => {

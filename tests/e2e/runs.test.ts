@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { copyExample } from './harness';
-import { runFromWorkspace, useFileProduct } from './workspace-steps';
+import { runFromWorkspace, useSharedProduct } from './workspace-steps';
 
 const SHOTS = [process.env.SHOTS_DIR, 'tests/artifacts'].filter((d): d is string => Boolean(d));
 // Not fullPage: Chromium's full-page capture resizes the page to 1x1 for a moment, which the mobile
@@ -28,7 +28,7 @@ const expectedModelType = process.env.RUN_MODEL_TYPE ?? 'Quantum';
 const RUN_DEADLINE_MS = 150_000;
 
 describe('running an application', () => {
-  const file = useFileProduct();
+  const file = useSharedProduct();
   let appId: number;
 
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { adminToken, launchBrowser, signedInContext, startProduct, type RunningProduct } from './harness';
+import { adminToken, launchBrowser, signedInContext, sharedProduct, type RunningProduct } from './harness';
 
 const ARTIFACTS = 'tests/artifacts';
 
@@ -124,7 +124,7 @@ describe('the schema gallery in a real browser', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+    [product, browser] = await Promise.all([sharedProduct(), launchBrowser()]);
     const context = await signedInContext(browser, product, await adminToken(product), {
       viewport: { width: 1440, height: 1100 },
     });

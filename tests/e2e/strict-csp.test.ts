@@ -12,11 +12,11 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { callApi, copyExample, signedInContext, workspaceUrl } from './harness';
-import { VIEWPORT, collectPageErrors, openWorkspace, panel, tab, useFileProduct } from './workspace-steps';
+import { VIEWPORT, collectPageErrors, openWorkspace, panel, tab, useSharedProduct } from './workspace-steps';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts/strict-csp');
 
-const file = useFileProduct();
+const file = useSharedProduct();
 beforeAll(() => {
   mkdirSync(ARTIFACTS, { recursive: true });
 });

@@ -19,7 +19,7 @@ import {
   signedInPage,
   tab,
   toast,
-  useFileProduct,
+  useSharedProduct,
   watchUntilCompleted,
 } from './workspace-steps';
 
@@ -59,7 +59,7 @@ const EXAMPLES: Array<{ problem: string; field: string; invalid: string; message
 ];
 
 describe('the workspace of each financial example', () => {
-  const file = useFileProduct();
+  const file = useSharedProduct();
 
   for (const { problem, field, invalid, message, short } of EXAMPLES) {
     it(

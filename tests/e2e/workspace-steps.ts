@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, onTestFailed } from 'vitest';
 import {
   adminSession,
   launchBrowser,
+  sharedProduct,
   signedInContext,
   startProduct,
   type RunningProduct,
@@ -44,12 +45,21 @@ export interface FileProduct {
  * the API; stopped after the scope's tests. Read the fields from the tests (they are set by beforeAll).
  */
 export function useFileProduct(env: Record<string, string> = {}, options: StartOptions = {}): FileProduct {
+  return useProduct(() => startProduct(env, options));
+}
+
+/** useFileProduct on the worker's shared product (harness.ts sharedProduct: read there who may share it). */
+export function useSharedProduct(): FileProduct {
+  return useProduct(sharedProduct);
+}
+
+function useProduct(start: () => Promise<RunningProduct>): FileProduct {
   let product: RunningProduct | undefined;
   let browser: Browser | undefined;
   let session: FileProduct['session'] | undefined;
   beforeAll(async () => {
     makeShotDirs();
-    [product, browser] = await Promise.all([startProduct(env, options), launchBrowser()]);
+    [product, browser] = await Promise.all([start(), launchBrowser()]);
     session = await adminSession(product);
   });
   afterAll(async () => {

@@ -17,7 +17,7 @@ import {
   createBlankApplication,
   launchBrowser,
   signedInContext,
-  startProduct,
+  sharedProduct,
   workspaceUrl,
   type RunningProduct,
 } from './harness';
@@ -64,7 +64,7 @@ let session: { token: string; id: number };
 // One product and one browser for the file (the CI machine has 2 cores).
 beforeAll(async () => {
   makeShotDirs();
-  [product, browser] = await Promise.all([startProduct(), launchBrowser()]);
+  [product, browser] = await Promise.all([sharedProduct(), launchBrowser()]);
   session = await adminSession(product);
 });
 afterAll(async () => {
