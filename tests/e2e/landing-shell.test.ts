@@ -227,4 +227,23 @@ describe('the platform shell', () => {
     await shot(page, 'top-bar-768');
     await page.close();
   });
+
+  it('spins the busy ring, and holds it still for a system set to reduce motion', async () => {
+    // The built stylesheet's rule, read where a visitor's browser applies it.
+    const animation = async (reducedMotion: 'reduce' | 'no-preference') => {
+      const visitor = await browser.newContext({ reducedMotion });
+      const page = await visitor.newPage();
+      await page.goto(product.url);
+      await page.getByRole('button', { name: 'Login' }).waitFor();
+      const name = await page.evaluate(() => {
+        const ring = document.body.appendChild(document.createElement('span'));
+        ring.className = 'spinner';
+        return getComputedStyle(ring).animationName;
+      });
+      await visitor.close();
+      return name;
+    };
+    expect(await animation('no-preference')).toBe('spin');
+    expect(await animation('reduce')).toBe('none');
+  });
 });

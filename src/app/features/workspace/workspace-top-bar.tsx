@@ -55,7 +55,7 @@ export function WorkspaceTopBar({
           data-testid="running-banner"
           onClick={onShowOutputs}
         >
-          <span className="workspace-spinner" aria-hidden="true" />
+          <span className="spinner workspace-spinner" aria-hidden="true" />
           {RUNNING_BANNER}
         </button>
       )}
