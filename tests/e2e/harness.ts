@@ -313,7 +313,7 @@ export async function startProduct(
  * nothing of the whole product that another file changes (counts of all applications, the analytics
  * totals, the live demo's first training): each such file signs in, makes its own applications and
  * finds them by id, as two people using one installation would. A worker runs its files one after
- * another, so they never use it at the same time. Started at the first call (about 5 CPU-s and a few
+ * another, so they never use it at the same time. Started at the first call (about 3.5 CPU-s and a few
  * seconds of a loaded machine, once per worker instead of once per file); its `stop()` only releases
  * it. It is stopped when the worker exits, or by the global setup's teardown when the worker is ended
  * without exiting cleanly (the pid and data directory recorded in the run's shared-products directory).
@@ -336,7 +336,10 @@ function sharedProductsDir(): string {
   }
 }
 
-/** Stops the shared products the workers recorded and did not stop themselves (the e2e global teardown). */
+/**
+ * The e2e global teardown: stops the shared products the workers recorded (any their worker's exit did
+ * not end) and removes their data directories.
+ */
 export async function stopSharedProducts(dir: string): Promise<void> {
   const records = readdirSync(dir).map(
     (name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { pid: number; dataDir: string },
