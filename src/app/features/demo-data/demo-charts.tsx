@@ -3,13 +3,16 @@
 const WIDTH = 360;
 const HEIGHT = 180;
 const PAD = 28;
+/** Room left of the plot for the loss values and the axis title. */
+const LEFT = 52;
 
 function points(values: number[], min: number, max: number): string {
   const span = max - min || 1;
-  const step = values.length > 1 ? (WIDTH - 2 * PAD) / (values.length - 1) : 0;
+  const step = values.length > 1 ? (WIDTH - LEFT - PAD) / (values.length - 1) : 0;
   return values
     .map(
-      (value, index) => `${PAD + index * step},${HEIGHT - PAD - ((value - min) / span) * (HEIGHT - 2 * PAD)}`,
+      (value, index) =>
+        `${LEFT + index * step},${HEIGHT - PAD - ((value - min) / span) * (HEIGHT - 2 * PAD)}`,
     )
     .join(' ');
 }
@@ -27,6 +30,7 @@ export function LossChart({
   const all = [...train, ...test];
   const min = Math.min(...all);
   const max = Math.max(...all);
+  const epochs = Math.max(train.length, test.length);
   return (
     <figure className="demo-chart">
       <svg
@@ -34,13 +38,35 @@ export function LossChart({
         role="img"
         aria-label={`${title}: training and test loss per epoch`}
       >
-        <line x1={PAD} y1={HEIGHT - PAD} x2={WIDTH - PAD} y2={HEIGHT - PAD} className="demo-axis" />
-        <line x1={PAD} y1={PAD} x2={PAD} y2={HEIGHT - PAD} className="demo-axis" />
-        <text x={PAD} y={PAD - 8} className="demo-tick">
+        <line x1={LEFT} y1={HEIGHT - PAD} x2={WIDTH - PAD} y2={HEIGHT - PAD} className="demo-axis" />
+        <line x1={LEFT} y1={PAD} x2={LEFT} y2={HEIGHT - PAD} className="demo-axis" />
+        {/* The loss axis: its highest and lowest values, and its title. */}
+        <text x={LEFT - 4} y={PAD + 4} textAnchor="end" className="demo-tick">
           {max.toFixed(3)}
         </text>
-        <text x={PAD} y={HEIGHT - 8} className="demo-tick">
+        <text x={LEFT - 4} y={HEIGHT - PAD} textAnchor="end" className="demo-tick">
           {min.toFixed(3)}
+        </text>
+        <text
+          x={10}
+          y={HEIGHT / 2}
+          textAnchor="middle"
+          transform={`rotate(-90 10 ${HEIGHT / 2})`}
+          className="demo-tick"
+        >
+          Loss
+        </text>
+        {/* The epoch axis: the first and last epoch, and its title. */}
+        <text x={LEFT} y={HEIGHT - PAD + 14} textAnchor="middle" className="demo-tick">
+          1
+        </text>
+        {epochs > 1 && (
+          <text x={WIDTH - PAD} y={HEIGHT - PAD + 14} textAnchor="middle" className="demo-tick">
+            {epochs}
+          </text>
+        )}
+        <text x={(LEFT + WIDTH - PAD) / 2} y={HEIGHT - 4} textAnchor="middle" className="demo-tick">
+          Epoch
         </text>
         {train.length > 0 && <polyline points={points(train, min, max)} className="demo-line train" />}
         {test.length > 0 && <polyline points={points(test, min, max)} className="demo-line test" />}
