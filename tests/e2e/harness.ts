@@ -110,10 +110,13 @@ export interface RunningProduct {
   stop(): Promise<void>;
 }
 
-/** The run's preloaded worker's socket; '' in the global setup itself (the template's product). */
-function sharedWorkerSocket(): string {
+/**
+ * A path the e2e global setup provides (the preloaded worker's socket, the shared-products directory);
+ * '' where nothing is provided: in the global setup itself (the template's product) and outside vitest.
+ */
+function providedPath(key: 'workerServeSocket' | 'sharedProductsDir'): string {
   try {
-    return inject('workerServeSocket');
+    return inject(key);
   } catch {
     return '';
   }
@@ -121,7 +124,7 @@ function sharedWorkerSocket(): string {
 
 /** Environment of every product start: a free port, a data directory, the admin, quiet logs. */
 function productEnv(port: number, dataDir: string, env: Record<string, string>): NodeJS.ProcessEnv {
-  const workerSocket = sharedWorkerSocket();
+  const workerSocket = providedPath('workerServeSocket');
   return {
     ...process.env,
     PORT: String(port),
@@ -274,7 +277,7 @@ export interface StartOptions {
 
 /** A shared product ends with its worker: recorded for the global teardown, and sent SIGTERM at exit. */
 function keepUntilTheEnd(child: ChildProcess, dataDir: string): void {
-  const dir = sharedProductsDir();
+  const dir = providedPath('sharedProductsDir');
   if (dir) writeFileSync(path.join(dir, `${child.pid}.json`), JSON.stringify({ pid: child.pid, dataDir }));
   process.once('exit', () => child.kill('SIGTERM'));
 }
@@ -325,15 +328,6 @@ export function sharedProduct(): Promise<RunningProduct> {
     throw error;
   });
   return shared.then((product) => ({ ...product, stop: async () => undefined }));
-}
-
-/** Where the workers record their shared products for the teardown; '' outside an e2e run. */
-function sharedProductsDir(): string {
-  try {
-    return inject('sharedProductsDir');
-  } catch {
-    return '';
-  }
 }
 
 /**
